@@ -1,0 +1,27 @@
+"""The base of the generated enums: ``str`` members that also take unknown values."""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["TelegramEnum"]
+
+
+class TelegramEnum(str, enum.Enum):
+    """A Bot API enum: its members compare equal to their string values.
+
+    Telegram adds values over time, so ``ChatType("new_kind")`` returns a member
+    made on the fly rather than raising; it is not added to the enum.
+    """
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def _missing_(cls, value: object) -> TelegramEnum | None:
+        if not isinstance(value, str):
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = value
+        member._value_ = value
+        return member

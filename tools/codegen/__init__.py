@@ -1,0 +1,1 @@
+"""Generator: Bot API spec JSON -> tgfast/types and tgfast/methods."""

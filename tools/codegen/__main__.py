@@ -1,0 +1,46 @@
+"""``python -m tools.codegen [--spec PATH] [--out DIR] [--check]``.
+
+Writes the generated modules of tgfast from the Bot API spec; with ``--check`` it
+writes nothing and exits 1 when a committed file differs from what it would write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .model import load
+from .render import render_all
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_SPEC = ROOT.parent / "shared" / "botapi" / "api.json"
+
+
+def generate(spec: Path) -> dict[str, str]:
+    return render_all(load(spec))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.codegen", description=__doc__)
+    parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC, help="Bot API spec JSON")
+    parser.add_argument("--out", type=Path, default=ROOT, help="project root to write into")
+    parser.add_argument("--check", action="store_true", help="only report stale files")
+    args = parser.parse_args(argv)
+    stale = []
+    for rel, text in generate(args.spec).items():
+        path = args.out / rel
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            continue
+        stale.append(rel)
+        if not args.check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    for rel in stale:
+        print(("stale: " if args.check else "wrote: ") + rel)
+    return 1 if (args.check and stale) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

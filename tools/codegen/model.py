@@ -1,0 +1,299 @@
+"""Read the Bot API spec and the override files into a model the renderers print.
+
+Everything the spec cannot say (keyword renames, unions without a discriminator,
+enum sources) lives in ``overrides/*.json`` beside this file; anything the model
+cannot place is an error here, never a silent guess in the output.
+"""
+
+from __future__ import annotations
+
+import json
+import keyword
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+OVERRIDES = Path(__file__).with_name("overrides")
+
+PRIMITIVES = {
+    "Integer": "int",
+    "String": "str",
+    "Boolean": "bool",
+    "Float": "float",
+    "True": "true",
+    "InputFile": "InputFile",
+}
+DISCRIMINATOR_KEYS = ("type", "status", "source")
+_CONSTANT = re.compile(r"(?:always|must be) [\"“]?([A-Za-z0-9_]+)[\"”]?")
+_QUOTED = re.compile(r"[\"“]([^\"”]+)[\"”]")
+
+
+class SpecError(Exception):
+    """The spec and the overrides disagree: fix the override, not the output."""
+
+
+@dataclass
+class Field:
+    key: str
+    attr: str
+    tp: str  # the type language of tgfast.types.base
+    required: bool
+    description: str
+    default: str | None = None  # a constant the class fills in (union discriminators)
+
+
+@dataclass
+class TypeDef:
+    name: str
+    href: str
+    description: list[str]
+    fields: list[Field] = field(default_factory=list)
+    bases: list[str] = field(default_factory=list)
+    is_union: bool = False
+    union: dict[str, Any] | None = None  # rendered into a UnionRule
+
+
+@dataclass
+class Param:
+    name: str
+    attr: str
+    tp: str
+    required: bool
+    description: str
+
+
+@dataclass
+class MethodDef:
+    name: str
+    href: str
+    description: list[str]
+    returns: str
+    params: list[Param]
+
+
+@dataclass
+class EnumDef:
+    name: str
+    doc: str
+    members: list[tuple[str, str]]  # (member name, value)
+
+
+@dataclass
+class Model:
+    version: str
+    release_date: str
+    types: dict[str, TypeDef]
+    methods: dict[str, MethodDef]
+    enums: list[EnumDef]
+
+
+def _load_override(name: str) -> dict[str, Any]:
+    data = json.loads((OVERRIDES / name).read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if not k.startswith("_")}
+
+
+def type_expr(spec_types: list[str]) -> str:
+    """Spec type strings -> the type language (``["Integer", "String"]`` -> ``int|str``)."""
+    alternatives = [_one_type(t) for t in spec_types]
+    if len(alternatives) > 1 and all(a.startswith("[") for a in alternatives):
+        # "Array of A, Array of B" means one array whose items may be any of them.
+        return "[" + "|".join(a[1:-1] for a in alternatives) + "]"
+    return "|".join(alternatives)
+
+
+def _one_type(spec_type: str) -> str:
+    if spec_type.startswith("Array of "):
+        return "[" + _one_type(spec_type[len("Array of ") :]) + "]"
+    return PRIMITIVES.get(spec_type, spec_type)
+
+
+def _attr_name(key: str, renames: dict[str, str]) -> str:
+    name = renames.get(key, key)
+    if keyword.iskeyword(name) or name in ("to_dict", "_extra"):
+        raise SpecError(f"field {key!r} needs a Python name in overrides/names.json")
+    return name
+
+
+def _text(description: str | list[str]) -> list[str]:
+    return [description] if isinstance(description, str) else list(description)
+
+
+def build_model(spec: dict[str, Any]) -> Model:
+    renames = _load_override("names.json")
+    union_overrides = _load_override("unions.json")
+    types: dict[str, TypeDef] = {}
+    for name, raw in spec["types"].items():
+        td = TypeDef(name, raw["href"], _text(raw.get("description", [])))
+        if "subtypes" in raw:
+            td.is_union = True
+        for f in raw.get("fields", []):
+            td.fields.append(
+                Field(
+                    key=f["name"],
+                    attr=_attr_name(f["name"], renames),
+                    tp=type_expr(f["types"]),
+                    required=f["required"],
+                    description=f.get("description", ""),
+                )
+            )
+        types[name] = td
+    for name, raw in spec["types"].items():
+        if "subtypes" in raw:
+            types[name].union = _union_rule(name, raw["subtypes"], types, union_overrides)
+    unused = set(union_overrides) - {n for n, t in types.items() if t.is_union}
+    if unused:
+        raise SpecError(f"overrides/unions.json names unknown unions: {sorted(unused)}")
+    methods = {
+        name: MethodDef(
+            name=name,
+            href=raw["href"],
+            description=_text(raw.get("description", [])),
+            returns=type_expr(raw["returns"]),
+            params=[
+                Param(
+                    f["name"],
+                    _attr_name(f["name"], renames),
+                    type_expr(f["types"]),
+                    f["required"],
+                    f.get("description", ""),
+                )
+                for f in raw.get("fields", [])
+            ],
+        )
+        for name, raw in spec["methods"].items()
+    }
+    model = Model(spec["version"], spec["release_date"], types, methods, [])
+    model.enums = _enums(model, _load_override("enums.json"))
+    return model
+
+
+def _union_rule(
+    name: str, subtypes: list[str], types: dict[str, TypeDef], overrides: dict[str, Any]
+) -> dict[str, Any]:
+    rule: dict[str, Any] = {"allow_str": False, "allow_list": False}
+    members = []
+    for sub in subtypes:
+        if sub == "String":
+            rule["allow_str"] = True
+        elif sub == f"Array of {name}":
+            rule["allow_list"] = True
+        elif sub in types and not types[sub].is_union:
+            members.append(sub)
+            types[sub].bases.append(name)
+        else:
+            raise SpecError(f"union {name}: cannot place member {sub!r}")
+    rule["members"] = members
+    detected = _detect_discriminator(name, members, types)
+    o = overrides.get(name, {})
+    if "presence" in o:
+        for key, cls in o["presence"]:
+            if cls not in members or key not in {f.key for f in types[cls].fields}:
+                raise SpecError(f"overrides/unions.json {name}: {cls}.{key} does not exist")
+        rule["presence"] = [tuple(p) for p in o["presence"]]
+    if "key" in o:
+        convert = int if o.get("key_type") == "int" else str
+        rule["key"] = o["key"]
+        rule["variants"] = {convert(v): cls for v, cls in o["variants"].items()}
+        rule["default"] = o.get("default")
+    elif detected is not None and (not o or o.get("then_discriminator")):
+        key, pairs = detected
+        taken = {cls for _, cls in rule.get("presence", [])}
+        variants: dict[str, str] = {}
+        for value, sub in pairs:
+            if sub in taken:
+                continue
+            if value in variants:
+                raise SpecError(f"union {name}: {variants[value]} and {sub} share {key}={value!r}")
+            variants[value] = sub
+        rule["key"] = key
+        rule["variants"] = variants
+    if "key" not in rule and "presence" not in rule:
+        raise SpecError(f"union {name} has no discriminator: describe it in overrides/unions.json")
+    return rule
+
+
+def _detect_discriminator(
+    name: str, members: list[str], types: dict[str, TypeDef]
+) -> tuple[str, list[tuple[str, str]]] | None:
+    """The key whose description gives every member a constant, and those constants.
+
+    The constants also become the defaults of the members' ``__init__``.
+    """
+    for key in DISCRIMINATOR_KEYS:
+        pairs = []
+        for sub in members:
+            fld = next((f for f in types[sub].fields if f.key == key), None)
+            match = _CONSTANT.search(fld.description) if fld else None
+            if fld is None or match is None:
+                break
+            pairs.append((match.group(1), sub, fld))
+        else:
+            for value, sub, fld in pairs:
+                _set_default(fld, value, sub)
+            return key, [(value, sub) for value, sub, _ in pairs]
+    return None
+
+
+def _set_default(fld: Field, value: str, owner: str) -> None:
+    if fld.default is not None and fld.default != repr(value):
+        raise SpecError(f"{owner}.{fld.key} has two constants: {fld.default} and {value!r}")
+    fld.default = repr(value)
+
+
+def _field_description(model: Model, ref: str) -> str:
+    owner, _, name = ref.partition(".")
+    fields: list[Any] = (
+        model.types[owner].fields if owner in model.types else model.methods[owner].params
+    )
+    for f in fields:
+        if getattr(f, "key", getattr(f, "name", None)) == name:
+            return str(f.description)
+    raise SpecError(f"overrides/enums.json: no field {ref}")
+
+
+def _member_name(value: str) -> str:
+    name = re.sub(r"[^0-9A-Za-z]+", "_", value).strip("_").upper()
+    if not name or name[0].isdigit():
+        raise SpecError(f"enum value {value!r} needs a name in overrides/enums.json")
+    return name
+
+
+def _enums(model: Model, overrides: dict[str, Any]) -> list[EnumDef]:
+    out = []
+    for name, o in overrides.items():
+        names: dict[str, str] = o.get("names", {})
+        if "fields_of" in o:
+            keys = [f.key for f in model.types[o["fields_of"]].fields]
+            if "after" in o:
+                keys = keys[keys.index(o["after"]) :]
+            values = [k for k in keys if k not in o.get("exclude", [])]
+            doc = f"The optional fields of {o['fields_of']} that name its kind."
+        elif "quoted" in o:
+            values = list(dict.fromkeys(_QUOTED.findall(_field_description(model, o["quoted"]))))
+            doc = f"Values of {o['quoted']}."
+        elif "union" in o:
+            union = model.types[o["union"]].union or {}
+            values = list(dict.fromkeys(union.get("variants", {})))
+            doc = f"The {union.get('key')} values of {o['union']}."
+        else:
+            raw = o["values"]
+            if isinstance(raw, dict):
+                names = {v: k for k, v in raw.items()}
+                values = list(raw.values())
+            else:
+                values = list(raw)
+            if "check_in" in o:
+                text = _field_description(model, o["check_in"])
+                missing = [v for v in values if v not in text]
+                if missing:
+                    raise SpecError(f"enum {name}: {missing} not in {o['check_in']}")
+            doc = f"Values of {o.get('check_in', name)}."
+        if not values:
+            raise SpecError(f"enum {name} found no values")
+        out.append(EnumDef(name, doc, [(names.get(v) or _member_name(v), v) for v in values]))
+    return out
+
+
+def load(spec_path: Path) -> Model:
+    return build_model(json.loads(spec_path.read_text(encoding="utf-8")))
