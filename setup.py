@@ -1,0 +1,34 @@
+"""Builds the Cython extensions under tgfast/_speedups/, or none at all.
+
+``TGFAST_NO_EXTENSIONS=1`` gives the pure-Python build. Otherwise every extension
+must compile: a failure fails the install instead of silently shipping the slow
+path (the aio-libs rule).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+NO_EXTENSIONS = bool(os.environ.get("TGFAST_NO_EXTENSIONS")) or (
+    sys.implementation.name != "cpython"
+)
+
+
+def _extensions() -> list[Extension]:
+    if NO_EXTENSIONS:
+        print("*** tgfast: pure-Python build (TGFAST_NO_EXTENSIONS set) ***", file=sys.stderr)
+        return []
+    from Cython.Build import cythonize
+
+    sources = sorted(str(p) for p in Path("tgfast/_speedups").glob("*.pyx"))
+    extensions = [
+        Extension(src[:-4].replace("/", "."), [src], extra_compile_args=["-O2"])
+        for src in sources
+    ]
+    print(f"*** tgfast: accelerated build, compiling {', '.join(sources)} ***", file=sys.stderr)
+    return cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True)
+
+
+setup(ext_modules=_extensions())

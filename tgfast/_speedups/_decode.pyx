@@ -1,0 +1,479 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""Compiled decoder: orjson's output -> generated slotted objects, checked on the way.
+
+The twin of ``_decode_py.py`` (same objects, same errors). Speed comes from doing
+per type, once, what the twin does per value: each class gets a ``ClassBuilder``
+that knows the memory offset of every slot, so an object is allocated, filled
+with ``None`` in one pass and its present fields written straight into place,
+without calling ``__init__`` or going through attribute lookup.
+"""
+
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.dict cimport PyDict_Next, PyDict_GetItem
+from cpython.ref cimport Py_INCREF, Py_DECREF
+from libc.stdlib cimport malloc, free
+
+import types as _pytypes
+
+import orjson
+
+from ..errors import DecodeError
+from ..types import _types
+from ..types.base import TelegramObject
+from ._decode_py import DEFAULT_MAX_SIZE, PathError, json_name, split_alternatives
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        Py_ssize_t offset
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+    PyTypeObject PyMemberDescr_Type
+    PyObject* Py_None
+    PyObject* Py_True
+    PyObject* Py_False
+    Py_ssize_t Py_REFCNT(PyObject*)
+    void Py_SET_REFCNT(PyObject*, Py_ssize_t)
+    bint PyLong_CheckExact(object)
+    bint PyUnicode_CheckExact(object)
+    bint PyDict_CheckExact(object)
+    bint PyList_CheckExact(object)
+    bint PyFloat_CheckExact(object)
+    long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
+    object PyType_GenericAlloc(PyTypeObject*, Py_ssize_t)
+    Py_ssize_t PyList_GET_SIZE(object)
+    PyObject* PyList_GET_ITEM(object, Py_ssize_t)
+    object PyList_New(Py_ssize_t)
+    void PyList_SET_ITEM(object, Py_ssize_t, PyObject*)
+    object PyFloat_FromDouble(double)
+    double PyLong_AsDouble(object) except? -1.0
+
+__all__ = ["DEFAULT_MAX_SIZE", "convert", "decode", "decode_update", "decode_updates"]
+
+cdef object _loads = orjson.loads
+cdef object _JSONDecodeError = orjson.JSONDecodeError
+
+# Field kinds the class builder checks inline; everything else goes through a Conv.
+cdef enum:
+    K_CONV = 0
+    K_INT = 1
+    K_STR = 2
+    K_BOOL = 3
+
+
+cdef inline object _wrong(str expected, object value):
+    return PathError(f"expected {expected}, got {json_name(value)}")
+
+
+cdef inline object _check_int(object v):
+    cdef int overflow = 0
+    PyLong_AsLongLongAndOverflow(v, &overflow)
+    if overflow:
+        raise PathError("integer out of 64-bit range")
+    return v
+
+
+cdef class Conv:
+    """A converter for one type expression."""
+    cdef str expected
+    cdef tuple accepts
+
+    cdef object convert(self, object v):
+        raise NotImplementedError
+
+
+cdef class IntConv(Conv):
+    cdef object convert(self, object v):
+        if PyLong_CheckExact(v):
+            return _check_int(v)
+        raise _wrong("int", v)
+
+
+cdef class StrConv(Conv):
+    cdef object convert(self, object v):
+        if PyUnicode_CheckExact(v):
+            return v
+        raise _wrong("str", v)
+
+
+cdef class BoolConv(Conv):
+    cdef object convert(self, object v):
+        if v is True or v is False:
+            return v
+        raise _wrong("bool", v)
+
+
+cdef class FloatConv(Conv):
+    cdef object convert(self, object v):
+        if PyFloat_CheckExact(v):
+            return v
+        if PyLong_CheckExact(v):
+            return float(v)
+        raise _wrong("float", v)
+
+
+cdef class IntOrStrConv(Conv):
+    cdef object convert(self, object v):
+        if PyUnicode_CheckExact(v):
+            return v
+        if PyLong_CheckExact(v):
+            return _check_int(v)
+        raise _wrong("int or str", v)
+
+
+cdef class AltConv(Conv):
+    """Alternatives chosen by the JSON type of the value (``Message|bool``)."""
+    cdef dict table
+
+    cdef object convert(self, object v):
+        cdef PyObject* c = PyDict_GetItem(self.table, type(v))
+        if c is NULL:
+            raise _wrong(self.expected, v)
+        return (<Conv>c).convert(v)
+
+
+cdef class ListConv(Conv):
+    cdef Conv item
+
+    cdef object convert(self, object v):
+        if not PyList_CheckExact(v):
+            raise _wrong("array", v)
+        cdef Py_ssize_t i = 0, n = PyList_GET_SIZE(v)
+        cdef object out = PyList_New(n)
+        cdef object x
+        try:
+            for i in range(n):
+                x = self.item.convert(<object>PyList_GET_ITEM(v, i))
+                Py_INCREF(x)
+                PyList_SET_ITEM(out, i, <PyObject*>x)
+        except PathError as e:
+            # Unset items are NULL; fill them so the half-built list can be freed.
+            for j in range(i, n):
+                if PyList_GET_ITEM(out, j) is NULL:
+                    Py_INCREF(None)
+                    PyList_SET_ITEM(out, j, Py_None)
+            e.segments.append(f"[{i}]")
+            raise
+        return out
+
+
+cdef class Field:
+    cdef Py_ssize_t offset
+    cdef int kind
+    cdef bint required
+    cdef Conv conv
+    cdef str expected
+
+
+cdef class ClassBuilder(Conv):
+    """Builds one generated class from a dict, writing its slots by offset."""
+    cdef object cls
+    cdef PyTypeObject* tp
+    cdef dict fields          # JSON key -> Field
+    cdef tuple required       # JSON keys, declared order
+    cdef Py_ssize_t nrequired
+    cdef Py_ssize_t nslots
+    cdef Py_ssize_t* offsets  # every slot, _extra included
+    cdef Py_ssize_t extra_offset
+
+    def __dealloc__(self):
+        free(self.offsets)
+
+    cdef void setup(self, object cls) except *:
+        self.cls = cls
+        self.tp = <PyTypeObject*>cls
+        self.fields = {}
+        offsets = [_slot_offset(cls, name) for name in _all_slots(cls)]
+        self.nslots = len(offsets)
+        self.offsets = <Py_ssize_t*>malloc(max(1, self.nslots) * sizeof(Py_ssize_t))
+        if self.offsets is NULL:
+            raise MemoryError()
+        for i, off in enumerate(offsets):
+            self.offsets[i] = off
+        self.extra_offset = _slot_offset(cls, "_extra")
+
+    cdef object convert(self, object v):
+        if not PyDict_CheckExact(v):
+            raise _wrong("object", v)
+        return self.build(<dict>v)
+
+    cdef object build(self, dict d):
+        cdef object obj = PyType_GenericAlloc(self.tp, 0)
+        cdef char* base = <char*><PyObject*>obj
+        cdef Py_ssize_t i, pos = 0, seen = 0
+        cdef PyObject* k = NULL
+        cdef PyObject* v = NULL
+        cdef PyObject* fp
+        cdef PyObject** slot
+        cdef Field f
+        cdef object value
+        cdef object extra = None
+        # Every slot starts as None; None's count is raised once for all of them.
+        for i in range(self.nslots):
+            (<PyObject**>(base + self.offsets[i]))[0] = Py_None
+        Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) + self.nslots)
+        try:
+            while PyDict_Next(d, &pos, &k, &v):
+                fp = PyDict_GetItem(self.fields, <object>k)
+                if fp is NULL:
+                    if extra is None:
+                        extra = {}
+                    extra[<object>k] = <object>v
+                    continue
+                f = <Field>fp
+                if f.required:
+                    seen += 1
+                if v == Py_None:
+                    if f.required:
+                        raise PathError(f"expected {f.expected}, got null")
+                    continue
+                if f.kind == K_STR:
+                    if not PyUnicode_CheckExact(<object>v):
+                        raise _wrong("str", <object>v)
+                    value = <object>v
+                elif f.kind == K_INT:
+                    if not PyLong_CheckExact(<object>v):
+                        raise _wrong("int", <object>v)
+                    value = _check_int(<object>v)
+                elif f.kind == K_BOOL:
+                    if not (v == Py_True or v == Py_False):
+                        raise _wrong("bool", <object>v)
+                    value = <object>v
+                else:
+                    value = f.conv.convert(<object>v)
+                slot = <PyObject**>(base + f.offset)
+                Py_INCREF(value)
+                slot[0] = <PyObject*>value
+                Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) - 1)
+        except PathError as e:
+            e.segments.append("." + <str>k)
+            raise
+        if seen != self.nrequired:
+            for key in self.required:
+                if key not in d:
+                    err = PathError("missing required field")
+                    err.segments.append("." + key)
+                    raise err
+        if extra is not None:
+            slot = <PyObject**>(base + self.extra_offset)
+            Py_INCREF(extra)
+            slot[0] = <PyObject*>extra
+            Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) - 1)
+        return obj
+
+
+cdef class UnionConv(Conv):
+    cdef object base
+    cdef object key
+    cdef dict variants        # tag -> ClassBuilder
+    cdef object default       # ClassBuilder or None
+    cdef tuple presence       # ((key, ClassBuilder), ...)
+    cdef bint allow_str
+    cdef bint allow_list
+    cdef Conv list_conv
+
+    cdef object convert(self, object v):
+        cdef PyObject* c
+        if PyDict_CheckExact(v):
+            for key, builder in self.presence:
+                if key in <dict>v:
+                    return (<ClassBuilder>builder).build(<dict>v)
+            if self.key is not None:
+                builder = self.default
+                tag = (<dict>v).get(self.key)
+                if PyUnicode_CheckExact(tag) or PyLong_CheckExact(tag):
+                    c = PyDict_GetItem(self.variants, tag)
+                    if c is not NULL:
+                        builder = <object>c
+                if builder is not None:
+                    return (<ClassBuilder>builder).build(<dict>v)
+            unknown = self.base.__new__(self.base)
+            unknown._extra = dict(v)
+            return unknown
+        if self.allow_str and PyUnicode_CheckExact(v):
+            return v
+        if self.allow_list and PyList_CheckExact(v):
+            return self.list_conv.convert(v)
+        raise _wrong(self.expected, v)
+
+
+def _all_slots(cls):
+    names = []
+    for klass in reversed(cls.__mro__):
+        for name in klass.__dict__.get("__slots__", ()):
+            names.append(name)
+    return names
+
+
+def _slot_offset(cls, name):
+    for klass in cls.__mro__:
+        desc = klass.__dict__.get(name)
+        if desc is not None:
+            break
+    else:
+        raise TypeError(f"{cls.__name__} has no slot {name!r}")
+    if type(desc) is not <object>&PyMemberDescr_Type:
+        raise TypeError(f"{cls.__name__}.{name} is not a slot")
+    return (<PyMemberDescrObject*><PyObject*>desc).d_member.offset
+
+
+cdef dict _PRIMITIVES = {
+    "int": (IntConv, "int", (int,)),
+    "str": (StrConv, "str", (str,)),
+    "InputFile": (StrConv, "str", (str,)),
+    "bool": (BoolConv, "bool", (bool,)),
+    "true": (BoolConv, "bool", (bool,)),
+    "float": (FloatConv, "float", (float, int)),
+    "int|str": (IntOrStrConv, "int or str", (int, str)),
+}
+cdef dict _JSON_TYPE_NAMES = {dict: "object", str: "str", list: "array"}
+
+
+cdef class Registry:
+    """Converters by type expression, built once and shared (types are recursive)."""
+    cdef dict converters
+
+    def __cinit__(self):
+        self.converters = {}
+
+    cdef Conv get(self, str expr):
+        cdef object c = self.converters.get(expr)
+        if c is None:
+            c = self._make(expr)
+            self.converters[expr] = c
+        return <Conv>c
+
+    cdef Conv _make(self, str expr):
+        cdef Conv c
+        if expr in _PRIMITIVES:
+            kind, expected, accepts = _PRIMITIVES[expr]
+            c = kind()
+            c.expected = expected
+            c.accepts = accepts
+            return c
+        alternatives = split_alternatives(expr)
+        if len(alternatives) > 1:
+            return self._alternatives(expr, alternatives)
+        if expr[0] == "[":
+            return self._list(expr)
+        cls = getattr(_types, expr)
+        rule = cls.__dict__.get("__tg_union__")
+        if rule is not None:
+            return self._union(expr, cls, rule)
+        return self._object(expr, cls)
+
+    cdef Conv _alternatives(self, str expr, list alternatives):
+        cdef AltConv c = AltConv()
+        c.table = {}
+        for alt in alternatives:
+            conv = self.get(alt)
+            for tp in conv.accepts:
+                c.table.setdefault(tp, conv)
+        c.expected = " or ".join(dict.fromkeys((<Conv>self.get(a)).expected for a in alternatives))
+        c.accepts = tuple(c.table)
+        return c
+
+    cdef Conv _list(self, str expr):
+        cdef ListConv c = ListConv()
+        c.expected = "array"
+        c.accepts = (list,)
+        self.converters[expr] = c
+        c.item = self.get(expr[1:len(expr) - 1])
+        return c
+
+    cdef Conv _object(self, str expr, object cls):
+        cdef ClassBuilder b = ClassBuilder()
+        cdef Field f
+        b.expected = "object"
+        b.accepts = (dict,)
+        b.setup(cls)
+        self.converters[expr] = b
+        required = []
+        for key, attr, tp, req in cls.__tg_fields__:
+            f = Field()
+            f.offset = _slot_offset(cls, attr)
+            f.required = req
+            f.conv = self.get(tp)
+            f.expected = f.conv.expected
+            f.kind = {"int": K_INT, "str": K_STR, "bool": K_BOOL, "true": K_BOOL}.get(tp, K_CONV)
+            b.fields[key] = f
+            if req:
+                required.append(key)
+        b.required = tuple(required)
+        b.nrequired = len(required)
+        return b
+
+    cdef Conv _union(self, str expr, object base, object rule):
+        cdef UnionConv c = UnionConv()
+        accepts = [dict]
+        if rule.allow_str:
+            accepts.append(str)
+        if rule.allow_list:
+            accepts.append(list)
+        c.accepts = tuple(accepts)
+        c.expected = " or ".join(_JSON_TYPE_NAMES[t] for t in reversed(accepts))
+        c.base = base
+        c.key = rule.key
+        c.allow_str = rule.allow_str
+        c.allow_list = rule.allow_list
+        self.converters[expr] = c
+        c.variants = {tag: self.get(cls.__name__) for tag, cls in rule.variants.items()}
+        c.default = self.get(rule.default.__name__) if rule.default is not None else None
+        c.presence = tuple((key, self.get(cls.__name__)) for key, cls in rule.presence)
+        if rule.allow_list:
+            c.list_conv = self.get(f"[{expr}]")
+        return c
+
+
+cdef Registry _registry = Registry()
+cdef Conv _UPDATE = _registry.get("Update")
+cdef Conv _UPDATES = _registry.get("[Update]")
+
+
+def _expr_of(tp):
+    if isinstance(tp, str):
+        return tp
+    if isinstance(tp, _pytypes.GenericAlias) and tp.__origin__ is list:
+        return f"[{_expr_of(tp.__args__[0])}]"
+    if tp in (int, str, bool, float):
+        return tp.__name__
+    if isinstance(tp, type) and issubclass(tp, TelegramObject):
+        return tp.__name__
+    raise TypeError(f"cannot decode into {tp!r}")
+
+
+cdef object _load(object data, object max_size):
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"expected bytes or str, got {type(data).__name__}")
+    if max_size is not None and len(data) > max_size:
+        raise DecodeError(f"input too large ({len(data)} > max_size={max_size})")
+    try:
+        return _loads(data)
+    except _JSONDecodeError as e:
+        raise DecodeError(f"invalid JSON: {e}") from None
+
+
+cdef object _run(Conv conv, object value):
+    try:
+        return conv.convert(value)
+    except PathError as e:
+        raise e.to_decode_error() from None
+
+
+def decode_update(data, *, max_size=DEFAULT_MAX_SIZE):
+    """One webhook body -> ``Update``."""
+    return _run(_UPDATE, _load(data, max_size))
+
+
+def decode_updates(data, *, max_size=DEFAULT_MAX_SIZE):
+    """A JSON array of updates (a ``getUpdates`` result) -> ``list[Update]``."""
+    return _run(_UPDATES, _load(data, max_size))
+
+
+def decode(tp, data, *, max_size=DEFAULT_MAX_SIZE):
+    """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
+    return _run(_registry.get(_expr_of(tp)), _load(data, max_size))
+
+
+def convert(tp, obj):
+    """Already-parsed JSON (dicts, lists, ...) -> a value of ``tp``."""
+    return _run(_registry.get(_expr_of(tp)), obj)

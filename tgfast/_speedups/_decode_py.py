@@ -1,0 +1,356 @@
+"""Pure-Python twin of ``_decode.pyx``: the same objects and the same errors.
+
+Both read the generated classes' ``__tg_fields__`` once and build a converter per
+type; decoding then walks orjson's output and checks every value on the way.
+"""
+
+from __future__ import annotations
+
+import types as _pytypes
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+import orjson
+
+from ..errors import DecodeError
+from ..types import Update, _types
+from ..types.base import TelegramObject, UnionRule
+
+__all__ = ["DEFAULT_MAX_SIZE", "convert", "decode", "decode_update", "decode_updates"]
+
+T = TypeVar("T")
+Converter = Callable[[Any], Any]
+
+DEFAULT_MAX_SIZE = 8 * 1024 * 1024
+"""Inputs longer than this are refused before parsing: no Bot API value comes close."""
+
+_INT_MIN = -(2**63)
+_INT_MAX = 2**63 - 1
+_JSON_NAMES = {
+    type(None): "null",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "str",
+    list: "array",
+    dict: "object",
+}
+
+
+class PathError(Exception):
+    """Raised inside a conversion; each level adds its path segment on the way out."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.segments: list[str] = []
+
+    def to_decode_error(self) -> DecodeError:
+        return DecodeError(self.reason, "$" + "".join(reversed(self.segments)))
+
+
+def json_name(value: object) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def split_alternatives(expr: str) -> list[str]:
+    """``A|[B|C]`` -> ``["A", "[B|C]"]``."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(expr):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(expr[start:i])
+            start = i + 1
+    parts.append(expr[start:])
+    return parts
+
+
+def _wrong(expected: str, value: object) -> PathError:
+    return PathError(f"expected {expected}, got {json_name(value)}")
+
+
+def _int(v: Any) -> int:
+    if type(v) is int:
+        if _INT_MIN <= v <= _INT_MAX:
+            return v
+        raise PathError("integer out of 64-bit range")
+    raise _wrong("int", v)
+
+
+def _str(v: Any) -> str:
+    if type(v) is str:
+        return v
+    raise _wrong("str", v)
+
+
+def _bool(v: Any) -> bool:
+    if v is True or v is False:
+        return cast(bool, v)
+    raise _wrong("bool", v)
+
+
+def _float(v: Any) -> float:
+    if type(v) is float:
+        return v
+    if type(v) is int:
+        return float(v)
+    raise _wrong("float", v)
+
+
+def _int_or_str(v: Any) -> int | str:
+    if type(v) is str:
+        return v
+    if type(v) is int:
+        return _int(v)
+    raise _wrong("int or str", v)
+
+
+_PRIMITIVES: dict[str, tuple[Converter, str, tuple[type, ...]]] = {
+    # name -> (converter, expected, JSON types it takes)
+    "int": (_int, "int", (int,)),
+    "str": (_str, "str", (str,)),
+    "InputFile": (_str, "str", (str,)),
+    "bool": (_bool, "bool", (bool,)),
+    "true": (_bool, "bool", (bool,)),
+    "float": (_float, "float", (float, int)),
+    "int|str": (_int_or_str, "int or str", (int, str)),
+}
+
+
+class _Registry:
+    """Converters by type expression, built lazily and shared (types are recursive)."""
+
+    def __init__(self) -> None:
+        self.converters: dict[str, Converter] = {}
+        self.expected: dict[str, str] = {}
+        self.accepts: dict[str, tuple[type, ...]] = {}
+        self.builders: dict[type, Converter] = {}
+
+    def get(self, expr: str) -> Converter:
+        conv = self.converters.get(expr)
+        if conv is None:
+            conv = self._make(expr)
+            self.converters[expr] = conv
+        return conv
+
+    def _make(self, expr: str) -> Converter:
+        if expr in _PRIMITIVES:
+            conv, self.expected[expr], self.accepts[expr] = _PRIMITIVES[expr]
+            return conv
+        alternatives = split_alternatives(expr)
+        if len(alternatives) > 1:
+            return self._alternatives(expr, alternatives)
+        if expr.startswith("["):
+            return self._list(expr)
+        cls = getattr(_types, expr)
+        rule = cls.__dict__.get("__tg_union__")
+        self.expected[expr] = "object"
+        self.accepts[expr] = (dict,)
+        if rule is not None:
+            accepts: list[type] = [dict]
+            if rule.allow_str:
+                accepts.append(str)
+            if rule.allow_list:
+                accepts.append(list)
+            self.accepts[expr] = tuple(accepts)
+            self.expected[expr] = " or ".join(_JSON_NAMES[t] for t in reversed(accepts))
+            return self._union(expr, cls, rule)
+        return self._object(expr, cls)
+
+    def _alternatives(self, expr: str, alternatives: list[str]) -> Converter:
+        table: dict[type, Converter] = {}
+        for alt in alternatives:
+            conv = self.get(alt)
+            for tp in self.accepts[alt]:
+                table.setdefault(tp, conv)
+        expected = " or ".join(dict.fromkeys(self.expected[a] for a in alternatives))
+        self.expected[expr] = expected
+        self.accepts[expr] = tuple(table)
+
+        def convert(v: Any) -> Any:
+            conv = table.get(type(v))
+            if conv is None:
+                raise _wrong(expected, v)
+            return conv(v)
+
+        return convert
+
+    def _list(self, expr: str) -> Converter:
+        inner = expr[1:-1]
+        self.expected[expr] = "array"
+        self.accepts[expr] = (list,)
+        item: list[Converter] = []  # filled after registration, for recursive types
+
+        def convert(v: Any) -> list[Any]:
+            if type(v) is not list:
+                raise _wrong("array", v)
+            conv = item[0]
+            out = []
+            i = 0
+            try:
+                for i, x in enumerate(v):  # noqa: B007 - i is read in the except
+                    out.append(conv(x))
+            except PathError as e:
+                e.segments.append(f"[{i}]")
+                raise
+            return out
+
+        self.converters[expr] = convert
+        item.append(self.get(inner))
+        return convert
+
+    def builder(self, cls: type) -> Converter:
+        return self.get(cls.__name__)
+
+    def _object(self, expr: str, cls: type[TelegramObject]) -> Converter:
+        fields: dict[str, tuple[str, Converter, bool, str]] = {}
+        required: list[str] = []
+
+        def build(d: dict[str, Any]) -> TelegramObject:
+            kw: dict[str, Any] = {}
+            extra: dict[str, Any] | None = None
+            seen = 0
+            key = ""
+            try:
+                for key, value in d.items():
+                    field = fields.get(key)
+                    if field is None:
+                        if extra is None:
+                            extra = {}
+                        extra[key] = value
+                        continue
+                    attr, conv, req, expected = field
+                    if req:
+                        seen += 1
+                    if value is None:
+                        if req:
+                            raise PathError(f"expected {expected}, got null")
+                        continue
+                    kw[attr] = conv(value)
+            except PathError as e:
+                e.segments.append(f".{key}")
+                raise
+            if seen != len(required):
+                missing = next(k for k in required if k not in d)
+                err = PathError("missing required field")
+                err.segments.append(f".{missing}")
+                raise err
+            obj = cls(**kw)
+            if extra is not None:
+                obj._extra = extra
+            return obj
+
+        def convert(v: Any) -> TelegramObject:
+            if type(v) is not dict:
+                raise _wrong("object", v)
+            return build(v)
+
+        self.converters[expr] = convert
+        for key, attr, tp, req in cls.__tg_fields__:
+            conv = self.get(tp)
+            fields[key] = (attr, conv, req, self.expected[tp])
+            if req:
+                required.append(key)
+        return convert
+
+    def _union(self, expr: str, base: type[TelegramObject], rule: UnionRule) -> Converter:
+        expected = self.expected[expr]
+        resolved: dict[str, Any] = {}
+
+        def convert(v: Any) -> Any:
+            tv = type(v)
+            if tv is dict:
+                for key, cls in resolved["presence"]:
+                    if key in v:
+                        return resolved[cls](v)
+                if rule.key is not None:
+                    tag = v.get(rule.key)
+                    cls = rule.default
+                    if type(tag) is str or type(tag) is int:
+                        cls = rule.variants.get(tag, cls)
+                    if cls is not None:
+                        return resolved[cls](v)
+                unknown = base.__new__(base)
+                unknown._extra = dict(v)
+                return unknown
+            if tv is str and rule.allow_str:
+                return v
+            if tv is list and rule.allow_list:
+                return self.get(f"[{expr}]")(v)
+            raise _wrong(expected, v)
+
+        self.converters[expr] = convert
+        members = {*rule.variants.values(), *(c for _, c in rule.presence)}
+        if rule.default is not None:
+            members.add(rule.default)
+        for cls in members:
+            resolved[cls] = self.get(cls.__name__)
+        resolved["presence"] = tuple(rule.presence)
+        return convert
+
+
+_registry = _Registry()
+_UPDATE = _registry.get("Update")
+_UPDATES = _registry.get("[Update]")
+
+
+def _expr_of(tp: Any) -> str:
+    """A class, ``list[X]``, a primitive type or a type expression -> the expression."""
+    if isinstance(tp, str):
+        return tp
+    if isinstance(tp, _pytypes.GenericAlias) and tp.__origin__ is list:
+        return f"[{_expr_of(tp.__args__[0])}]"
+    if tp in (int, str, bool, float):
+        return tp.__name__
+    if isinstance(tp, type) and issubclass(tp, TelegramObject):
+        return tp.__name__
+    raise TypeError(f"cannot decode into {tp!r}")
+
+
+def _load(data: bytes | bytearray | memoryview | str, max_size: int | None) -> Any:
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise TypeError(f"expected bytes or str, got {type(data).__name__}")
+    if max_size is not None and len(data) > max_size:
+        raise DecodeError(f"input too large ({len(data)} > max_size={max_size})")
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        raise DecodeError(f"invalid JSON: {e}") from None
+
+
+def _run(conv: Converter, value: Any) -> Any:
+    try:
+        return conv(value)
+    except PathError as e:
+        raise e.to_decode_error() from None
+
+
+def decode_update(
+    data: bytes | bytearray | memoryview | str, *, max_size: int | None = DEFAULT_MAX_SIZE
+) -> Update:
+    """One webhook body -> ``Update``."""
+    return cast(Update, _run(_UPDATE, _load(data, max_size)))
+
+
+def decode_updates(
+    data: bytes | bytearray | memoryview | str, *, max_size: int | None = DEFAULT_MAX_SIZE
+) -> list[Update]:
+    """A JSON array of updates (a ``getUpdates`` result) -> ``list[Update]``."""
+    return cast("list[Update]", _run(_UPDATES, _load(data, max_size)))
+
+
+def decode(
+    tp: type[T] | Any,
+    data: bytes | bytearray | memoryview | str,
+    *,
+    max_size: int | None = DEFAULT_MAX_SIZE,
+) -> T:
+    """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
+    return cast(T, _run(_registry.get(_expr_of(tp)), _load(data, max_size)))
+
+
+def convert(tp: type[T] | Any, obj: Any) -> T:
+    """Already-parsed JSON (dicts, lists, ...) -> a value of ``tp``."""
+    return cast(T, _run(_registry.get(_expr_of(tp)), obj))

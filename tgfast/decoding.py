@@ -1,0 +1,52 @@
+"""Decoding Bot API JSON into the generated types, compiled when available.
+
+The compiled ``_speedups._decode`` is used unless ``TGFAST_NO_EXTENSIONS`` is set
+or the package was built without extensions; ``SPEEDUPS`` says which one is live.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._speedups import NO_EXTENSIONS
+
+__all__ = [
+    "DEFAULT_MAX_SIZE",
+    "SPEEDUPS",
+    "convert",
+    "decode",
+    "decode_update",
+    "decode_updates",
+]
+
+if TYPE_CHECKING or NO_EXTENSIONS:
+    from ._speedups._decode_py import (
+        DEFAULT_MAX_SIZE,
+        convert,
+        decode,
+        decode_update,
+        decode_updates,
+    )
+
+    SPEEDUPS = False
+else:
+    try:
+        from ._speedups._decode import (
+            DEFAULT_MAX_SIZE,
+            convert,
+            decode,
+            decode_update,
+            decode_updates,
+        )
+
+        SPEEDUPS = True
+    except ImportError:  # built with TGFAST_NO_EXTENSIONS: no compiled module shipped
+        from ._speedups._decode_py import (
+            DEFAULT_MAX_SIZE,
+            convert,
+            decode,
+            decode_update,
+            decode_updates,
+        )
+
+        SPEEDUPS = False
