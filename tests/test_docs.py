@@ -1,0 +1,51 @@
+"""The docs build with --strict, and every ``python`` block in them runs."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+_MESSAGE = {"message_id": 7, "date": 1, "chat": {"id": 42, "type": "private"}, "text": "hi"}
+# Inputs the snippets name but do not define, as a reader's own program would have them.
+SNIPPET_INPUTS = {
+    "body": orjson.dumps({"update_id": 1, "message": _MESSAGE}),
+    "result_array": orjson.dumps([{"update_id": 1, "message": _MESSAGE}]),
+    "data": orjson.dumps(_MESSAGE),
+    "already_parsed": _MESSAGE,
+}
+
+
+def test_docs_build_strict(tmp_path: Path) -> None:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "types" / "index.html").exists()
+
+
+def _blocks() -> list[tuple[str, int, str]]:
+    out = []
+    for page in sorted(DOCS.glob("*.md")):
+        for i, match in enumerate(BLOCK.finditer(page.read_text(encoding="utf-8"))):
+            out.append((page.name, i, match.group(1)))
+    return out
+
+
+@pytest.mark.parametrize(("page", "index", "code"), _blocks(), ids=lambda v: str(v)[:20])
+def test_docs_snippet_runs(page: str, index: int, code: str) -> None:
+    exec(compile(code, f"{page}#{index}", "exec"), dict(SNIPPET_INPUTS))
