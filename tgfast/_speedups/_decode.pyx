@@ -11,7 +11,7 @@ without calling ``__init__`` or going through attribute lookup.
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.dict cimport PyDict_Next, PyDict_GetItem
 from cpython.ref cimport Py_INCREF, Py_DECREF
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, free
 
 import types as _pytypes
 
@@ -38,6 +38,8 @@ cdef extern from "Python.h":
     bint PyDict_CheckExact(object)
     bint PyList_CheckExact(object)
     bint PyFloat_CheckExact(object)
+    bint PyBytes_CheckExact(object)
+    Py_ssize_t PyBytes_GET_SIZE(object)
     long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
     object PyType_GenericAlloc(PyTypeObject*, Py_ssize_t)
     Py_ssize_t PyList_GET_SIZE(object)
@@ -46,6 +48,56 @@ cdef extern from "Python.h":
     void PyList_SET_ITEM(object, Py_ssize_t, PyObject*)
     object PyFloat_FromDouble(double)
     double PyLong_AsDouble(object) except? -1.0
+
+cdef extern from *:
+    """
+    /* A tp_dealloc for the generated classes, whose instances are nothing but object
+       slots between the header and tp_basicsize: it clears them in one tight loop
+       instead of subtype_dealloc's walk over every class's member table. It is only
+       installed after tgfast_slots_only() has checked that layout. */
+    static void tgfast_slots_dealloc(PyObject *self) {
+        PyTypeObject *tp = Py_TYPE(self);
+        PyObject_GC_UnTrack(self);
+        Py_TRASHCAN_BEGIN(self, tgfast_slots_dealloc)
+        PyObject **slot = (PyObject **)((char *)self + sizeof(PyObject));
+        PyObject **end = (PyObject **)((char *)self + tp->tp_basicsize);
+        Py_ssize_t nones = 0;
+        for (; slot < end; slot++) {
+            PyObject *value = *slot;
+            if (value == Py_None) {
+                nones++;  /* most slots: settle None's count once, below */
+            } else if (value != NULL) {
+                *slot = NULL;
+                Py_DECREF(value);
+            }
+        }
+        Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) - nones);
+        tp->tp_free(self);
+        Py_DECREF(tp);
+        Py_TRASHCAN_END
+    }
+    static int tgfast_slots_only(PyTypeObject *tp) {
+        return (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) && (tp->tp_flags & Py_TPFLAGS_HAVE_GC)
+            && tp->tp_dictoffset == 0 && tp->tp_weaklistoffset == 0 && tp->tp_itemsize == 0
+            && tp->tp_finalize == NULL && tp->tp_del == NULL;
+    }
+    static void tgfast_install_dealloc(PyTypeObject *tp) {
+        tp->tp_dealloc = tgfast_slots_dealloc;
+    }
+    static inline Py_hash_t tgfast_str_hash(PyObject *s) {
+        Py_hash_t h = ((PyASCIIObject *)s)->hash;
+        return h != -1 ? h : PyObject_Hash(s);
+    }
+    """
+    int tgfast_slots_only(PyTypeObject*)
+    void tgfast_install_dealloc(PyTypeObject*)
+    Py_hash_t tgfast_str_hash(PyObject*) except? -1
+
+ctypedef struct KeyEntry:
+    Py_hash_t hash
+    PyObject* key      # the field's JSON key (owned by ClassBuilder.fields)
+    PyObject* seen     # the last equal key object met in input (a held reference)
+    PyObject* field    # the Field (owned by ClassBuilder.fields)
 
 __all__ = ["DEFAULT_MAX_SIZE", "convert", "decode", "decode_update", "decode_updates"]
 
@@ -165,31 +217,83 @@ cdef class Field:
 
 
 cdef class ClassBuilder(Conv):
-    """Builds one generated class from a dict, writing its slots by offset."""
+    """Builds one generated class from a dict, writing its slots by offset.
+
+    Field keys are found in a small open-addressing table that also remembers the
+    last key object seen for each field: orjson reuses key strings, so most
+    lookups end on a pointer comparison.
+    """
     cdef object cls
     cdef PyTypeObject* tp
     cdef dict fields          # JSON key -> Field
     cdef tuple required       # JSON keys, declared order
     cdef Py_ssize_t nrequired
-    cdef Py_ssize_t nslots
-    cdef Py_ssize_t* offsets  # every slot, _extra included
+    cdef Py_ssize_t first     # offset of the first slot
+    cdef Py_ssize_t nslots    # slots are contiguous: checked in setup
     cdef Py_ssize_t extra_offset
+    cdef KeyEntry* table
+    cdef Py_ssize_t mask
 
     def __dealloc__(self):
-        free(self.offsets)
+        cdef Py_ssize_t i
+        if self.table is not NULL:
+            for i in range(self.mask + 1):
+                if self.table[i].seen is not NULL:
+                    Py_DECREF(<object>self.table[i].seen)
+            free(self.table)
 
     cdef void setup(self, object cls) except *:
         self.cls = cls
         self.tp = <PyTypeObject*>cls
         self.fields = {}
-        offsets = [_slot_offset(cls, name) for name in _all_slots(cls)]
+        offsets = sorted(_slot_offset(cls, name) for name in _all_slots(cls))
+        self.first = offsets[0]
         self.nslots = len(offsets)
-        self.offsets = <Py_ssize_t*>malloc(max(1, self.nslots) * sizeof(Py_ssize_t))
-        if self.offsets is NULL:
-            raise MemoryError()
-        for i, off in enumerate(offsets):
-            self.offsets[i] = off
+        if offsets != list(range(self.first, self.first + self.nslots * sizeof(PyObject*), sizeof(PyObject*))):
+            raise TypeError(f"{cls.__name__}: slots are not contiguous")
+        if self.first != sizeof(PyObject) or self.tp.tp_basicsize != self.first + self.nslots * sizeof(PyObject*):
+            raise TypeError(f"{cls.__name__}: unexpected instance layout")
+        if not tgfast_slots_only(self.tp):
+            raise TypeError(f"{cls.__name__}: not a plain slotted class")
+        tgfast_install_dealloc(self.tp)
         self.extra_offset = _slot_offset(cls, "_extra")
+
+    cdef void index_fields(self) except *:
+        cdef Py_ssize_t size = 8, i
+        cdef Py_hash_t h
+        while size < 2 * len(self.fields):
+            size *= 2
+        self.table = <KeyEntry*>calloc(size, sizeof(KeyEntry))
+        if self.table is NULL:
+            raise MemoryError()
+        self.mask = size - 1
+        for key, field in self.fields.items():
+            h = hash(key)
+            i = h & self.mask
+            while self.table[i].key is not NULL:
+                i = (i + 1) & self.mask
+            self.table[i].hash = h
+            self.table[i].key = <PyObject*>key
+            self.table[i].field = <PyObject*>field
+
+    cdef inline PyObject* lookup(self, PyObject* k) except? NULL:
+        cdef Py_hash_t h = tgfast_str_hash(k)
+        cdef Py_ssize_t i = h & self.mask
+        cdef KeyEntry* e
+        while True:
+            e = &self.table[i]
+            if e.key is NULL:
+                return NULL
+            if e.hash == h:
+                if e.seen == k or e.key == k:
+                    return e.field
+                if <object>e.key == <object>k:
+                    Py_INCREF(<object>k)
+                    if e.seen is not NULL:
+                        Py_DECREF(<object>e.seen)
+                    e.seen = k
+                    return e.field
+            i = (i + 1) & self.mask
 
     cdef object convert(self, object v):
         if not PyDict_CheckExact(v):
@@ -199,50 +303,53 @@ cdef class ClassBuilder(Conv):
     cdef object build(self, dict d):
         cdef object obj = PyType_GenericAlloc(self.tp, 0)
         cdef char* base = <char*><PyObject*>obj
+        cdef PyObject** slots = <PyObject**>(base + self.first)
         cdef Py_ssize_t i, pos = 0, seen = 0
         cdef PyObject* k = NULL
         cdef PyObject* v = NULL
         cdef PyObject* fp
-        cdef PyObject** slot
-        cdef Field f
         cdef object value
         cdef object extra = None
+        cdef int kind
         # Every slot starts as None; None's count is raised once for all of them.
         for i in range(self.nslots):
-            (<PyObject**>(base + self.offsets[i]))[0] = Py_None
+            slots[i] = Py_None
         Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) + self.nslots)
         try:
             while PyDict_Next(d, &pos, &k, &v):
-                fp = PyDict_GetItem(self.fields, <object>k)
+                fp = NULL
+                if PyUnicode_CheckExact(<object>k):
+                    fp = self.lookup(k)
                 if fp is NULL:
                     if extra is None:
                         extra = {}
                     extra[<object>k] = <object>v
                     continue
-                f = <Field>fp
-                if f.required:
+                if (<Field>fp).required:
                     seen += 1
                 if v == Py_None:
-                    if f.required:
-                        raise PathError(f"expected {f.expected}, got null")
+                    if (<Field>fp).required:
+                        raise PathError(f"expected {(<Field>fp).expected}, got null")
                     continue
-                if f.kind == K_STR:
+                kind = (<Field>fp).kind
+                if kind == K_STR:
                     if not PyUnicode_CheckExact(<object>v):
                         raise _wrong("str", <object>v)
-                    value = <object>v
-                elif f.kind == K_INT:
+                    Py_INCREF(<object>v)
+                elif kind == K_INT:
                     if not PyLong_CheckExact(<object>v):
                         raise _wrong("int", <object>v)
-                    value = _check_int(<object>v)
-                elif f.kind == K_BOOL:
+                    _check_int(<object>v)
+                    Py_INCREF(<object>v)
+                elif kind == K_BOOL:
                     if not (v == Py_True or v == Py_False):
                         raise _wrong("bool", <object>v)
-                    value = <object>v
+                    Py_INCREF(<object>v)
                 else:
-                    value = f.conv.convert(<object>v)
-                slot = <PyObject**>(base + f.offset)
-                Py_INCREF(value)
-                slot[0] = <PyObject*>value
+                    value = (<Field>fp).conv.convert(<object>v)
+                    Py_INCREF(value)
+                    v = <PyObject*>value
+                (<PyObject**>(base + (<Field>fp).offset))[0] = v
                 Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) - 1)
         except PathError as e:
             e.segments.append("." + <str>k)
@@ -254,9 +361,8 @@ cdef class ClassBuilder(Conv):
                     err.segments.append("." + key)
                     raise err
         if extra is not None:
-            slot = <PyObject**>(base + self.extra_offset)
             Py_INCREF(extra)
-            slot[0] = <PyObject*>extra
+            (<PyObject**>(base + self.extra_offset))[0] = <PyObject*>extra
             Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) - 1)
         return obj
 
@@ -400,6 +506,7 @@ cdef class Registry:
                 required.append(key)
         b.required = tuple(required)
         b.nrequired = len(required)
+        b.index_fields()
         return b
 
     cdef Conv _union(self, str expr, object base, object rule):
@@ -442,10 +549,15 @@ def _expr_of(tp):
 
 
 cdef object _load(object data, object max_size):
-    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+    cdef Py_ssize_t size
+    if PyBytes_CheckExact(data):
+        size = PyBytes_GET_SIZE(data)
+    elif isinstance(data, (str, bytearray, memoryview, bytes)):
+        size = len(data)
+    else:
         raise TypeError(f"expected bytes or str, got {type(data).__name__}")
-    if max_size is not None and len(data) > max_size:
-        raise DecodeError(f"input too large ({len(data)} > max_size={max_size})")
+    if max_size is not None and size > max_size:
+        raise DecodeError(f"input too large ({size} > max_size={max_size})")
     try:
         return _loads(data)
     except _JSONDecodeError as e:

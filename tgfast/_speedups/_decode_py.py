@@ -119,6 +119,30 @@ _PRIMITIVES: dict[str, tuple[Converter, str, tuple[type, ...]]] = {
 }
 
 
+_K_CONV, _K_INT, _K_STR, _K_BOOL = range(4)
+_KINDS = {"int": _K_INT, "str": _K_STR, "bool": _K_BOOL, "true": _K_BOOL}
+
+
+def _maker(cls: type[TelegramObject]) -> Callable[..., Any]:
+    """A constructor taking every field as an optional positional-or-keyword argument.
+
+    The generated ``__init__`` takes keyword-only arguments, and CPython fills each
+    missing one by a dict lookup: with a hundred optional fields (``Message``) that
+    is most of the cost. Missing positional arguments come from a tuple instead.
+    Made once per class, at start-up, like dataclasses makes its ``__init__``.
+    """
+    attrs = [attr for _key, attr, _tp, _req in cls.__tg_fields__]
+    params = ", ".join(f"{a}=None" for a in attrs)
+    body = "".join(f"    _tg_o.{a} = {a}\n" for a in attrs)
+    source = (
+        f"def make({params}):\n    _tg_o = _tg_new(_tg_cls)\n{body}"
+        "    _tg_o._extra = None\n    return _tg_o\n"
+    )
+    namespace: dict[str, Any] = {"_tg_new": object.__new__, "_tg_cls": cls}
+    exec(source, namespace)  # noqa: S102 - the source holds generated field names only
+    return cast("Callable[..., Any]", namespace["make"])
+
+
 class _Registry:
     """Converters by type expression, built lazily and shared (types are recursive)."""
 
@@ -205,8 +229,9 @@ class _Registry:
         return self.get(cls.__name__)
 
     def _object(self, expr: str, cls: type[TelegramObject]) -> Converter:
-        fields: dict[str, tuple[str, Converter, bool, str]] = {}
+        fields: dict[str, tuple[str, int, Converter, bool, str]] = {}
         required: list[str] = []
+        make = _maker(cls)
 
         def build(d: dict[str, Any]) -> TelegramObject:
             kw: dict[str, Any] = {}
@@ -221,14 +246,30 @@ class _Registry:
                             extra = {}
                         extra[key] = value
                         continue
-                    attr, conv, req, expected = field
+                    attr, kind, conv, req, expected = field
                     if req:
                         seen += 1
                     if value is None:
                         if req:
                             raise PathError(f"expected {expected}, got null")
                         continue
-                    kw[attr] = conv(value)
+                    # The common primitives are checked inline: a call per field costs more.
+                    if kind == _K_STR:
+                        if type(value) is not str:
+                            raise _wrong("str", value)
+                        kw[attr] = value
+                    elif kind == _K_INT:
+                        if type(value) is not int:
+                            raise _wrong("int", value)
+                        if not _INT_MIN <= value <= _INT_MAX:
+                            raise PathError("integer out of 64-bit range")
+                        kw[attr] = value
+                    elif kind == _K_BOOL:
+                        if value is not True and value is not False:
+                            raise _wrong("bool", value)
+                        kw[attr] = value
+                    else:
+                        kw[attr] = conv(value)
             except PathError as e:
                 e.segments.append(f".{key}")
                 raise
@@ -237,7 +278,7 @@ class _Registry:
                 err = PathError("missing required field")
                 err.segments.append(f".{missing}")
                 raise err
-            obj = cls(**kw)
+            obj = make(**kw)
             if extra is not None:
                 obj._extra = extra
             return obj
@@ -250,44 +291,49 @@ class _Registry:
         self.converters[expr] = convert
         for key, attr, tp, req in cls.__tg_fields__:
             conv = self.get(tp)
-            fields[key] = (attr, conv, req, self.expected[tp])
+            fields[key] = (attr, _KINDS.get(tp, _K_CONV), conv, req, self.expected[tp])
             if req:
                 required.append(key)
         return convert
 
     def _union(self, expr: str, base: type[TelegramObject], rule: UnionRule) -> Converter:
         expected = self.expected[expr]
-        resolved: dict[str, Any] = {}
+        variants: dict[Any, Converter] = {}
+        presence: list[tuple[str, Converter]] = []
+        default: list[Converter] = []
+        as_list: list[Converter] = []
 
         def convert(v: Any) -> Any:
             tv = type(v)
             if tv is dict:
-                for key, cls in resolved["presence"]:
+                for key, conv in presence:
                     if key in v:
-                        return resolved[cls](v)
+                        return conv(v)
                 if rule.key is not None:
                     tag = v.get(rule.key)
-                    cls = rule.default
-                    if type(tag) is str or type(tag) is int:
-                        cls = rule.variants.get(tag, cls)
-                    if cls is not None:
-                        return resolved[cls](v)
+                    found = None
+                    if type(tag) is str or type(tag) is int:  # never True == 1
+                        found = variants.get(tag)
+                    if found is None and default:
+                        found = default[0]
+                    if found is not None:
+                        return found(v)
                 unknown = base.__new__(base)
                 unknown._extra = dict(v)
                 return unknown
             if tv is str and rule.allow_str:
                 return v
             if tv is list and rule.allow_list:
-                return self.get(f"[{expr}]")(v)
+                return as_list[0](v)
             raise _wrong(expected, v)
 
         self.converters[expr] = convert
-        members = {*rule.variants.values(), *(c for _, c in rule.presence)}
+        variants.update((tag, self.builder(cls)) for tag, cls in rule.variants.items())
+        presence.extend((key, self.builder(cls)) for key, cls in rule.presence)
         if rule.default is not None:
-            members.add(rule.default)
-        for cls in members:
-            resolved[cls] = self.get(cls.__name__)
-        resolved["presence"] = tuple(rule.presence)
+            default.append(self.builder(rule.default))
+        if rule.allow_list:
+            as_list.append(self.get(f"[{expr}]"))
         return convert
 
 
