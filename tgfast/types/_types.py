@@ -20340,104 +20340,295 @@ class GameHighScore(TelegramObject):
 
 MaybeInaccessibleMessage.__tg_union__ = UnionRule(
     key='date',
-    variants={0: InaccessibleMessage},
+    variants={
+        0: InaccessibleMessage,
+    },
     default=Message,
 )
 MessageOrigin.__tg_union__ = UnionRule(
     key='type',
-    variants={'user': MessageOriginUser, 'hidden_user': MessageOriginHiddenUser, 'chat': MessageOriginChat, 'channel': MessageOriginChannel},
+    variants={
+        'user': MessageOriginUser,
+        'hidden_user': MessageOriginHiddenUser,
+        'chat': MessageOriginChat,
+        'channel': MessageOriginChannel,
+    },
 )
 PaidMedia.__tg_union__ = UnionRule(
     key='type',
-    variants={'live_photo': PaidMediaLivePhoto, 'photo': PaidMediaPhoto, 'preview': PaidMediaPreview, 'video': PaidMediaVideo},
+    variants={
+        'live_photo': PaidMediaLivePhoto,
+        'photo': PaidMediaPhoto,
+        'preview': PaidMediaPreview,
+        'video': PaidMediaVideo,
+    },
 )
 InputPollMedia.__tg_union__ = UnionRule(
     key='type',
-    variants={'animation': InputMediaAnimation, 'audio': InputMediaAudio, 'document': InputMediaDocument, 'live_photo': InputMediaLivePhoto, 'location': InputMediaLocation, 'photo': InputMediaPhoto, 'venue': InputMediaVenue, 'video': InputMediaVideo},
+    variants={
+        'animation': InputMediaAnimation,
+        'audio': InputMediaAudio,
+        'document': InputMediaDocument,
+        'live_photo': InputMediaLivePhoto,
+        'location': InputMediaLocation,
+        'photo': InputMediaPhoto,
+        'venue': InputMediaVenue,
+        'video': InputMediaVideo,
+    },
 )
 InputPollOptionMedia.__tg_union__ = UnionRule(
     key='type',
-    variants={'animation': InputMediaAnimation, 'link': InputMediaLink, 'live_photo': InputMediaLivePhoto, 'location': InputMediaLocation, 'photo': InputMediaPhoto, 'sticker': InputMediaSticker, 'venue': InputMediaVenue, 'video': InputMediaVideo},
+    variants={
+        'animation': InputMediaAnimation,
+        'link': InputMediaLink,
+        'live_photo': InputMediaLivePhoto,
+        'location': InputMediaLocation,
+        'photo': InputMediaPhoto,
+        'sticker': InputMediaSticker,
+        'venue': InputMediaVenue,
+        'video': InputMediaVideo,
+    },
 )
 BackgroundFill.__tg_union__ = UnionRule(
     key='type',
-    variants={'solid': BackgroundFillSolid, 'gradient': BackgroundFillGradient, 'freeform_gradient': BackgroundFillFreeformGradient},
+    variants={
+        'solid': BackgroundFillSolid,
+        'gradient': BackgroundFillGradient,
+        'freeform_gradient': BackgroundFillFreeformGradient,
+    },
 )
 BackgroundType.__tg_union__ = UnionRule(
     key='type',
-    variants={'fill': BackgroundTypeFill, 'wallpaper': BackgroundTypeWallpaper, 'pattern': BackgroundTypePattern, 'chat_theme': BackgroundTypeChatTheme},
+    variants={
+        'fill': BackgroundTypeFill,
+        'wallpaper': BackgroundTypeWallpaper,
+        'pattern': BackgroundTypePattern,
+        'chat_theme': BackgroundTypeChatTheme,
+    },
 )
 ChatMember.__tg_union__ = UnionRule(
     key='status',
-    variants={'creator': ChatMemberOwner, 'administrator': ChatMemberAdministrator, 'member': ChatMemberMember, 'restricted': ChatMemberRestricted, 'left': ChatMemberLeft, 'kicked': ChatMemberBanned},
+    variants={
+        'creator': ChatMemberOwner,
+        'administrator': ChatMemberAdministrator,
+        'member': ChatMemberMember,
+        'restricted': ChatMemberRestricted,
+        'left': ChatMemberLeft,
+        'kicked': ChatMemberBanned,
+    },
 )
 StoryAreaType.__tg_union__ = UnionRule(
     key='type',
-    variants={'location': StoryAreaTypeLocation, 'suggested_reaction': StoryAreaTypeSuggestedReaction, 'link': StoryAreaTypeLink, 'weather': StoryAreaTypeWeather, 'unique_gift': StoryAreaTypeUniqueGift},
+    variants={
+        'location': StoryAreaTypeLocation,
+        'suggested_reaction': StoryAreaTypeSuggestedReaction,
+        'link': StoryAreaTypeLink,
+        'weather': StoryAreaTypeWeather,
+        'unique_gift': StoryAreaTypeUniqueGift,
+    },
 )
 ReactionType.__tg_union__ = UnionRule(
     key='type',
-    variants={'emoji': ReactionTypeEmoji, 'custom_emoji': ReactionTypeCustomEmoji, 'paid': ReactionTypePaid},
+    variants={
+        'emoji': ReactionTypeEmoji,
+        'custom_emoji': ReactionTypeCustomEmoji,
+        'paid': ReactionTypePaid,
+    },
 )
 OwnedGift.__tg_union__ = UnionRule(
     key='type',
-    variants={'regular': OwnedGiftRegular, 'unique': OwnedGiftUnique},
+    variants={
+        'regular': OwnedGiftRegular,
+        'unique': OwnedGiftUnique,
+    },
 )
 BotCommandScope.__tg_union__ = UnionRule(
     key='type',
-    variants={'default': BotCommandScopeDefault, 'all_private_chats': BotCommandScopeAllPrivateChats, 'all_group_chats': BotCommandScopeAllGroupChats, 'all_chat_administrators': BotCommandScopeAllChatAdministrators, 'chat': BotCommandScopeChat, 'chat_administrators': BotCommandScopeChatAdministrators, 'chat_member': BotCommandScopeChatMember},
+    variants={
+        'default': BotCommandScopeDefault,
+        'all_private_chats': BotCommandScopeAllPrivateChats,
+        'all_group_chats': BotCommandScopeAllGroupChats,
+        'all_chat_administrators': BotCommandScopeAllChatAdministrators,
+        'chat': BotCommandScopeChat,
+        'chat_administrators': BotCommandScopeChatAdministrators,
+        'chat_member': BotCommandScopeChatMember,
+    },
 )
 MenuButton.__tg_union__ = UnionRule(
     key='type',
-    variants={'commands': MenuButtonCommands, 'web_app': MenuButtonWebApp, 'default': MenuButtonDefault},
+    variants={
+        'commands': MenuButtonCommands,
+        'web_app': MenuButtonWebApp,
+        'default': MenuButtonDefault,
+    },
 )
 ChatBoostSource.__tg_union__ = UnionRule(
     key='source',
-    variants={'premium': ChatBoostSourcePremium, 'gift_code': ChatBoostSourceGiftCode, 'giveaway': ChatBoostSourceGiveaway},
+    variants={
+        'premium': ChatBoostSourcePremium,
+        'gift_code': ChatBoostSourceGiftCode,
+        'giveaway': ChatBoostSourceGiveaway,
+    },
 )
 InputMedia.__tg_union__ = UnionRule(
     key='type',
-    variants={'animation': InputMediaAnimation, 'audio': InputMediaAudio, 'document': InputMediaDocument, 'live_photo': InputMediaLivePhoto, 'photo': InputMediaPhoto, 'video': InputMediaVideo},
+    variants={
+        'animation': InputMediaAnimation,
+        'audio': InputMediaAudio,
+        'document': InputMediaDocument,
+        'live_photo': InputMediaLivePhoto,
+        'photo': InputMediaPhoto,
+        'video': InputMediaVideo,
+    },
 )
 InputPaidMedia.__tg_union__ = UnionRule(
     key='type',
-    variants={'live_photo': InputPaidMediaLivePhoto, 'photo': InputPaidMediaPhoto, 'video': InputPaidMediaVideo},
+    variants={
+        'live_photo': InputPaidMediaLivePhoto,
+        'photo': InputPaidMediaPhoto,
+        'video': InputPaidMediaVideo,
+    },
 )
 InputProfilePhoto.__tg_union__ = UnionRule(
     key='type',
-    variants={'static': InputProfilePhotoStatic, 'animated': InputProfilePhotoAnimated},
+    variants={
+        'static': InputProfilePhotoStatic,
+        'animated': InputProfilePhotoAnimated,
+    },
 )
 InputStoryContent.__tg_union__ = UnionRule(
     key='type',
-    variants={'photo': InputStoryContentPhoto, 'video': InputStoryContentVideo},
+    variants={
+        'photo': InputStoryContentPhoto,
+        'video': InputStoryContentVideo,
+    },
 )
 RichText.__tg_union__ = UnionRule(
     key='type',
-    variants={'bold': RichTextBold, 'italic': RichTextItalic, 'underline': RichTextUnderline, 'strikethrough': RichTextStrikethrough, 'spoiler': RichTextSpoiler, 'date_time': RichTextDateTime, 'text_mention': RichTextTextMention, 'subscript': RichTextSubscript, 'superscript': RichTextSuperscript, 'marked': RichTextMarked, 'code': RichTextCode, 'custom_emoji': RichTextCustomEmoji, 'mathematical_expression': RichTextMathematicalExpression, 'url': RichTextUrl, 'email_address': RichTextEmailAddress, 'phone_number': RichTextPhoneNumber, 'bank_card_number': RichTextBankCardNumber, 'mention': RichTextMention, 'hashtag': RichTextHashtag, 'cashtag': RichTextCashtag, 'bot_command': RichTextBotCommand, 'anchor': RichTextAnchor, 'anchor_link': RichTextAnchorLink, 'reference': RichTextReference, 'reference_link': RichTextReferenceLink},
+    variants={
+        'bold': RichTextBold,
+        'italic': RichTextItalic,
+        'underline': RichTextUnderline,
+        'strikethrough': RichTextStrikethrough,
+        'spoiler': RichTextSpoiler,
+        'date_time': RichTextDateTime,
+        'text_mention': RichTextTextMention,
+        'subscript': RichTextSubscript,
+        'superscript': RichTextSuperscript,
+        'marked': RichTextMarked,
+        'code': RichTextCode,
+        'custom_emoji': RichTextCustomEmoji,
+        'mathematical_expression': RichTextMathematicalExpression,
+        'url': RichTextUrl,
+        'email_address': RichTextEmailAddress,
+        'phone_number': RichTextPhoneNumber,
+        'bank_card_number': RichTextBankCardNumber,
+        'mention': RichTextMention,
+        'hashtag': RichTextHashtag,
+        'cashtag': RichTextCashtag,
+        'bot_command': RichTextBotCommand,
+        'anchor': RichTextAnchor,
+        'anchor_link': RichTextAnchorLink,
+        'reference': RichTextReference,
+        'reference_link': RichTextReferenceLink,
+    },
     allow_str=True,
     allow_list=True,
 )
 RichBlock.__tg_union__ = UnionRule(
     key='type',
-    variants={'paragraph': RichBlockParagraph, 'heading': RichBlockSectionHeading, 'pre': RichBlockPreformatted, 'footer': RichBlockFooter, 'divider': RichBlockDivider, 'mathematical_expression': RichBlockMathematicalExpression, 'anchor': RichBlockAnchor, 'list': RichBlockList, 'blockquote': RichBlockBlockQuotation, 'pullquote': RichBlockPullQuotation, 'collage': RichBlockCollage, 'slideshow': RichBlockSlideshow, 'table': RichBlockTable, 'details': RichBlockDetails, 'map': RichBlockMap, 'animation': RichBlockAnimation, 'audio': RichBlockAudio, 'photo': RichBlockPhoto, 'video': RichBlockVideo, 'voice_note': RichBlockVoiceNote, 'thinking': RichBlockThinking},
+    variants={
+        'paragraph': RichBlockParagraph,
+        'heading': RichBlockSectionHeading,
+        'pre': RichBlockPreformatted,
+        'footer': RichBlockFooter,
+        'divider': RichBlockDivider,
+        'mathematical_expression': RichBlockMathematicalExpression,
+        'anchor': RichBlockAnchor,
+        'list': RichBlockList,
+        'blockquote': RichBlockBlockQuotation,
+        'pullquote': RichBlockPullQuotation,
+        'collage': RichBlockCollage,
+        'slideshow': RichBlockSlideshow,
+        'table': RichBlockTable,
+        'details': RichBlockDetails,
+        'map': RichBlockMap,
+        'animation': RichBlockAnimation,
+        'audio': RichBlockAudio,
+        'photo': RichBlockPhoto,
+        'video': RichBlockVideo,
+        'voice_note': RichBlockVoiceNote,
+        'thinking': RichBlockThinking,
+    },
 )
 InlineQueryResult.__tg_union__ = UnionRule(
     key='type',
-    variants={'article': InlineQueryResultArticle, 'audio': InlineQueryResultAudio, 'contact': InlineQueryResultContact, 'game': InlineQueryResultGame, 'document': InlineQueryResultDocument, 'gif': InlineQueryResultGif, 'location': InlineQueryResultLocation, 'mpeg4_gif': InlineQueryResultMpeg4Gif, 'photo': InlineQueryResultPhoto, 'venue': InlineQueryResultVenue, 'video': InlineQueryResultVideo, 'voice': InlineQueryResultVoice},
-    presence=(('audio_file_id', InlineQueryResultCachedAudio), ('document_file_id', InlineQueryResultCachedDocument), ('gif_file_id', InlineQueryResultCachedGif), ('mpeg4_file_id', InlineQueryResultCachedMpeg4Gif), ('photo_file_id', InlineQueryResultCachedPhoto), ('sticker_file_id', InlineQueryResultCachedSticker), ('video_file_id', InlineQueryResultCachedVideo), ('voice_file_id', InlineQueryResultCachedVoice),),
+    variants={
+        'article': InlineQueryResultArticle,
+        'audio': InlineQueryResultAudio,
+        'contact': InlineQueryResultContact,
+        'game': InlineQueryResultGame,
+        'document': InlineQueryResultDocument,
+        'gif': InlineQueryResultGif,
+        'location': InlineQueryResultLocation,
+        'mpeg4_gif': InlineQueryResultMpeg4Gif,
+        'photo': InlineQueryResultPhoto,
+        'venue': InlineQueryResultVenue,
+        'video': InlineQueryResultVideo,
+        'voice': InlineQueryResultVoice,
+    },
+    presence=(
+        ('audio_file_id', InlineQueryResultCachedAudio),
+        ('document_file_id', InlineQueryResultCachedDocument),
+        ('gif_file_id', InlineQueryResultCachedGif),
+        ('mpeg4_file_id', InlineQueryResultCachedMpeg4Gif),
+        ('photo_file_id', InlineQueryResultCachedPhoto),
+        ('sticker_file_id', InlineQueryResultCachedSticker),
+        ('video_file_id', InlineQueryResultCachedVideo),
+        ('voice_file_id', InlineQueryResultCachedVoice),
+    ),
 )
 InputMessageContent.__tg_union__ = UnionRule(
-    presence=(('message_text', InputTextMessageContent), ('rich_message', InputRichMessageContent), ('payload', InputInvoiceMessageContent), ('phone_number', InputContactMessageContent), ('address', InputVenueMessageContent), ('latitude', InputLocationMessageContent),),
+    presence=(
+        ('message_text', InputTextMessageContent),
+        ('rich_message', InputRichMessageContent),
+        ('payload', InputInvoiceMessageContent),
+        ('phone_number', InputContactMessageContent),
+        ('address', InputVenueMessageContent),
+        ('latitude', InputLocationMessageContent),
+    ),
 )
 RevenueWithdrawalState.__tg_union__ = UnionRule(
     key='type',
-    variants={'pending': RevenueWithdrawalStatePending, 'succeeded': RevenueWithdrawalStateSucceeded, 'failed': RevenueWithdrawalStateFailed},
+    variants={
+        'pending': RevenueWithdrawalStatePending,
+        'succeeded': RevenueWithdrawalStateSucceeded,
+        'failed': RevenueWithdrawalStateFailed,
+    },
 )
 TransactionPartner.__tg_union__ = UnionRule(
     key='type',
-    variants={'user': TransactionPartnerUser, 'chat': TransactionPartnerChat, 'affiliate_program': TransactionPartnerAffiliateProgram, 'fragment': TransactionPartnerFragment, 'telegram_ads': TransactionPartnerTelegramAds, 'telegram_api': TransactionPartnerTelegramApi, 'other': TransactionPartnerOther},
+    variants={
+        'user': TransactionPartnerUser,
+        'chat': TransactionPartnerChat,
+        'affiliate_program': TransactionPartnerAffiliateProgram,
+        'fragment': TransactionPartnerFragment,
+        'telegram_ads': TransactionPartnerTelegramAds,
+        'telegram_api': TransactionPartnerTelegramApi,
+        'other': TransactionPartnerOther,
+    },
 )
 PassportElementError.__tg_union__ = UnionRule(
     key='source',
-    variants={'data': PassportElementErrorDataField, 'front_side': PassportElementErrorFrontSide, 'reverse_side': PassportElementErrorReverseSide, 'selfie': PassportElementErrorSelfie, 'file': PassportElementErrorFile, 'files': PassportElementErrorFiles, 'translation_file': PassportElementErrorTranslationFile, 'translation_files': PassportElementErrorTranslationFiles, 'unspecified': PassportElementErrorUnspecified},
+    variants={
+        'data': PassportElementErrorDataField,
+        'front_side': PassportElementErrorFrontSide,
+        'reverse_side': PassportElementErrorReverseSide,
+        'selfie': PassportElementErrorSelfie,
+        'file': PassportElementErrorFile,
+        'files': PassportElementErrorFiles,
+        'translation_file': PassportElementErrorTranslationFile,
+        'translation_files': PassportElementErrorTranslationFiles,
+        'unspecified': PassportElementErrorUnspecified,
+    },
 )

@@ -121,13 +121,13 @@ def _union_rule(td: TypeDef) -> str:
     u = td.union or {}
     args = []
     if "key" in u:
-        variants = ", ".join(f"{value!r}: {cls}" for value, cls in u["variants"].items())
-        args += [f"key={u['key']!r}", f"variants={{{variants}}}"]
+        variants = "".join(f"        {value!r}: {cls},\n" for value, cls in u["variants"].items())
+        args += [f"key={u['key']!r}", f"variants={{\n{variants}    }}"]
         if u.get("default"):
             args.append(f"default={u['default']}")
     if "presence" in u:
-        pairs = ", ".join(f"({key!r}, {cls})" for key, cls in u["presence"])
-        args.append(f"presence=({pairs},)")
+        pairs = "".join(f"        ({key!r}, {cls}),\n" for key, cls in u["presence"])
+        args.append(f"presence=(\n{pairs}    )")
     if u.get("allow_str"):
         args.append("allow_str=True")
     if u.get("allow_list"):
