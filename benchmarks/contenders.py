@@ -236,4 +236,5 @@ def load() -> tuple[dict[str, Contender], dict[str, str]]:
 if __name__ == "__main__":  # python benchmarks/contenders.py: quick availability check
     ok, gone = load()
     for n in NAMES:
-        print(f"{n:16} {'ok' if n in ok else 'MISSING'}  {ok[n].description if n in ok else gone[n]}")
+        state, detail = ("ok", ok[n].description) if n in ok else ("MISSING", gone[n])
+        print(f"{n:16} {state:8} {detail}")

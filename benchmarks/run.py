@@ -96,6 +96,15 @@ def _tgfast_state() -> str:
     version = getattr(tgfast, "__version__", None) or _version("tgfast")
     compiled = getattr(tgfast, "__speedups__", None)
     state = {True: "compiled", False: "NOT compiled (pure Python)"}.get(compiled, "compiled=?")
+    try:  # an in-place build that predates its source measures old code
+        from tgfast._speedups import _decode
+
+        built = Path(_decode.__file__)
+        source = built.parent / "_decode.pyx"
+        if source.exists() and source.stat().st_mtime > built.stat().st_mtime:
+            state += " (WARNING: _decode extension is older than _decode.pyx: stale build?)"
+    except Exception:
+        pass
     return f"tgfast {version} {state}"
 
 
@@ -124,7 +133,9 @@ def machine_line() -> str:
 # --------------------------------------------------------------------------
 
 
-def run_pytest(files: list[str], mode: str, extra: list[str]) -> tuple[int, list[dict]]:
+def run_pytest(
+    files: list[str], mode: str, extra: list[str], section_args: list[str]
+) -> tuple[int, list[dict]]:
     """Run the given benchmark files; return (pytest exit code, benchmark records)."""
     timing = [f"{k}={v}" for k, v in TIMING[mode].items()]
     with tempfile.TemporaryDirectory(prefix="tgfast-bench-") as tmp:
@@ -146,6 +157,7 @@ def run_pytest(files: list[str], mode: str, extra: list[str]) -> tuple[int, list
             f"--benchmark-json={out}",
             f"--benchmark-storage=file://{tmp}/storage",
             *timing,
+            *section_args,
             *extra,
             *files,
         ]
@@ -176,11 +188,10 @@ def fmt_ratio(r: float) -> str:
     return f"{r:.2f}×" if r < 10 else f"{r:.1f}×"
 
 
-def md_table(header: list[str], rows: list[list[str]], align_first_left: bool = True) -> str:
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    """First column left-aligned (labels), the rest right-aligned (numbers)."""
     lines = ["| " + " | ".join(header) + " |"]
-    lines.append(
-        "|" + "|".join([":---" if align_first_left else "---:"] + ["---:"] * (len(header) - 1)) + "|"
-    )
+    lines.append("|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|")
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
 
@@ -217,12 +228,14 @@ def render_decode(records: list[dict]) -> str:
             median[(info["contender"], info["payload"], info["mode"])] = r["stats"]["median"]
 
     columns = [(p, m) for p in PAYLOADS for m in MODES]
+    # Drop columns nobody was timed in (deselected with -k), keep all if none ran.
+    columns = [c for c in columns if any(k[1:] == c for k in median)] or columns
     header = ["contender"] + [f"{p} · {m}" for p, m in columns]
 
     def cell(name: str, p: str, m: str) -> str:
         t = median.get((name, p, m))
         if t is None:
-            return "missing" if name in missing else "FAILED"
+            return "missing" if name in missing else "—"
         floor = median.get((contenders.FLOOR, p, m))
         return fmt_time(t) + (f" ({fmt_ratio(t / floor)})" if floor else "")
 
@@ -261,8 +274,13 @@ def render_decode(records: list[dict]) -> str:
     for name in contenders.NAMES:
         if name in missing:
             notes.append(f"Missing `{name}`: {missing[name]}")
-        elif name in available and not any(k[0] == name for k in median):
-            notes.append(f"`{name}` produced no timings (failed or deselected; see stderr).")
+        elif name in available:
+            gaps = [f"{p} · {m}" for p, m in columns if (name, p, m) not in median]
+            if gaps:
+                notes.append(
+                    f"`{name}`: no timing for {', '.join(gaps)} "
+                    "(failed its correctness check, or deselected: see pytest output on stderr)."
+                )
     parts += ["", *(f"- {n}" for n in notes if n)]
     return "\n".join(parts)
 
@@ -277,10 +295,12 @@ class Section:
     key: str
     files: list[str]  # benchmark files, relative to benchmarks/
     render: Callable[[list[dict]], str]
+    pytest_args: tuple[str, ...] = ()  # extra pytest arguments for this section only
 
 
 SECTIONS = [
-    Section("decode", ["test_decode.py"], render_decode),
+    # Decoding is synchronous: keep pytest-asyncio (if installed) out of it.
+    Section("decode", ["test_decode.py"], render_decode, ("-p", "no:asyncio")),
     # Section("dispatch", ["test_dispatch.py"], render_dispatch),
 ]
 
@@ -320,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     for section in SECTIONS:
         if args.section and section.key not in args.section:
             continue
-        rc, records = run_pytest(section.files, mode, extra)
+        rc, records = run_pytest(section.files, mode, extra, list(section.pytest_args))
         all_records += records
         print("\n" + section.render(records), flush=True)
         if rc != 0:
