@@ -119,20 +119,20 @@ _PRIMITIVES: dict[str, tuple[Converter, str, tuple[type, ...]]] = {
 }
 
 
-_K_CONV, _K_INT, _K_STR, _K_BOOL = range(4)
-_KINDS = {"int": _K_INT, "str": _K_STR, "bool": _K_BOOL, "true": _K_BOOL}
+_EXACT: dict[str, type] = {"int": int, "str": str, "bool": bool, "true": bool}
+"""Field types whose JSON value is taken as it is when its Python type is exactly this."""
 
 
 def _maker(cls: type[TelegramObject]) -> Callable[..., Any]:
-    """A constructor taking every field as an optional positional-or-keyword argument.
+    """A constructor taking every field positionally, in declared order.
 
-    The generated ``__init__`` takes keyword-only arguments, and CPython fills each
-    missing one by a dict lookup: with a hundred optional fields (``Message``) that
-    is most of the cost. Missing positional arguments come from a tuple instead.
-    Made once per class, at start-up, like dataclasses makes its ``__init__``.
+    The generated ``__init__`` takes keyword-only arguments: CPython matches each
+    keyword against up to a hundred names (``Message``) and fills each missing one
+    by a dict lookup, which is most of the cost of building an object. Made once per
+    class, at start-up, the way dataclasses makes its ``__init__``.
     """
     attrs = [attr for _key, attr, _tp, _req in cls.__tg_fields__]
-    params = ", ".join(f"{a}=None" for a in attrs)
+    params = ", ".join(attrs)
     body = "".join(f"    _tg_o.{a} = {a}\n" for a in attrs)
     source = (
         f"def make({params}):\n    _tg_o = _tg_new(_tg_cls)\n{body}"
@@ -229,14 +229,18 @@ class _Registry:
         return self.get(cls.__name__)
 
     def _object(self, expr: str, cls: type[TelegramObject]) -> Converter:
-        fields: dict[str, tuple[str, int, Converter, bool, str]] = {}
-        required: list[str] = []
+        # key -> (argument index, the exact type a primitive field takes or None, converter)
+        fields: dict[str, tuple[int, type | None, Converter]] = {}
+        expected: dict[str, str] = {}
+        required_keys: set[str] = set()
         make = _maker(cls)
+        blank = [None] * len(cls.__tg_fields__)
 
-        def build(d: dict[str, Any]) -> TelegramObject:
-            kw: dict[str, Any] = {}
+        def convert(d: Any) -> TelegramObject:
+            if type(d) is not dict:
+                raise _wrong("object", d)
+            args = blank.copy()
             extra: dict[str, Any] | None = None
-            seen = 0
             key = ""
             try:
                 for key, value in d.items():
@@ -246,54 +250,37 @@ class _Registry:
                             extra = {}
                         extra[key] = value
                         continue
-                    attr, kind, conv, req, expected = field
-                    if req:
-                        seen += 1
-                    if value is None:
-                        if req:
-                            raise PathError(f"expected {expected}, got null")
-                        continue
-                    # The common primitives are checked inline: a call per field costs more.
-                    if kind == _K_STR:
-                        if type(value) is not str:
-                            raise _wrong("str", value)
-                        kw[attr] = value
-                    elif kind == _K_INT:
-                        if type(value) is not int:
-                            raise _wrong("int", value)
-                        if not _INT_MIN <= value <= _INT_MAX:
+                    index, tp, conv = field
+                    # The hot path: a str, int or bool field holding just that.
+                    if type(value) is tp:
+                        if tp is int and not _INT_MIN <= value <= _INT_MAX:
                             raise PathError("integer out of 64-bit range")
-                        kw[attr] = value
-                    elif kind == _K_BOOL:
-                        if value is not True and value is not False:
-                            raise _wrong("bool", value)
-                        kw[attr] = value
+                        args[index] = value
+                    elif value is None:
+                        if key in required_keys:
+                            raise PathError(f"expected {expected[key]}, got null")
                     else:
-                        kw[attr] = conv(value)
+                        args[index] = conv(value)
             except PathError as e:
                 e.segments.append(f".{key}")
                 raise
-            if seen != len(required):
-                missing = next(k for k in required if k not in d)
-                err = PathError("missing required field")
-                err.segments.append(f".{missing}")
-                raise err
-            obj = make(**kw)
+            for key in required:
+                if key not in d:
+                    err = PathError("missing required field")
+                    err.segments.append(f".{key}")
+                    raise err
+            obj = make(*args)
             if extra is not None:
                 obj._extra = extra
             return obj
 
-        def convert(v: Any) -> TelegramObject:
-            if type(v) is not dict:
-                raise _wrong("object", v)
-            return build(v)
-
         self.converters[expr] = convert
-        for key, attr, tp, req in cls.__tg_fields__:
-            conv = self.get(tp)
-            fields[key] = (attr, _KINDS.get(tp, _K_CONV), conv, req, self.expected[tp])
+        for index, (key, _attr, tp, req) in enumerate(cls.__tg_fields__):
+            fields[key] = (index, _EXACT.get(tp), self.get(tp))
+            expected[key] = self.expected[tp]
             if req:
-                required.append(key)
+                required_keys.add(key)
+        required = tuple(k for k, _a, _t, req in cls.__tg_fields__ if req)
         return convert
 
     def _union(self, expr: str, base: type[TelegramObject], rule: UnionRule) -> Converter:
