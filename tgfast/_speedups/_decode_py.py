@@ -234,7 +234,7 @@ class _Registry:
         expected: dict[str, str] = {}
         required_keys: set[str] = set()
         make = _maker(cls)
-        blank = [None] * len(cls.__tg_fields__)
+        blank: list[Any] = [None] * len(cls.__tg_fields__)
 
         def convert(d: Any) -> TelegramObject:
             if type(d) is not dict:
