@@ -242,6 +242,7 @@ class _Registry:
             args = blank.copy()
             extra: dict[str, Any] | None = None
             key = ""
+            value: Any
             try:
                 for key, value in d.items():
                     field = fields.get(key)
