@@ -254,7 +254,7 @@ class _Registry:
                     index, tp, conv = field
                     # The hot path: a str, int or bool field holding just that.
                     if type(value) is tp:
-                        if tp is int and not _INT_MIN <= value <= _INT_MAX:
+                        if tp is int and not _INT_MIN <= value <= _INT_MAX:  # type: ignore[operator]
                             raise PathError("integer out of 64-bit range")
                         args[index] = value
                     elif value is None:
