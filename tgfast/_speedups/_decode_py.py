@@ -6,6 +6,7 @@ type; decoding then walks orjson's output and checks every value on the way.
 
 from __future__ import annotations
 
+import sys
 import types as _pytypes
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -23,6 +24,13 @@ Converter = Callable[[Any], Any]
 
 DEFAULT_MAX_SIZE = 8 * 1024 * 1024
 """Inputs longer than this are refused before parsing: no Bot API value comes close."""
+
+# orjson accepts up to 1,024 levels of nesting and this decoder spends up to two
+# frames per level (a union inside an array): make room for that, as the compiled
+# twin has. Since Python 3.11 these calls do not consume C stack.
+_RECURSION_NEEDED = 4 * 1024
+if sys.getrecursionlimit() < _RECURSION_NEEDED:
+    sys.setrecursionlimit(_RECURSION_NEEDED)
 
 _INT_MIN = -(2**63)
 _INT_MAX = 2**63 - 1
@@ -359,6 +367,8 @@ def _run(conv: Converter, value: Any) -> Any:
         return conv(value)
     except PathError as e:
         raise e.to_decode_error() from None
+    except RecursionError:  # only when called from an already deep stack
+        raise DecodeError("nesting too deep for the Python stack") from None
 
 
 def decode_update(
