@@ -393,7 +393,7 @@ cdef class UnionConv(Conv):
                 if builder is not None:
                     return (<ClassBuilder>builder).build(<dict>v)
             unknown = self.base.__new__(self.base)
-            unknown._extra = dict(v)
+            unknown._extra = dict(v) or None
             return unknown
         if self.allow_str and PyUnicode_CheckExact(v):
             return v

@@ -315,7 +315,7 @@ class _Registry:
                     if found is not None:
                         return found(v)
                 unknown = base.__new__(base)
-                unknown._extra = dict(v)
+                unknown._extra = dict(v) or None
                 return unknown
             if tv is str and rule.allow_str:
                 return v

@@ -1,0 +1,88 @@
+"""Shared fixtures: the ``decoder`` fixture runs a test once per implementation."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
+from implementations import (
+    COMPILED,
+    COMPILED_IMPORT_ERROR,
+    EXPECT_COMPILED,
+    EXPECT_PURE,
+    IMPLEMENTATIONS,
+    NO_EXTENSIONS,
+)
+
+import tgfast
+
+# Hypothesis keeps caches in a directory of its own: keep it inside tests/
+# (ignored by git), and keep no example database at all; a failure prints its
+# reproduction blob instead.
+set_hypothesis_home_dir(Path(__file__).resolve().parent / ".hypothesis")
+settings.register_profile(
+    "tgfast",
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("tgfast")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if EXPECT_COMPILED and EXPECT_PURE:
+        pytest.exit(
+            "TGFAST_EXPECT_COMPILED=1 and TGFAST_EXPECT_PURE=1 contradict each other",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+    if EXPECT_PURE and COMPILED is not None:
+        pytest.exit(
+            "TGFAST_EXPECT_PURE=1 but a compiled decoder is importable from "
+            f"{COMPILED.__file__}: this is not the pure-Python build",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+    if not EXPECT_COMPILED:
+        return
+    if NO_EXTENSIONS:
+        pytest.exit(
+            "TGFAST_EXPECT_COMPILED=1 contradicts TGFAST_NO_EXTENSIONS="
+            f"{os.environ.get('TGFAST_NO_EXTENSIONS')!r}: refusing a pure-only run",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+    if COMPILED is None:
+        pytest.exit(
+            "TGFAST_EXPECT_COMPILED=1 but the compiled decoder "
+            f"tgfast._speedups._decode cannot be imported: {COMPILED_IMPORT_ERROR!r}",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    compiled = (
+        f"compiled from {COMPILED.__file__}"
+        if COMPILED is not None
+        else f"compiled module unavailable ({COMPILED_IMPORT_ERROR})"
+    )
+    return [
+        f"tgfast {tgfast.__version__} imported from {os.path.dirname(tgfast.__file__)}",
+        (
+            f"tgfast decoders under test: {', '.join(IMPLEMENTATIONS)} "
+            f"(tgfast.__speedups__={tgfast.__speedups__}, "
+            f"TGFAST_NO_EXTENSIONS={os.environ.get('TGFAST_NO_EXTENSIONS', '')!r}; {compiled})"
+        ),
+    ]
+
+
+@pytest.fixture(
+    scope="session",
+    params=[pytest.param(module, id=name) for name, module in IMPLEMENTATIONS.items()],
+)
+def decoder(request: pytest.FixtureRequest) -> ModuleType:
+    """A decoder module: ``tgfast._speedups._decode`` (``c``) or ``_decode_py`` (``py``)."""
+    module: ModuleType = request.param
+    return module

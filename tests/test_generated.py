@@ -1,0 +1,106 @@
+"""The committed generated modules are exactly what the generator writes from the spec."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT.parent / "shared" / "botapi" / "api.json"
+
+
+def codegen(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    assert SPEC.is_file(), f"Bot API spec not found at {SPEC}"
+    return subprocess.run(
+        [sys.executable, "-m", "tools.codegen", "--spec", str(SPEC), *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+
+
+def test_committed_files_are_up_to_date() -> None:
+    result = codegen("--check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "stale" not in result.stdout
+
+
+def test_generation_reproduces_the_committed_files(tmp_path: Path) -> None:
+    result = codegen("--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    written = sorted(
+        line.removeprefix("wrote: ")
+        for line in result.stdout.splitlines()
+        if line.startswith("wrote: ")
+    )
+    # into an empty directory, every generated file is new
+    assert written == sorted(
+        str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()
+    )
+    assert "tgfast/types/_types.py" in written
+    assert "tgfast/methods/descriptions.py" in written
+    for rel in written:
+        assert (tmp_path / rel).read_bytes() == (ROOT / rel).read_bytes(), rel
+    # and checking that output against itself finds nothing stale
+    again = codegen("--check", "--out", tmp_path)
+    assert again.returncode == 0, again.stdout
+
+
+def test_modified_generated_file_is_detected(tmp_path: Path) -> None:
+    result = codegen("--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    rels = [
+        line.removeprefix("wrote: ")
+        for line in result.stdout.splitlines()
+        if line.startswith("wrote: ")
+    ]
+    assert rels
+
+    target = tmp_path / "tgfast" / "types" / "enums.py"
+    target.write_text(
+        target.read_text(encoding="utf-8").replace("'private'", "'privat'", 1), encoding="utf-8"
+    )
+    stale = codegen("--check", "--out", tmp_path)
+    assert stale.returncode == 1
+    assert stale.stdout.splitlines() == ["stale: tgfast/types/enums.py"]
+    # --check writes nothing
+    assert "'privat'" in target.read_text(encoding="utf-8")
+
+    (tmp_path / "tgfast" / "methods" / "descriptions.py").unlink()
+    stale = codegen("--check", "--out", tmp_path)
+    assert stale.returncode == 1
+    assert sorted(stale.stdout.splitlines()) == [
+        "stale: tgfast/methods/descriptions.py",
+        "stale: tgfast/types/enums.py",
+    ]
+
+    # regenerating repairs both, and the tree is clean again
+    fixed = codegen("--out", tmp_path)
+    assert fixed.returncode == 0
+    assert sorted(fixed.stdout.splitlines()) == [
+        "wrote: tgfast/methods/descriptions.py",
+        "wrote: tgfast/types/enums.py",
+    ]
+    assert codegen("--check", "--out", tmp_path).returncode == 0
+
+
+def test_repo_copy_with_one_edit_is_stale(tmp_path: Path) -> None:
+    for rel in (
+        "tgfast/types/_types.py",
+        "tgfast/types/enums.py",
+        "tgfast/types/__init__.py",
+        "tgfast/methods/descriptions.py",
+    ):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / rel, tmp_path / rel)
+    assert codegen("--check", "--out", tmp_path).returncode == 0
+    types_file = tmp_path / "tgfast" / "types" / "_types.py"
+    with types_file.open("a", encoding="utf-8") as f:
+        f.write("\n# hand edit\n")
+    stale = codegen("--check", "--out", tmp_path)
+    assert stale.returncode == 1
+    assert stale.stdout.splitlines() == ["stale: tgfast/types/_types.py"]
