@@ -19,7 +19,7 @@ fi
 echo "== installing tgfast (accelerated build) =="
 .venv/bin/python -m pip install -q --force-reinstall --no-deps .
 .venv/bin/python -m pip install -q '.[test]'
-.venv/bin/python -c 'import tgfast, sys; print("tgfast", tgfast.__version__, "compiled" if tgfast.__speedups__ else "PURE", "from", tgfast.__file__); sys.exit(0 if tgfast.__speedups__ else 1)'
+.venv/bin/python -I -c 'import tgfast, sys; print("tgfast", tgfast.__version__, "compiled" if tgfast.__speedups__ else "PURE", "from", tgfast.__file__); sys.exit(0 if tgfast.__speedups__ else 1)'
 
 echo "== test suite: compiled build (c and py twins) =="
 TGFAST_EXPECT_COMPILED=1 .venv/bin/pytest -q tests "$@"
