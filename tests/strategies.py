@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from tgfast.types import _types
-from tgfast.types.base import TelegramObject, UnionRule
+from tgfast.types.base import TelegramObject, UnionRule, split_alternatives
 
 __all__ = [
     "ALL_CLASSES",
@@ -98,22 +98,6 @@ _PRIMITIVES: dict[str, SearchStrategy[Any]] = {
 
 
 # --- type expressions -----------------------------------------------------------
-
-
-def split_alternatives(expr: str) -> list[str]:
-    """``A|[B|C]`` -> ``["A", "[B|C]"]`` (independent of the decoders' own helper)."""
-    parts: list[str] = []
-    depth = start = 0
-    for i, ch in enumerate(expr):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(expr[start:i])
-            start = i + 1
-    parts.append(expr[start:])
-    return parts
 
 
 def holds_objects(expr: str) -> bool:

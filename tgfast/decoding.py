@@ -20,33 +20,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING or NO_EXTENSIONS:
-    from ._speedups._decode_py import (
-        DEFAULT_MAX_SIZE,
-        convert,
-        decode,
-        decode_update,
-        decode_updates,
-    )
-
-    SPEEDUPS = False
+    from ._speedups import _decode_py as _impl
 else:
     try:
-        from ._speedups._decode import (
-            DEFAULT_MAX_SIZE,
-            convert,
-            decode,
-            decode_update,
-            decode_updates,
-        )
-
-        SPEEDUPS = True
+        from ._speedups import _decode as _impl
     except ImportError:  # built with TGFAST_NO_EXTENSIONS: no compiled module shipped
-        from ._speedups._decode_py import (
-            DEFAULT_MAX_SIZE,
-            convert,
-            decode,
-            decode_update,
-            decode_updates,
-        )
+        from ._speedups import _decode_py as _impl
 
-        SPEEDUPS = False
+SPEEDUPS: bool = _impl.__name__.endswith("._decode")
+DEFAULT_MAX_SIZE = _impl.DEFAULT_MAX_SIZE
+convert = _impl.convert
+decode = _impl.decode
+decode_update = _impl.decode_update
+decode_updates = _impl.decode_updates

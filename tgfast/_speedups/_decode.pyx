@@ -13,14 +13,12 @@ from cpython.dict cimport PyDict_Next, PyDict_GetItem
 from cpython.ref cimport Py_INCREF, Py_DECREF
 from libc.stdlib cimport calloc, free
 
-import types as _pytypes
-
 import orjson
 
 from ..errors import DecodeError
 from ..types import _types
-from ..types.base import TelegramObject
-from ._decode_py import DEFAULT_MAX_SIZE, PathError, json_name, split_alternatives
+from ..types.base import split_alternatives
+from ._decode_py import DEFAULT_MAX_SIZE, PathError, expr_of, json_name
 
 cdef extern from "Python.h":
     ctypedef struct PyMemberDef:
@@ -536,18 +534,6 @@ cdef Conv _UPDATE = _registry.get("Update")
 cdef Conv _UPDATES = _registry.get("[Update]")
 
 
-def _expr_of(tp):
-    if isinstance(tp, str):
-        return tp
-    if isinstance(tp, _pytypes.GenericAlias) and tp.__origin__ is list:
-        return f"[{_expr_of(tp.__args__[0])}]"
-    if tp in (int, str, bool, float):
-        return tp.__name__
-    if isinstance(tp, type) and issubclass(tp, TelegramObject):
-        return tp.__name__
-    raise TypeError(f"cannot decode into {tp!r}")
-
-
 cdef object _load(object data, object max_size):
     cdef Py_ssize_t size
     if PyBytes_CheckExact(data):
@@ -583,9 +569,9 @@ def decode_updates(data, *, max_size=DEFAULT_MAX_SIZE):
 
 def decode(tp, data, *, max_size=DEFAULT_MAX_SIZE):
     """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
-    return _run(_registry.get(_expr_of(tp)), _load(data, max_size))
+    return _run(_registry.get(expr_of(tp)), _load(data, max_size))
 
 
 def convert(tp, obj):
     """Already-parsed JSON (dicts, lists, ...) -> a value of ``tp``."""
-    return _run(_registry.get(_expr_of(tp)), obj)
+    return _run(_registry.get(expr_of(tp)), obj)

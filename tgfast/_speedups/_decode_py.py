@@ -15,7 +15,7 @@ import orjson
 
 from ..errors import DecodeError
 from ..types import Update, _types
-from ..types.base import TelegramObject, UnionRule
+from ..types.base import TelegramObject, UnionRule, split_alternatives
 
 __all__ = ["DEFAULT_MAX_SIZE", "convert", "decode", "decode_update", "decode_updates"]
 
@@ -58,21 +58,6 @@ class PathError(Exception):
 
 def json_name(value: object) -> str:
     return _JSON_NAMES.get(type(value), type(value).__name__)
-
-
-def split_alternatives(expr: str) -> list[str]:
-    """``A|[B|C]`` -> ``["A", "[B|C]"]``."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(expr):
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(expr[start:i])
-            start = i + 1
-    parts.append(expr[start:])
-    return parts
 
 
 def _wrong(expected: str, value: object) -> PathError:
@@ -338,12 +323,12 @@ _UPDATE = _registry.get("Update")
 _UPDATES = _registry.get("[Update]")
 
 
-def _expr_of(tp: Any) -> str:
+def expr_of(tp: Any) -> str:
     """A class, ``list[X]``, a primitive type or a type expression -> the expression."""
     if isinstance(tp, str):
         return tp
     if isinstance(tp, _pytypes.GenericAlias) and tp.__origin__ is list:
-        return f"[{_expr_of(tp.__args__[0])}]"
+        return f"[{expr_of(tp.__args__[0])}]"
     if tp in (int, str, bool, float):
         return tp.__name__
     if isinstance(tp, type) and issubclass(tp, TelegramObject):
@@ -392,9 +377,9 @@ def decode(
     max_size: int | None = DEFAULT_MAX_SIZE,
 ) -> T:
     """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
-    return cast(T, _run(_registry.get(_expr_of(tp)), _load(data, max_size)))
+    return cast(T, _run(_registry.get(expr_of(tp)), _load(data, max_size)))
 
 
 def convert(tp: type[T] | Any, obj: Any) -> T:
     """Already-parsed JSON (dicts, lists, ...) -> a value of ``tp``."""
-    return cast(T, _run(_registry.get(_expr_of(tp)), obj))
+    return cast(T, _run(_registry.get(expr_of(tp)), obj))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple
 
-__all__ = ["FieldRow", "TelegramObject", "UnionRule"]
+__all__ = ["FieldRow", "TelegramObject", "UnionRule", "split_alternatives"]
 
 FieldRow = tuple[str, str, str, bool]
 """One field of a generated class: JSON key, attribute name, type, required."""
@@ -92,3 +92,18 @@ def _dump(value: Any) -> Any:
     if type(value) is list:
         return [_dump(item) for item in value]
     return value
+
+
+def split_alternatives(expr: str) -> list[str]:
+    """``A|[B|C]`` -> ``["A", "[B|C]"]``: the alternatives of a type expression."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(expr):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(expr[start:i])
+            start = i + 1
+    parts.append(expr[start:])
+    return parts
