@@ -18,7 +18,7 @@ import orjson
 from ..errors import DecodeError
 from ..types import _types
 from ..types.base import split_alternatives
-from ._decode_py import DEFAULT_MAX_SIZE, PathError, expr_of, json_name
+from ._decode_py import DEFAULT_MAX_SIZE, JSON_NAMES, PRIMITIVES, PathError, expr_of, json_name
 
 cdef extern from "Python.h":
     ctypedef struct PyMemberDef:
@@ -420,16 +420,16 @@ def _slot_offset(cls, name):
     return (<PyMemberDescrObject*><PyObject*>desc).d_member.offset
 
 
-cdef dict _PRIMITIVES = {
-    "int": (IntConv, "int", (int,)),
-    "str": (StrConv, "str", (str,)),
-    "InputFile": (StrConv, "str", (str,)),
-    "bool": (BoolConv, "bool", (bool,)),
-    "true": (BoolConv, "bool", (bool,)),
-    "float": (FloatConv, "float", (float, int)),
-    "int|str": (IntOrStrConv, "int or str", (int, str)),
+# The twin's table says what each primitive expects and takes; only the classes are ours.
+cdef dict _PRIMITIVE_CONVS = {
+    "int": IntConv,
+    "str": StrConv,
+    "InputFile": StrConv,
+    "bool": BoolConv,
+    "true": BoolConv,
+    "float": FloatConv,
+    "int|str": IntOrStrConv,
 }
-cdef dict _JSON_TYPE_NAMES = {dict: "object", str: "str", list: "array"}
 
 
 cdef class Registry:
@@ -448,9 +448,9 @@ cdef class Registry:
 
     cdef Conv _make(self, str expr):
         cdef Conv c
-        if expr in _PRIMITIVES:
-            kind, expected, accepts = _PRIMITIVES[expr]
-            c = kind()
+        if expr in PRIMITIVES:
+            _py_conv, expected, accepts = PRIMITIVES[expr]
+            c = _PRIMITIVE_CONVS[expr]()
             c.expected = expected
             c.accepts = accepts
             return c
@@ -515,7 +515,7 @@ cdef class Registry:
         if rule.allow_list:
             accepts.append(list)
         c.accepts = tuple(accepts)
-        c.expected = " or ".join(_JSON_TYPE_NAMES[t] for t in reversed(accepts))
+        c.expected = " or ".join(JSON_NAMES[t] for t in reversed(accepts))
         c.base = base
         c.key = rule.key
         c.allow_str = rule.allow_str

@@ -34,7 +34,7 @@ if sys.getrecursionlimit() < _RECURSION_NEEDED:
 
 _INT_MIN = -(2**63)
 _INT_MAX = 2**63 - 1
-_JSON_NAMES = {
+JSON_NAMES = {
     type(None): "null",
     bool: "bool",
     int: "int",
@@ -57,7 +57,7 @@ class PathError(Exception):
 
 
 def json_name(value: object) -> str:
-    return _JSON_NAMES.get(type(value), type(value).__name__)
+    return JSON_NAMES.get(type(value), type(value).__name__)
 
 
 def _wrong(expected: str, value: object) -> PathError:
@@ -100,8 +100,8 @@ def _int_or_str(v: Any) -> int | str:
     raise _wrong("int or str", v)
 
 
-_PRIMITIVES: dict[str, tuple[Converter, str, tuple[type, ...]]] = {
-    # name -> (converter, expected, JSON types it takes)
+PRIMITIVES: dict[str, tuple[Converter, str, tuple[type, ...]]] = {
+    # name -> (converter, expected, JSON types it takes); the compiled twin reads this too
     "int": (_int, "int", (int,)),
     "str": (_str, "str", (str,)),
     "InputFile": (_str, "str", (str,)),
@@ -153,8 +153,8 @@ class _Registry:
         return conv
 
     def _make(self, expr: str) -> Converter:
-        if expr in _PRIMITIVES:
-            conv, self.expected[expr], self.accepts[expr] = _PRIMITIVES[expr]
+        if expr in PRIMITIVES:
+            conv, self.expected[expr], self.accepts[expr] = PRIMITIVES[expr]
             return conv
         alternatives = split_alternatives(expr)
         if len(alternatives) > 1:
@@ -172,7 +172,7 @@ class _Registry:
             if rule.allow_list:
                 accepts.append(list)
             self.accepts[expr] = tuple(accepts)
-            self.expected[expr] = " or ".join(_JSON_NAMES[t] for t in reversed(accepts))
+            self.expected[expr] = " or ".join(JSON_NAMES[t] for t in reversed(accepts))
             return self._union(expr, cls, rule)
         return self._object(expr, cls)
 

@@ -12,7 +12,11 @@ WIDTH = 99
 
 
 def split_alternatives(expr: str) -> list[str]:
-    """``A|[B|C]`` -> ``["A", "[B|C]"]``: split on the ``|`` outside brackets."""
+    """``A|[B|C]`` -> ``["A", "[B|C]"]``: split on the ``|`` outside brackets.
+
+    tgfast.types.base has the same helper; the generator keeps its own so that it
+    never imports the code it generates (it must run when that code is broken).
+    """
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(expr):
         if ch == "[":
