@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
-from . import types
+from . import methods, types
+from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
-from .errors import DecodeError, TgfastError
+from .defaults import DEFAULT, BotDefaults
+from .errors import (
+    DecodeError,
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramConflict,
+    TelegramEntityTooLarge,
+    TelegramForbidden,
+    TelegramMigrateToChat,
+    TelegramNetworkError,
+    TelegramNotFound,
+    TelegramRetryAfter,
+    TelegramServerError,
+    TelegramUnauthorized,
+    TgfastError,
+)
 from .types import API_VERSION
 
 __version__ = "0.1.0"
@@ -13,7 +29,24 @@ __speedups__: bool = SPEEDUPS
 
 __all__ = [
     "API_VERSION",
+    "DEFAULT",
+    "Bot",
+    "BotDefaults",
+    "BotSession",
     "DecodeError",
+    "RetryPolicy",
+    "TelegramAPIError",
+    "TelegramBadRequest",
+    "TelegramConflict",
+    "TelegramEntityTooLarge",
+    "TelegramForbidden",
+    "TelegramMigrateToChat",
+    "TelegramNetworkError",
+    "TelegramNotFound",
+    "TelegramRetryAfter",
+    "TelegramServerError",
+    "TelegramServer",
+    "TelegramUnauthorized",
     "TgfastError",
     "__speedups__",
     "__version__",
@@ -21,5 +54,6 @@ __all__ = [
     "decode",
     "decode_update",
     "decode_updates",
+    "methods",
     "types",
 ]

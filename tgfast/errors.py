@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
-__all__ = ["DecodeError", "TgfastError"]
+from typing import Any
+
+__all__ = [
+    "DecodeError",
+    "TelegramAPIError",
+    "TelegramBadRequest",
+    "TelegramConflict",
+    "TelegramEntityTooLarge",
+    "TelegramForbidden",
+    "TelegramMigrateToChat",
+    "TelegramNetworkError",
+    "TelegramNotFound",
+    "TelegramRetryAfter",
+    "TelegramServerError",
+    "TelegramUnauthorized",
+    "TgfastError",
+]
 
 
 class TgfastError(Exception):
@@ -23,3 +39,90 @@ class DecodeError(TgfastError, ValueError):
 
     def __reduce__(self) -> tuple[type[DecodeError], tuple[str, str]]:
         return (type(self), (self.reason, self.path))
+
+
+class TelegramAPIError(TgfastError):
+    """Telegram answered a call with ``"ok": false``.
+
+    ``error_code`` and ``description`` are Telegram's; ``method`` is the Bot API
+    method that failed. Subclasses name the codes a bot commonly handles.
+    """
+
+    def __init__(self, method: str, error_code: int, description: str) -> None:
+        super().__init__(f"{method}: {description} [{error_code}]")
+        self.method = method
+        self.error_code = error_code
+        self.description = description
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.method, self.error_code, self.description))
+
+
+class TelegramBadRequest(TelegramAPIError):
+    """400: the call itself is wrong (chat not found, message is not modified, ...)."""
+
+
+class TelegramMigrateToChat(TelegramBadRequest):
+    """400: the group became a supergroup; repeat the call with ``migrate_to_chat_id``."""
+
+    def __init__(
+        self, method: str, error_code: int, description: str, migrate_to_chat_id: int = 0
+    ) -> None:
+        super().__init__(method, error_code, description)
+        self.migrate_to_chat_id = migrate_to_chat_id
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        args = (self.method, self.error_code, self.description, self.migrate_to_chat_id)
+        return (type(self), args)
+
+
+class TelegramUnauthorized(TelegramAPIError):
+    """401: the token is wrong or was revoked."""
+
+
+class TelegramForbidden(TelegramAPIError):
+    """403: the bot may not do this (blocked by the user, kicked from the group, ...)."""
+
+
+class TelegramNotFound(TelegramAPIError):
+    """404: no such method (or no such file to download)."""
+
+
+class TelegramConflict(TelegramAPIError):
+    """409: another ``getUpdates`` is running, or a webhook is set while polling."""
+
+
+class TelegramEntityTooLarge(TelegramAPIError):
+    """413: the request (usually an upload) is larger than Telegram accepts."""
+
+
+class TelegramRetryAfter(TelegramAPIError):
+    """429: flood control; the call may be repeated after ``retry_after`` seconds."""
+
+    def __init__(
+        self, method: str, error_code: int, description: str, retry_after: float = 0.0
+    ) -> None:
+        super().__init__(method, error_code, description)
+        self.retry_after = retry_after
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.method, self.error_code, self.description, self.retry_after))
+
+
+class TelegramServerError(TelegramAPIError):
+    """5xx, or an answer that is not the Bot API's JSON (a proxy's error page)."""
+
+
+class TelegramNetworkError(TgfastError):
+    """The call did not get an answer: connection refused or lost, or a timeout.
+
+    The text names the method and the cause, never the URL (it holds the token).
+    """
+
+    def __init__(self, method: str, message: str) -> None:
+        super().__init__(f"{method}: {message}")
+        self.method = method
+        self.message = message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.method, self.message))

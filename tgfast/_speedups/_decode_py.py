@@ -127,10 +127,10 @@ def _maker(cls: type[TelegramObject]) -> Callable[..., Any]:
     attrs = [attr for _key, attr, _tp, _req in cls.__tg_fields__]
     params = ", ".join(attrs)
     body = "".join(f"    _tg_o.{a} = {a}\n" for a in attrs)
-    source = (
-        f"def make({params}):\n    _tg_o = _tg_new(_tg_cls)\n{body}"
-        "    _tg_o._extra = None\n    return _tg_o\n"
-    )
+    # the other slots (_extra, and _bot where the class has shortcuts) start empty
+    others = [s for k in cls.__mro__ for s in vars(k).get("__slots__", ()) if s not in attrs]
+    body += "".join(f"    _tg_o.{s} = None\n" for s in others)
+    source = f"def make({params}):\n    _tg_o = _tg_new(_tg_cls)\n{body}    return _tg_o\n"
     namespace: dict[str, Any] = {"_tg_new": object.__new__, "_tg_cls": cls}
     exec(source, namespace)  # noqa: S102 - the source holds generated field names only
     return cast("Callable[..., Any]", namespace["make"])

@@ -18,9 +18,13 @@ class ParamDescription(NamedTuple):
 
 
 class MethodDescription(NamedTuple):
-    """One Bot API method; types use the language of ``tgfast.types.base``."""
+    """One Bot API method; types use the language of ``tgfast.types.base``.
+
+    ``attr`` is its name on ``Bot`` (``send_message``).
+    """
 
     name: str
+    attr: str
     returns: str
     href: str
     description: str

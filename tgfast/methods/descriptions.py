@@ -10,6 +10,7 @@ __all__ = ["METHODS"]
 METHODS: dict[str, MethodDescription] = {
     'getUpdates': MethodDescription(
         name='getUpdates',
+        attr='get_updates',
         returns='[Update]',
         href='https://core.telegram.org/bots/api#getupdates',
         description='Use this method to receive incoming updates using long polling (wiki). Returns an Array of Update objects.',
@@ -26,6 +27,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setWebhook': MethodDescription(
         name='setWebhook',
+        attr='set_webhook',
         returns='bool',
         href='https://core.telegram.org/bots/api#setwebhook',
         description='Use this method to specify a URL and receive incoming updates via an outgoing webhook. Whenever there is an update for the bot, we will send an HTTPS POST request to the specified URL, containing a JSON-serialized Update. In case of an unsuccessful request (a request with response HTTP status code different from 2XY), we will repeat the request and give up after a reasonable amount of attempts. Returns True on success. If you\'d like to make sure that the webhook was set by you, you can specify secret data in the parameter secret_token. If specified, the request will contain a header "X-Telegram-Bot-Api-Secret-Token" with the secret token as content.',
@@ -48,6 +50,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteWebhook': MethodDescription(
         name='deleteWebhook',
+        attr='delete_webhook',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletewebhook',
         description='Use this method to remove webhook integration if you decide to switch back to getUpdates. Returns True on success.',
@@ -58,6 +61,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getWebhookInfo': MethodDescription(
         name='getWebhookInfo',
+        attr='get_webhook_info',
         returns='WebhookInfo',
         href='https://core.telegram.org/bots/api#getwebhookinfo',
         description='Use this method to get current webhook status. Requires no parameters. On success, returns a WebhookInfo object. If the bot is using getUpdates, will return an object with the url field empty.',
@@ -65,6 +69,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getMe': MethodDescription(
         name='getMe',
+        attr='get_me',
         returns='User',
         href='https://core.telegram.org/bots/api#getme',
         description="A simple method for testing your bot's authentication token. Requires no parameters. Returns basic information about the bot in form of a User object.",
@@ -72,6 +77,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'logOut': MethodDescription(
         name='logOut',
+        attr='log_out',
         returns='bool',
         href='https://core.telegram.org/bots/api#logout',
         description='Use this method to log out from the cloud Bot API server before launching the bot locally. You must log out the bot before running it locally, otherwise there is no guarantee that the bot will receive updates. After a successful call, you can immediately log in on a local server, but will not be able to log in back to the cloud Bot API server for 10 minutes. Returns True on success. Requires no parameters.',
@@ -79,6 +85,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'close': MethodDescription(
         name='close',
+        attr='close_instance',
         returns='bool',
         href='https://core.telegram.org/bots/api#close',
         description="Use this method to close the bot instance before moving it from one local server to another. You need to delete the webhook before calling this method to ensure that the bot isn't launched again after server restart. The method will return error 429 in the first 10 minutes after the bot is launched. Returns True on success. Requires no parameters.",
@@ -86,6 +93,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendMessage': MethodDescription(
         name='sendMessage',
+        attr='send_message',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendmessage',
         description='Use this method to send text messages. On success, the sent Message is returned.',
@@ -124,6 +132,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'forwardMessage': MethodDescription(
         name='forwardMessage',
+        attr='forward_message',
         returns='Message',
         href='https://core.telegram.org/bots/api#forwardmessage',
         description="Use this method to forward messages of any kind. Service messages and messages with protected content can't be forwarded. On success, the sent Message is returned.",
@@ -152,6 +161,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'forwardMessages': MethodDescription(
         name='forwardMessages',
+        attr='forward_messages',
         returns='[MessageId]',
         href='https://core.telegram.org/bots/api#forwardmessages',
         description="Use this method to forward multiple messages of any kind. If some of the specified messages can't be found or forwarded, they are skipped. Service messages and messages with protected content can't be forwarded. Album grouping is kept for forwarded messages. On success, an array of MessageId of the sent messages is returned.",
@@ -174,6 +184,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'copyMessage': MethodDescription(
         name='copyMessage',
+        attr='copy_message',
         returns='MessageId',
         href='https://core.telegram.org/bots/api#copymessage',
         description="Use this method to copy messages of any kind. Service messages, paid media messages, giveaway messages, giveaway winners messages, and invoice messages can't be copied. A quiz poll can be copied only if the value of the field correct_option_id is known to the bot. The method is analogous to the method forwardMessage, but the copied message doesn't have a link to the original message. Returns the MessageId of the sent message on success.",
@@ -216,6 +227,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'copyMessages': MethodDescription(
         name='copyMessages',
+        attr='copy_messages',
         returns='[MessageId]',
         href='https://core.telegram.org/bots/api#copymessages',
         description="Use this method to copy messages of any kind. If some of the specified messages can't be found or copied, they are skipped. Service messages, paid media messages, giveaway messages, giveaway winners messages, and invoice messages can't be copied. A quiz poll can be copied only if the value of the field correct_option_id is known to the bot. The method is analogous to the method forwardMessages, but the copied messages don't have a link to the original message. Album grouping is kept for copied messages. On success, an array of MessageId of the sent messages is returned.",
@@ -240,6 +252,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendPhoto': MethodDescription(
         name='sendPhoto',
+        attr='send_photo',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendphoto',
         description='Use this method to send photos. On success, the sent Message is returned.',
@@ -282,6 +295,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendLivePhoto': MethodDescription(
         name='sendLivePhoto',
+        attr='send_live_photo',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendlivephoto',
         description='Use this method to send live photos. On success, the sent Message is returned.',
@@ -326,6 +340,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendAudio': MethodDescription(
         name='sendAudio',
+        attr='send_audio',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendaudio',
         description='Use this method to send audio files, if you want Telegram clients to display them in the music player. Your audio must be in the .MP3 or .M4A format. On success, the sent Message is returned. Bots can currently send audio files of up to 50 MB in size, this limit may be changed in the future. For sending voice messages, use the sendVoice method instead.',
@@ -372,6 +387,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendDocument': MethodDescription(
         name='sendDocument',
+        attr='send_document',
         returns='Message',
         href='https://core.telegram.org/bots/api#senddocument',
         description='Use this method to send general files. On success, the sent Message is returned. Bots can currently send files of any type of up to 50 MB in size, this limit may be changed in the future.',
@@ -414,6 +430,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendVideo': MethodDescription(
         name='sendVideo',
+        attr='send_video',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendvideo',
         description='Use this method to send video files, Telegram clients support MPEG4 videos (other formats may be sent as Document). On success, the sent Message is returned. Bots can currently send video files of up to 50 MB in size, this limit may be changed in the future.',
@@ -470,6 +487,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendAnimation': MethodDescription(
         name='sendAnimation',
+        attr='send_animation',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendanimation',
         description='Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On success, the sent Message is returned. Bots can currently send animation files of up to 50 MB in size, this limit may be changed in the future.',
@@ -520,6 +538,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendVoice': MethodDescription(
         name='sendVoice',
+        attr='send_voice',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendvoice',
         description='Use this method to send audio files, if you want Telegram clients to display the file as a playable voice message. For this to work, your audio must be in an .OGG file encoded with OPUS, or in .MP3 format, or in .M4A format (other formats may be sent as Audio or Document). On success, the sent Message is returned. Bots can currently send voice messages of up to 50 MB in size, this limit may be changed in the future.',
@@ -560,6 +579,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendVideoNote': MethodDescription(
         name='sendVideoNote',
+        attr='send_video_note',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendvideonote',
         description='As of v.4.0, Telegram clients support rounded square MPEG4 videos of up to 1 minute long. Use this method to send video messages. On success, the sent Message is returned.',
@@ -598,6 +618,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendPaidMedia': MethodDescription(
         name='sendPaidMedia',
+        attr='send_paid_media',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendpaidmedia',
         description='Use this method to send paid media. On success, the sent Message is returned.',
@@ -640,6 +661,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendMediaGroup': MethodDescription(
         name='sendMediaGroup',
+        attr='send_media_group',
         returns='[Message]',
         href='https://core.telegram.org/bots/api#sendmediagroup',
         description='Use this method to send a group of photos, live photos, videos, documents or audios as an album. Documents and audio files can be only grouped in an album with messages of the same type. On success, an array of Message objects that were sent is returned.',
@@ -668,6 +690,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendLocation': MethodDescription(
         name='sendLocation',
+        attr='send_location',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendlocation',
         description='Use this method to send point on the map. On success, the sent Message is returned.',
@@ -710,6 +733,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendVenue': MethodDescription(
         name='sendVenue',
+        attr='send_venue',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendvenue',
         description='Use this method to send information about a venue. On success, the sent Message is returned.',
@@ -756,6 +780,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendContact': MethodDescription(
         name='sendContact',
+        attr='send_contact',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendcontact',
         description='Use this method to send phone contacts. On success, the sent Message is returned.',
@@ -794,6 +819,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendPoll': MethodDescription(
         name='sendPoll',
+        attr='send_poll',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendpoll',
         description='Use this method to send a native poll. On success, the sent Message is returned.',
@@ -870,6 +896,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendChecklist': MethodDescription(
         name='sendChecklist',
+        attr='send_checklist',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendchecklist',
         description='Use this method to send a checklist on behalf of a connected business account. On success, the sent Message is returned.',
@@ -894,6 +921,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendDice': MethodDescription(
         name='sendDice',
+        attr='send_dice',
         returns='Message',
         href='https://core.telegram.org/bots/api#senddice',
         description='Use this method to send an animated emoji that will display a random value. On success, the sent Message is returned.',
@@ -926,6 +954,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendMessageDraft': MethodDescription(
         name='sendMessageDraft',
+        attr='send_message_draft',
         returns='bool',
         href='https://core.telegram.org/bots/api#sendmessagedraft',
         description="Use this method to stream a partial message to a user while the message is being generated. Note that the streamed draft is ephemeral and acts as a temporary 30-second preview - once the output is finalized, you must call sendMessage with the complete message to persist it in the user's chat. Returns True on success.",
@@ -946,6 +975,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendChatAction': MethodDescription(
         name='sendChatAction',
+        attr='send_chat_action',
         returns='bool',
         href='https://core.telegram.org/bots/api#sendchataction',
         description="Use this method when you need to tell the user that something is happening on the bot's side. The status is set for 5 seconds or less (when a message arrives from your bot, Telegram clients clear its typing status). Returns True on success. We only recommend using this method when a response from the bot will take a noticeable amount of time to arrive.",
@@ -962,6 +992,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setMessageReaction': MethodDescription(
         name='setMessageReaction',
+        attr='set_message_reaction',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmessagereaction',
         description="Use this method to change the chosen reactions on a message. Service messages of some types can't be reacted to. Automatically forwarded messages from a channel to its discussion group have the same available reactions as messages in the channel. Bots can't use paid reactions. Returns True on success.",
@@ -978,6 +1009,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getUserProfilePhotos': MethodDescription(
         name='getUserProfilePhotos',
+        attr='get_user_profile_photos',
         returns='UserProfilePhotos',
         href='https://core.telegram.org/bots/api#getuserprofilephotos',
         description='Use this method to get a list of profile pictures for a user. Returns a UserProfilePhotos object.',
@@ -992,6 +1024,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getUserProfileAudios': MethodDescription(
         name='getUserProfileAudios',
+        attr='get_user_profile_audios',
         returns='UserProfileAudios',
         href='https://core.telegram.org/bots/api#getuserprofileaudios',
         description='Use this method to get a list of profile audios for a user. Returns a UserProfileAudios object.',
@@ -1006,6 +1039,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setUserEmojiStatus': MethodDescription(
         name='setUserEmojiStatus',
+        attr='set_user_emoji_status',
         returns='bool',
         href='https://core.telegram.org/bots/api#setuseremojistatus',
         description='Changes the emoji status for a given user that previously allowed the bot to manage their emoji status via the Mini App method requestEmojiStatusAccess. Returns True on success.',
@@ -1020,6 +1054,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getFile': MethodDescription(
         name='getFile',
+        attr='get_file',
         returns='File',
         href='https://core.telegram.org/bots/api#getfile',
         description="Use this method to get basic information about a file and prepare it for downloading. For the moment, bots can download files of up to 20MB in size. On success, a File object is returned. The file can then be downloaded via the link https://api.telegram.org/file/bot<token>/<file_path>, where <file_path> is taken from the response. It is guaranteed that the link will be valid for at least 1 hour. When the link expires, a new one can be requested by calling getFile again. Note: This function may not preserve the original file name and MIME type. You should save the file's MIME type and name (if available) when the File object is received.",
@@ -1030,6 +1065,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'banChatMember': MethodDescription(
         name='banChatMember',
+        attr='ban_chat_member',
         returns='bool',
         href='https://core.telegram.org/bots/api#banchatmember',
         description='Use this method to ban a user in a group, a supergroup or a channel. In the case of supergroups and channels, the user will not be able to return to the chat on their own using invite links, etc., unless unbanned first. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns True on success.',
@@ -1046,6 +1082,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'unbanChatMember': MethodDescription(
         name='unbanChatMember',
+        attr='unban_chat_member',
         returns='bool',
         href='https://core.telegram.org/bots/api#unbanchatmember',
         description="Use this method to unban a previously banned user in a supergroup or channel. The user will not return to the group or channel automatically, but will be able to join via link, etc. The bot must be an administrator for this to work. By default, this method guarantees that after the call the user is not a member of the chat, but will be able to join it. So if the user is a member of the chat they will also be removed from the chat. If you don't want this, use the parameter only_if_banned. Returns True on success.",
@@ -1060,6 +1097,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'restrictChatMember': MethodDescription(
         name='restrictChatMember',
+        attr='restrict_chat_member',
         returns='bool',
         href='https://core.telegram.org/bots/api#restrictchatmember',
         description='Use this method to restrict a user in a supergroup. The bot must be an administrator in the supergroup for this to work and must have the appropriate administrator rights. Pass True for all permissions to lift restrictions from a user. Returns True on success.',
@@ -1078,6 +1116,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'promoteChatMember': MethodDescription(
         name='promoteChatMember',
+        attr='promote_chat_member',
         returns='bool',
         href='https://core.telegram.org/bots/api#promotechatmember',
         description='Use this method to promote or demote a user in a supergroup or a channel. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Pass False for all boolean parameters to demote a user. Returns True on success.',
@@ -1124,6 +1163,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatAdministratorCustomTitle': MethodDescription(
         name='setChatAdministratorCustomTitle',
+        attr='set_chat_administrator_custom_title',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchatadministratorcustomtitle',
         description='Use this method to set a custom title for an administrator in a supergroup promoted by the bot. Returns True on success.',
@@ -1138,6 +1178,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatMemberTag': MethodDescription(
         name='setChatMemberTag',
+        attr='set_chat_member_tag',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchatmembertag',
         description='Use this method to set a tag for a regular member in a group or a supergroup. The bot must be an administrator in the chat for this to work and must have the can_manage_tags administrator right. Returns True on success.',
@@ -1152,6 +1193,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'banChatSenderChat': MethodDescription(
         name='banChatSenderChat',
+        attr='ban_chat_sender_chat',
         returns='bool',
         href='https://core.telegram.org/bots/api#banchatsenderchat',
         description="Use this method to ban a channel chat in a supergroup or a channel. Until the chat is unbanned, the owner of the banned chat won't be able to send messages on behalf of any of their channels. The bot must be an administrator in the supergroup or channel for this to work and must have the appropriate administrator rights. Returns True on success.",
@@ -1164,6 +1206,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'unbanChatSenderChat': MethodDescription(
         name='unbanChatSenderChat',
+        attr='unban_chat_sender_chat',
         returns='bool',
         href='https://core.telegram.org/bots/api#unbanchatsenderchat',
         description='Use this method to unban a previously banned channel chat in a supergroup or channel. The bot must be an administrator for this to work and must have the appropriate administrator rights. Returns True on success.',
@@ -1176,6 +1219,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatPermissions': MethodDescription(
         name='setChatPermissions',
+        attr='set_chat_permissions',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchatpermissions',
         description='Use this method to set default chat permissions for all members. The bot must be an administrator in the group or a supergroup for this to work and must have the can_restrict_members administrator rights. Returns True on success.',
@@ -1190,6 +1234,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'exportChatInviteLink': MethodDescription(
         name='exportChatInviteLink',
+        attr='export_chat_invite_link',
         returns='str',
         href='https://core.telegram.org/bots/api#exportchatinvitelink',
         description='Use this method to generate a new primary invite link for a chat; any previously generated primary link is revoked. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns the new invite link as String on success.',
@@ -1200,6 +1245,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'createChatInviteLink': MethodDescription(
         name='createChatInviteLink',
+        attr='create_chat_invite_link',
         returns='ChatInviteLink',
         href='https://core.telegram.org/bots/api#createchatinvitelink',
         description='Use this method to create an additional invite link for a chat. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. The link can be revoked using the method revokeChatInviteLink. Returns the new invite link as ChatInviteLink object.',
@@ -1218,6 +1264,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editChatInviteLink': MethodDescription(
         name='editChatInviteLink',
+        attr='edit_chat_invite_link',
         returns='ChatInviteLink',
         href='https://core.telegram.org/bots/api#editchatinvitelink',
         description='Use this method to edit a non-primary invite link created by the bot. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns the edited invite link as a ChatInviteLink object.',
@@ -1238,6 +1285,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'createChatSubscriptionInviteLink': MethodDescription(
         name='createChatSubscriptionInviteLink',
+        attr='create_chat_subscription_invite_link',
         returns='ChatInviteLink',
         href='https://core.telegram.org/bots/api#createchatsubscriptioninvitelink',
         description='Use this method to create a subscription invite link for a channel chat. The bot must have the can_invite_users administrator rights. The link can be edited using the method editChatSubscriptionInviteLink or revoked using the method revokeChatInviteLink. Returns the new invite link as a ChatInviteLink object.',
@@ -1254,6 +1302,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editChatSubscriptionInviteLink': MethodDescription(
         name='editChatSubscriptionInviteLink',
+        attr='edit_chat_subscription_invite_link',
         returns='ChatInviteLink',
         href='https://core.telegram.org/bots/api#editchatsubscriptioninvitelink',
         description='Use this method to edit a subscription invite link created by the bot. The bot must have the can_invite_users administrator rights. Returns the edited invite link as a ChatInviteLink object.',
@@ -1268,6 +1317,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'revokeChatInviteLink': MethodDescription(
         name='revokeChatInviteLink',
+        attr='revoke_chat_invite_link',
         returns='ChatInviteLink',
         href='https://core.telegram.org/bots/api#revokechatinvitelink',
         description='Use this method to revoke an invite link created by the bot. If the primary link is revoked, a new link is automatically generated. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns the revoked invite link as ChatInviteLink object.',
@@ -1280,6 +1330,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'approveChatJoinRequest': MethodDescription(
         name='approveChatJoinRequest',
+        attr='approve_chat_join_request',
         returns='bool',
         href='https://core.telegram.org/bots/api#approvechatjoinrequest',
         description='Use this method to approve a chat join request. The bot must be an administrator in the chat for this to work and must have the can_invite_users administrator right. Returns True on success.',
@@ -1292,6 +1343,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'declineChatJoinRequest': MethodDescription(
         name='declineChatJoinRequest',
+        attr='decline_chat_join_request',
         returns='bool',
         href='https://core.telegram.org/bots/api#declinechatjoinrequest',
         description='Use this method to decline a chat join request. The bot must be an administrator in the chat for this to work and must have the can_invite_users administrator right. Returns True on success.',
@@ -1304,6 +1356,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'answerChatJoinRequestQuery': MethodDescription(
         name='answerChatJoinRequestQuery',
+        attr='answer_chat_join_request_query',
         returns='bool',
         href='https://core.telegram.org/bots/api#answerchatjoinrequestquery',
         description='Use this method to process a received chat join request query. Returns True on success.',
@@ -1316,6 +1369,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendChatJoinRequestWebApp': MethodDescription(
         name='sendChatJoinRequestWebApp',
+        attr='send_chat_join_request_web_app',
         returns='bool',
         href='https://core.telegram.org/bots/api#sendchatjoinrequestwebapp',
         description='Use this method to process a received chat join request query by showing a Mini App to the user before deciding the outcome. Call answerChatJoinRequestQuery to resolve the join request query based on the user interaction with the Mini App. Returns True on success.',
@@ -1328,6 +1382,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatPhoto': MethodDescription(
         name='setChatPhoto',
+        attr='set_chat_photo',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchatphoto',
         description="Use this method to set a new profile photo for the chat. Photos can't be changed for private chats. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns True on success.",
@@ -1340,6 +1395,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteChatPhoto': MethodDescription(
         name='deleteChatPhoto',
+        attr='delete_chat_photo',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletechatphoto',
         description="Use this method to delete a chat photo. Photos can't be changed for private chats. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns True on success.",
@@ -1350,6 +1406,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatTitle': MethodDescription(
         name='setChatTitle',
+        attr='set_chat_title',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchattitle',
         description="Use this method to change the title of a chat. Titles can't be changed for private chats. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns True on success.",
@@ -1362,6 +1419,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatDescription': MethodDescription(
         name='setChatDescription',
+        attr='set_chat_description',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchatdescription',
         description='Use this method to change the description of a group, a supergroup or a channel. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Returns True on success.',
@@ -1374,6 +1432,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'pinChatMessage': MethodDescription(
         name='pinChatMessage',
+        attr='pin_chat_message',
         returns='bool',
         href='https://core.telegram.org/bots/api#pinchatmessage',
         description="Use this method to add a message to the list of pinned messages in a chat. In private chats and channel direct messages chats, all non-service messages can be pinned. Conversely, the bot must be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right to pin messages in groups and channels respectively. Returns True on success.",
@@ -1390,6 +1449,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'unpinChatMessage': MethodDescription(
         name='unpinChatMessage',
+        attr='unpin_chat_message',
         returns='bool',
         href='https://core.telegram.org/bots/api#unpinchatmessage',
         description="Use this method to remove a message from the list of pinned messages in a chat. In private chats and channel direct messages chats, all messages can be unpinned. Conversely, the bot must be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right to unpin messages in groups and channels respectively. Returns True on success.",
@@ -1404,6 +1464,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'unpinAllChatMessages': MethodDescription(
         name='unpinAllChatMessages',
+        attr='unpin_all_chat_messages',
         returns='bool',
         href='https://core.telegram.org/bots/api#unpinallchatmessages',
         description="Use this method to clear the list of pinned messages in a chat. In private chats and channel direct messages chats, no additional rights are required to unpin all pinned messages. Conversely, the bot must be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right to unpin all pinned messages in groups and channels respectively. Returns True on success.",
@@ -1414,6 +1475,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'leaveChat': MethodDescription(
         name='leaveChat',
+        attr='leave_chat',
         returns='bool',
         href='https://core.telegram.org/bots/api#leavechat',
         description='Use this method for your bot to leave a group, supergroup or channel. Returns True on success.',
@@ -1424,6 +1486,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getChat': MethodDescription(
         name='getChat',
+        attr='get_chat',
         returns='ChatFullInfo',
         href='https://core.telegram.org/bots/api#getchat',
         description='Use this method to get up-to-date information about the chat. Returns a ChatFullInfo object on success.',
@@ -1434,6 +1497,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getChatAdministrators': MethodDescription(
         name='getChatAdministrators',
+        attr='get_chat_administrators',
         returns='[ChatMember]',
         href='https://core.telegram.org/bots/api#getchatadministrators',
         description='Use this method to get a list of administrators in a chat. Returns an Array of ChatMember objects.',
@@ -1446,6 +1510,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getChatMemberCount': MethodDescription(
         name='getChatMemberCount',
+        attr='get_chat_member_count',
         returns='int',
         href='https://core.telegram.org/bots/api#getchatmembercount',
         description='Use this method to get the number of members in a chat. Returns Int on success.',
@@ -1456,6 +1521,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getChatMember': MethodDescription(
         name='getChatMember',
+        attr='get_chat_member',
         returns='ChatMember',
         href='https://core.telegram.org/bots/api#getchatmember',
         description='Use this method to get information about a member of a chat. The method is only guaranteed to work for other users if the bot is an administrator in the chat. Returns a ChatMember object on success.',
@@ -1468,6 +1534,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getUserPersonalChatMessages': MethodDescription(
         name='getUserPersonalChatMessages',
+        attr='get_user_personal_chat_messages',
         returns='[Message]',
         href='https://core.telegram.org/bots/api#getuserpersonalchatmessages',
         description='Use this method to get the last messages from the personal chat (i.e., the chat currently added to their profile) of a given user. On success, an array of Message objects is returned.',
@@ -1480,6 +1547,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatStickerSet': MethodDescription(
         name='setChatStickerSet',
+        attr='set_chat_sticker_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchatstickerset',
         description='Use this method to set a new group sticker set for a supergroup. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Use the field can_set_sticker_set optionally returned in getChat requests to check if the bot can use this method. Returns True on success.',
@@ -1492,6 +1560,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteChatStickerSet': MethodDescription(
         name='deleteChatStickerSet',
+        attr='delete_chat_sticker_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletechatstickerset',
         description='Use this method to delete a group sticker set from a supergroup. The bot must be an administrator in the chat for this to work and must have the appropriate administrator rights. Use the field can_set_sticker_set optionally returned in getChat requests to check if the bot can use this method. Returns True on success.',
@@ -1502,6 +1571,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getForumTopicIconStickers': MethodDescription(
         name='getForumTopicIconStickers',
+        attr='get_forum_topic_icon_stickers',
         returns='[Sticker]',
         href='https://core.telegram.org/bots/api#getforumtopiciconstickers',
         description='Use this method to get custom emoji stickers, which can be used as a forum topic icon by any user. Requires no parameters. Returns an Array of Sticker objects.',
@@ -1509,6 +1579,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'createForumTopic': MethodDescription(
         name='createForumTopic',
+        attr='create_forum_topic',
         returns='ForumTopic',
         href='https://core.telegram.org/bots/api#createforumtopic',
         description='Use this method to create a topic in a forum supergroup chat or a private chat with a user. In the case of a supergroup chat the bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator right. Returns information about the created topic as a ForumTopic object.',
@@ -1525,6 +1596,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editForumTopic': MethodDescription(
         name='editForumTopic',
+        attr='edit_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#editforumtopic',
         description='Use this method to edit name and icon of a topic in a forum supergroup chat or a private chat with a user. In the case of a supergroup chat the bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights, unless it is the creator of the topic. Returns True on success.',
@@ -1541,6 +1613,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'closeForumTopic': MethodDescription(
         name='closeForumTopic',
+        attr='close_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#closeforumtopic',
         description='Use this method to close an open topic in a forum supergroup chat. The bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights, unless it is the creator of the topic. Returns True on success.',
@@ -1553,6 +1626,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'reopenForumTopic': MethodDescription(
         name='reopenForumTopic',
+        attr='reopen_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#reopenforumtopic',
         description='Use this method to reopen a closed topic in a forum supergroup chat. The bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights, unless it is the creator of the topic. Returns True on success.',
@@ -1565,6 +1639,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteForumTopic': MethodDescription(
         name='deleteForumTopic',
+        attr='delete_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#deleteforumtopic',
         description='Use this method to delete a forum topic along with all its messages in a forum supergroup chat or a private chat with a user. In the case of a supergroup chat the bot must be an administrator in the chat for this to work and must have the can_delete_messages administrator rights. Returns True on success.',
@@ -1577,6 +1652,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'unpinAllForumTopicMessages': MethodDescription(
         name='unpinAllForumTopicMessages',
+        attr='unpin_all_forum_topic_messages',
         returns='bool',
         href='https://core.telegram.org/bots/api#unpinallforumtopicmessages',
         description='Use this method to clear the list of pinned messages in a forum topic in a forum supergroup chat or a private chat with a user. In the case of a supergroup chat the bot must be an administrator in the chat for this to work and must have the can_pin_messages administrator right in the supergroup. Returns True on success.',
@@ -1589,6 +1665,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editGeneralForumTopic': MethodDescription(
         name='editGeneralForumTopic',
+        attr='edit_general_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#editgeneralforumtopic',
         description="Use this method to edit the name of the 'General' topic in a forum supergroup chat. The bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights. Returns True on success.",
@@ -1601,6 +1678,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'closeGeneralForumTopic': MethodDescription(
         name='closeGeneralForumTopic',
+        attr='close_general_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#closegeneralforumtopic',
         description="Use this method to close an open 'General' topic in a forum supergroup chat. The bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights. Returns True on success.",
@@ -1611,6 +1689,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'reopenGeneralForumTopic': MethodDescription(
         name='reopenGeneralForumTopic',
+        attr='reopen_general_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#reopengeneralforumtopic',
         description="Use this method to reopen a closed 'General' topic in a forum supergroup chat. The bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights. The topic will be automatically unhidden if it was hidden. Returns True on success.",
@@ -1621,6 +1700,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'hideGeneralForumTopic': MethodDescription(
         name='hideGeneralForumTopic',
+        attr='hide_general_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#hidegeneralforumtopic',
         description="Use this method to hide the 'General' topic in a forum supergroup chat. The bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights. The topic will be automatically closed if it was open. Returns True on success.",
@@ -1631,6 +1711,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'unhideGeneralForumTopic': MethodDescription(
         name='unhideGeneralForumTopic',
+        attr='unhide_general_forum_topic',
         returns='bool',
         href='https://core.telegram.org/bots/api#unhidegeneralforumtopic',
         description="Use this method to unhide the 'General' topic in a forum supergroup chat. The bot must be an administrator in the chat for this to work and must have the can_manage_topics administrator rights. Returns True on success.",
@@ -1641,6 +1722,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'unpinAllGeneralForumTopicMessages': MethodDescription(
         name='unpinAllGeneralForumTopicMessages',
+        attr='unpin_all_general_forum_topic_messages',
         returns='bool',
         href='https://core.telegram.org/bots/api#unpinallgeneralforumtopicmessages',
         description='Use this method to clear the list of pinned messages in a General forum topic. The bot must be an administrator in the chat for this to work and must have the can_pin_messages administrator right in the supergroup. Returns True on success.',
@@ -1651,6 +1733,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'answerCallbackQuery': MethodDescription(
         name='answerCallbackQuery',
+        attr='answer_callback_query',
         returns='bool',
         href='https://core.telegram.org/bots/api#answercallbackquery',
         description='Use this method to send answers to callback queries sent from inline keyboards. The answer will be displayed to the user as a notification at the top of the chat screen or as an alert. On success, True is returned.',
@@ -1669,6 +1752,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'answerGuestQuery': MethodDescription(
         name='answerGuestQuery',
+        attr='answer_guest_query',
         returns='SentGuestMessage',
         href='https://core.telegram.org/bots/api#answerguestquery',
         description='Use this method to reply to a received guest message. On success, a SentGuestMessage object is returned.',
@@ -1681,6 +1765,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getUserChatBoosts': MethodDescription(
         name='getUserChatBoosts',
+        attr='get_user_chat_boosts',
         returns='UserChatBoosts',
         href='https://core.telegram.org/bots/api#getuserchatboosts',
         description='Use this method to get the list of boosts added to a chat by a user. Requires administrator rights in the chat. Returns a UserChatBoosts object.',
@@ -1693,6 +1778,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getBusinessConnection': MethodDescription(
         name='getBusinessConnection',
+        attr='get_business_connection',
         returns='BusinessConnection',
         href='https://core.telegram.org/bots/api#getbusinessconnection',
         description='Use this method to get information about the connection of the bot with a business account. Returns a BusinessConnection object on success.',
@@ -1703,6 +1789,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getManagedBotToken': MethodDescription(
         name='getManagedBotToken',
+        attr='get_managed_bot_token',
         returns='str',
         href='https://core.telegram.org/bots/api#getmanagedbottoken',
         description='Use this method to get the token of a managed bot. Returns the token as String on success.',
@@ -1713,6 +1800,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'replaceManagedBotToken': MethodDescription(
         name='replaceManagedBotToken',
+        attr='replace_managed_bot_token',
         returns='str',
         href='https://core.telegram.org/bots/api#replacemanagedbottoken',
         description='Use this method to revoke the current token of a managed bot and generate a new one. Returns the new token as String on success.',
@@ -1723,6 +1811,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getManagedBotAccessSettings': MethodDescription(
         name='getManagedBotAccessSettings',
+        attr='get_managed_bot_access_settings',
         returns='BotAccessSettings',
         href='https://core.telegram.org/bots/api#getmanagedbotaccesssettings',
         description='Use this method to get the access settings of a managed bot. Returns a BotAccessSettings object on success.',
@@ -1733,6 +1822,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setManagedBotAccessSettings': MethodDescription(
         name='setManagedBotAccessSettings',
+        attr='set_managed_bot_access_settings',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmanagedbotaccesssettings',
         description='Use this method to change the access settings of a managed bot. Returns True on success.',
@@ -1747,6 +1837,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setMyCommands': MethodDescription(
         name='setMyCommands',
+        attr='set_my_commands',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmycommands',
         description="Use this method to change the list of the bot's commands. See this manual for more details about bot commands. Returns True on success.",
@@ -1761,6 +1852,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteMyCommands': MethodDescription(
         name='deleteMyCommands',
+        attr='delete_my_commands',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletemycommands',
         description="Use this method to delete the list of the bot's commands for the given scope and user language. After deletion, higher level commands will be shown to affected users. Returns True on success.",
@@ -1773,6 +1865,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getMyCommands': MethodDescription(
         name='getMyCommands',
+        attr='get_my_commands',
         returns='[BotCommand]',
         href='https://core.telegram.org/bots/api#getmycommands',
         description="Use this method to get the current list of the bot's commands for the given scope and user language. Returns an Array of BotCommand objects. If commands aren't set, an empty list is returned.",
@@ -1785,6 +1878,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setMyName': MethodDescription(
         name='setMyName',
+        attr='set_my_name',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmyname',
         description="Use this method to change the bot's name. Returns True on success.",
@@ -1797,6 +1891,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getMyName': MethodDescription(
         name='getMyName',
+        attr='get_my_name',
         returns='BotName',
         href='https://core.telegram.org/bots/api#getmyname',
         description='Use this method to get the current bot name for the given user language. Returns BotName on success.',
@@ -1807,6 +1902,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setMyDescription': MethodDescription(
         name='setMyDescription',
+        attr='set_my_description',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmydescription',
         description="Use this method to change the bot's description, which is shown in the chat with the bot if the chat is empty. Returns True on success.",
@@ -1819,6 +1915,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getMyDescription': MethodDescription(
         name='getMyDescription',
+        attr='get_my_description',
         returns='BotDescription',
         href='https://core.telegram.org/bots/api#getmydescription',
         description='Use this method to get the current bot description for the given user language. Returns BotDescription on success.',
@@ -1829,6 +1926,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setMyShortDescription': MethodDescription(
         name='setMyShortDescription',
+        attr='set_my_short_description',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmyshortdescription',
         description="Use this method to change the bot's short description, which is shown on the bot's profile page and is sent together with the link when users share the bot. Returns True on success.",
@@ -1841,6 +1939,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getMyShortDescription': MethodDescription(
         name='getMyShortDescription',
+        attr='get_my_short_description',
         returns='BotShortDescription',
         href='https://core.telegram.org/bots/api#getmyshortdescription',
         description='Use this method to get the current bot short description for the given user language. Returns BotShortDescription on success.',
@@ -1851,6 +1950,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setMyProfilePhoto': MethodDescription(
         name='setMyProfilePhoto',
+        attr='set_my_profile_photo',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmyprofilephoto',
         description='Changes the profile photo of the bot. Returns True on success.',
@@ -1861,6 +1961,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'removeMyProfilePhoto': MethodDescription(
         name='removeMyProfilePhoto',
+        attr='remove_my_profile_photo',
         returns='bool',
         href='https://core.telegram.org/bots/api#removemyprofilephoto',
         description='Removes the profile photo of the bot. Requires no parameters. Returns True on success.',
@@ -1868,6 +1969,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setChatMenuButton': MethodDescription(
         name='setChatMenuButton',
+        attr='set_chat_menu_button',
         returns='bool',
         href='https://core.telegram.org/bots/api#setchatmenubutton',
         description="Use this method to change the bot's menu button in a private chat, or the default menu button. Returns True on success.",
@@ -1880,6 +1982,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getChatMenuButton': MethodDescription(
         name='getChatMenuButton',
+        attr='get_chat_menu_button',
         returns='MenuButton',
         href='https://core.telegram.org/bots/api#getchatmenubutton',
         description="Use this method to get the current value of the bot's menu button in a private chat, or the default menu button. Returns MenuButton on success.",
@@ -1890,6 +1993,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setMyDefaultAdministratorRights': MethodDescription(
         name='setMyDefaultAdministratorRights',
+        attr='set_my_default_administrator_rights',
         returns='bool',
         href='https://core.telegram.org/bots/api#setmydefaultadministratorrights',
         description="Use this method to change the default administrator rights requested by the bot when it's added as an administrator to groups or channels. These rights will be suggested to users, but they are free to modify the list before adding the bot. Returns True on success.",
@@ -1902,6 +2006,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getMyDefaultAdministratorRights': MethodDescription(
         name='getMyDefaultAdministratorRights',
+        attr='get_my_default_administrator_rights',
         returns='ChatAdministratorRights',
         href='https://core.telegram.org/bots/api#getmydefaultadministratorrights',
         description='Use this method to get the current default administrator rights of the bot. Returns ChatAdministratorRights on success.',
@@ -1912,6 +2017,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getAvailableGifts': MethodDescription(
         name='getAvailableGifts',
+        attr='get_available_gifts',
         returns='Gifts',
         href='https://core.telegram.org/bots/api#getavailablegifts',
         description='Returns the list of gifts that can be sent by the bot to users and channel chats. Requires no parameters. Returns a Gifts object.',
@@ -1919,6 +2025,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendGift': MethodDescription(
         name='sendGift',
+        attr='send_gift',
         returns='bool',
         href='https://core.telegram.org/bots/api#sendgift',
         description="Sends a gift to the given user or channel chat. The gift can't be converted to Telegram Stars by the receiver. Returns True on success.",
@@ -1941,6 +2048,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'giftPremiumSubscription': MethodDescription(
         name='giftPremiumSubscription',
+        attr='gift_premium_subscription',
         returns='bool',
         href='https://core.telegram.org/bots/api#giftpremiumsubscription',
         description='Gifts a Telegram Premium subscription to the given user. Returns True on success.',
@@ -1961,6 +2069,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'verifyUser': MethodDescription(
         name='verifyUser',
+        attr='verify_user',
         returns='bool',
         href='https://core.telegram.org/bots/api#verifyuser',
         description='Verifies a user on behalf of the organization which is represented by the bot. Returns True on success.',
@@ -1973,6 +2082,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'verifyChat': MethodDescription(
         name='verifyChat',
+        attr='verify_chat',
         returns='bool',
         href='https://core.telegram.org/bots/api#verifychat',
         description='Verifies a chat on behalf of the organization which is represented by the bot. Returns True on success.',
@@ -1985,6 +2095,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'removeUserVerification': MethodDescription(
         name='removeUserVerification',
+        attr='remove_user_verification',
         returns='bool',
         href='https://core.telegram.org/bots/api#removeuserverification',
         description='Removes verification from a user who is currently verified on behalf of the organization represented by the bot. Returns True on success.',
@@ -1995,6 +2106,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'removeChatVerification': MethodDescription(
         name='removeChatVerification',
+        attr='remove_chat_verification',
         returns='bool',
         href='https://core.telegram.org/bots/api#removechatverification',
         description='Removes verification from a chat that is currently verified on behalf of the organization represented by the bot. Returns True on success.',
@@ -2005,6 +2117,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'readBusinessMessage': MethodDescription(
         name='readBusinessMessage',
+        attr='read_business_message',
         returns='bool',
         href='https://core.telegram.org/bots/api#readbusinessmessage',
         description='Marks incoming message as read on behalf of a business account. Requires the can_read_messages business bot right. Returns True on success.',
@@ -2019,6 +2132,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteBusinessMessages': MethodDescription(
         name='deleteBusinessMessages',
+        attr='delete_business_messages',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletebusinessmessages',
         description='Delete messages on behalf of a business account. Requires the can_delete_sent_messages business bot right to delete messages sent by the bot itself, or the can_delete_all_messages business bot right to delete any message. Returns True on success.',
@@ -2031,6 +2145,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setBusinessAccountName': MethodDescription(
         name='setBusinessAccountName',
+        attr='set_business_account_name',
         returns='bool',
         href='https://core.telegram.org/bots/api#setbusinessaccountname',
         description='Changes the first and last name of a managed business account. Requires the can_change_name business bot right. Returns True on success.',
@@ -2045,6 +2160,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setBusinessAccountUsername': MethodDescription(
         name='setBusinessAccountUsername',
+        attr='set_business_account_username',
         returns='bool',
         href='https://core.telegram.org/bots/api#setbusinessaccountusername',
         description='Changes the username of a managed business account. Requires the can_change_username business bot right. Returns True on success.',
@@ -2057,6 +2173,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setBusinessAccountBio': MethodDescription(
         name='setBusinessAccountBio',
+        attr='set_business_account_bio',
         returns='bool',
         href='https://core.telegram.org/bots/api#setbusinessaccountbio',
         description='Changes the bio of a managed business account. Requires the can_change_bio business bot right. Returns True on success.',
@@ -2069,6 +2186,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setBusinessAccountProfilePhoto': MethodDescription(
         name='setBusinessAccountProfilePhoto',
+        attr='set_business_account_profile_photo',
         returns='bool',
         href='https://core.telegram.org/bots/api#setbusinessaccountprofilephoto',
         description='Changes the profile photo of a managed business account. Requires the can_edit_profile_photo business bot right. Returns True on success.',
@@ -2083,6 +2201,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'removeBusinessAccountProfilePhoto': MethodDescription(
         name='removeBusinessAccountProfilePhoto',
+        attr='remove_business_account_profile_photo',
         returns='bool',
         href='https://core.telegram.org/bots/api#removebusinessaccountprofilephoto',
         description='Removes the current profile photo of a managed business account. Requires the can_edit_profile_photo business bot right. Returns True on success.',
@@ -2095,6 +2214,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setBusinessAccountGiftSettings': MethodDescription(
         name='setBusinessAccountGiftSettings',
+        attr='set_business_account_gift_settings',
         returns='bool',
         href='https://core.telegram.org/bots/api#setbusinessaccountgiftsettings',
         description='Changes the privacy settings pertaining to incoming gifts in a managed business account. Requires the can_change_gift_settings business bot right. Returns True on success.',
@@ -2109,6 +2229,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getBusinessAccountStarBalance': MethodDescription(
         name='getBusinessAccountStarBalance',
+        attr='get_business_account_star_balance',
         returns='StarAmount',
         href='https://core.telegram.org/bots/api#getbusinessaccountstarbalance',
         description='Returns the amount of Telegram Stars owned by a managed business account. Requires the can_view_gifts_and_stars business bot right. Returns StarAmount on success.',
@@ -2119,6 +2240,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'transferBusinessAccountStars': MethodDescription(
         name='transferBusinessAccountStars',
+        attr='transfer_business_account_stars',
         returns='bool',
         href='https://core.telegram.org/bots/api#transferbusinessaccountstars',
         description="Transfers Telegram Stars from the business account balance to the bot's balance. Requires the can_transfer_stars business bot right. Returns True on success.",
@@ -2131,6 +2253,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getBusinessAccountGifts': MethodDescription(
         name='getBusinessAccountGifts',
+        attr='get_business_account_gifts',
         returns='OwnedGifts',
         href='https://core.telegram.org/bots/api#getbusinessaccountgifts',
         description='Returns the gifts received and owned by a managed business account. Requires the can_view_gifts_and_stars business bot right. Returns OwnedGifts on success.',
@@ -2161,6 +2284,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getUserGifts': MethodDescription(
         name='getUserGifts',
+        attr='get_user_gifts',
         returns='OwnedGifts',
         href='https://core.telegram.org/bots/api#getusergifts',
         description='Returns the gifts owned and hosted by a user. Returns OwnedGifts on success.',
@@ -2187,6 +2311,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getChatGifts': MethodDescription(
         name='getChatGifts',
+        attr='get_chat_gifts',
         returns='OwnedGifts',
         href='https://core.telegram.org/bots/api#getchatgifts',
         description='Returns the gifts owned by a chat. Returns OwnedGifts on success.',
@@ -2217,6 +2342,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'convertGiftToStars': MethodDescription(
         name='convertGiftToStars',
+        attr='convert_gift_to_stars',
         returns='bool',
         href='https://core.telegram.org/bots/api#convertgifttostars',
         description='Converts a given regular gift to Telegram Stars. Requires the can_convert_gifts_to_stars business bot right. Returns True on success.',
@@ -2229,6 +2355,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'upgradeGift': MethodDescription(
         name='upgradeGift',
+        attr='upgrade_gift',
         returns='bool',
         href='https://core.telegram.org/bots/api#upgradegift',
         description='Upgrades a given regular gift to a unique gift. Requires the can_transfer_and_upgrade_gifts business bot right. Additionally requires the can_transfer_stars business bot right if the upgrade is paid. Returns True on success.',
@@ -2245,6 +2372,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'transferGift': MethodDescription(
         name='transferGift',
+        attr='transfer_gift',
         returns='bool',
         href='https://core.telegram.org/bots/api#transfergift',
         description='Transfers an owned unique gift to another user. Requires the can_transfer_and_upgrade_gifts business bot right. Requires can_transfer_stars business bot right if the transfer is paid. Returns True on success.',
@@ -2261,6 +2389,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'postStory': MethodDescription(
         name='postStory',
+        attr='post_story',
         returns='Story',
         href='https://core.telegram.org/bots/api#poststory',
         description='Posts a story on behalf of a managed business account. Requires the can_manage_stories business bot right. Returns Story on success.',
@@ -2287,6 +2416,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'repostStory': MethodDescription(
         name='repostStory',
+        attr='repost_story',
         returns='Story',
         href='https://core.telegram.org/bots/api#repoststory',
         description='Reposts a story on behalf of a business account from another business account. Both business accounts must be managed by the same bot, and the story on the source account must have been posted (or reposted) by the bot. Requires the can_manage_stories business bot right for both business accounts. Returns Story on success.',
@@ -2307,6 +2437,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editStory': MethodDescription(
         name='editStory',
+        attr='edit_story',
         returns='Story',
         href='https://core.telegram.org/bots/api#editstory',
         description='Edits a story previously posted by the bot on behalf of a managed business account. Requires the can_manage_stories business bot right. Returns Story on success.',
@@ -2329,6 +2460,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteStory': MethodDescription(
         name='deleteStory',
+        attr='delete_story',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletestory',
         description='Deletes a story previously posted by the bot on behalf of a managed business account. Requires the can_manage_stories business bot right. Returns True on success.',
@@ -2341,6 +2473,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'answerWebAppQuery': MethodDescription(
         name='answerWebAppQuery',
+        attr='answer_web_app_query',
         returns='SentWebAppMessage',
         href='https://core.telegram.org/bots/api#answerwebappquery',
         description='Use this method to set the result of an interaction with a Web App and send a corresponding message on behalf of the user to the chat from which the query originated. On success, a SentWebAppMessage object is returned.',
@@ -2353,6 +2486,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'savePreparedInlineMessage': MethodDescription(
         name='savePreparedInlineMessage',
+        attr='save_prepared_inline_message',
         returns='PreparedInlineMessage',
         href='https://core.telegram.org/bots/api#savepreparedinlinemessage',
         description='Stores a message that can be sent by a user of a Mini App. Returns a PreparedInlineMessage object.',
@@ -2373,6 +2507,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'savePreparedKeyboardButton': MethodDescription(
         name='savePreparedKeyboardButton',
+        attr='save_prepared_keyboard_button',
         returns='PreparedKeyboardButton',
         href='https://core.telegram.org/bots/api#savepreparedkeyboardbutton',
         description='Stores a keyboard button that can be used by a user within a Mini App. Returns a PreparedKeyboardButton object.',
@@ -2385,6 +2520,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editMessageText': MethodDescription(
         name='editMessageText',
+        attr='edit_message_text',
         returns='Message|bool',
         href='https://core.telegram.org/bots/api#editmessagetext',
         description='Use this method to edit text, rich and game messages. On success, if the edited message is not an inline message, the edited Message is returned, otherwise True is returned. Note that business messages that were not sent by the bot and do not contain an inline keyboard can only be edited within 48 hours from the time they were sent.',
@@ -2413,6 +2549,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editMessageCaption': MethodDescription(
         name='editMessageCaption',
+        attr='edit_message_caption',
         returns='Message|bool',
         href='https://core.telegram.org/bots/api#editmessagecaption',
         description='Use this method to edit captions of messages. On success, if the edited message is not an inline message, the edited Message is returned, otherwise True is returned. Note that business messages that were not sent by the bot and do not contain an inline keyboard can only be edited within 48 hours from the time they were sent.',
@@ -2439,6 +2576,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editMessageMedia': MethodDescription(
         name='editMessageMedia',
+        attr='edit_message_media',
         returns='Message|bool',
         href='https://core.telegram.org/bots/api#editmessagemedia',
         description="Use this method to edit animation, audio, document, live photo, photo, or video messages, or to replace a text or a rich message with a media. If a message is part of a message album, then it can be edited only to an audio for audio albums, only to a document for document albums and to a photo, a live photo, or a video otherwise. When an inline message is edited, a new file can't be uploaded; use a previously uploaded file via its file_id or specify a URL. On success, if the edited message is not an inline message, the edited Message is returned, otherwise True is returned. Note that business messages that were not sent by the bot and do not contain an inline keyboard can only be edited within 48 hours from the time they were sent.",
@@ -2459,6 +2597,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editMessageLiveLocation': MethodDescription(
         name='editMessageLiveLocation',
+        attr='edit_message_live_location',
         returns='Message|bool',
         href='https://core.telegram.org/bots/api#editmessagelivelocation',
         description='Use this method to edit live location messages. A location can be edited until its live_period expires or editing is explicitly disabled by a call to stopMessageLiveLocation. On success, if the edited message is not an inline message, the edited Message is returned, otherwise True is returned.',
@@ -2489,6 +2628,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'stopMessageLiveLocation': MethodDescription(
         name='stopMessageLiveLocation',
+        attr='stop_message_live_location',
         returns='Message|bool',
         href='https://core.telegram.org/bots/api#stopmessagelivelocation',
         description='Use this method to stop updating a live location message before live_period expires. On success, if the message is not an inline message, the edited Message is returned, otherwise True is returned.',
@@ -2507,6 +2647,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editMessageChecklist': MethodDescription(
         name='editMessageChecklist',
+        attr='edit_message_checklist',
         returns='Message',
         href='https://core.telegram.org/bots/api#editmessagechecklist',
         description='Use this method to edit a checklist on behalf of a connected business account. On success, the edited Message is returned.',
@@ -2525,6 +2666,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editMessageReplyMarkup': MethodDescription(
         name='editMessageReplyMarkup',
+        attr='edit_message_reply_markup',
         returns='Message|bool',
         href='https://core.telegram.org/bots/api#editmessagereplymarkup',
         description='Use this method to edit only the reply markup of messages. On success, if the edited message is not an inline message, the edited Message is returned, otherwise True is returned. Note that business messages that were not sent by the bot and do not contain an inline keyboard can only be edited within 48 hours from the time they were sent.',
@@ -2543,6 +2685,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'stopPoll': MethodDescription(
         name='stopPoll',
+        attr='stop_poll',
         returns='Poll',
         href='https://core.telegram.org/bots/api#stoppoll',
         description='Use this method to stop a poll which was sent by the bot. On success, the stopped Poll is returned.',
@@ -2559,6 +2702,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'approveSuggestedPost': MethodDescription(
         name='approveSuggestedPost',
+        attr='approve_suggested_post',
         returns='bool',
         href='https://core.telegram.org/bots/api#approvesuggestedpost',
         description="Use this method to approve a suggested post in a direct messages chat. The bot must have the 'can_post_messages' administrator right in the corresponding channel chat. Returns True on success.",
@@ -2573,6 +2717,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'declineSuggestedPost': MethodDescription(
         name='declineSuggestedPost',
+        attr='decline_suggested_post',
         returns='bool',
         href='https://core.telegram.org/bots/api#declinesuggestedpost',
         description="Use this method to decline a suggested post in a direct messages chat. The bot must have the 'can_manage_direct_messages' administrator right in the corresponding channel chat. Returns True on success.",
@@ -2587,6 +2732,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteMessage': MethodDescription(
         name='deleteMessage',
+        attr='delete_message',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletemessage',
         description="Use this method to delete a message, including service messages, with the following limitations: - A message can only be deleted if it was sent less than 48 hours ago. - Service messages about a supergroup, channel, or forum topic creation can't be deleted. - A dice message in a private chat can only be deleted if it was sent more than 24 hours ago. - Bots can delete outgoing messages in private chats, groups, and supergroups. - Bots can delete incoming messages in private chats. - Bots granted can_post_messages permissions can delete outgoing messages in channels. - If the bot is an administrator of a group, it can delete any message there. - If the bot has can_delete_messages administrator right in a supergroup or a channel, it can delete any message there. - If the bot has can_manage_direct_messages administrator right in a channel, it can delete any message in the corresponding direct messages chat. Returns True on success.",
@@ -2599,6 +2745,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteMessages': MethodDescription(
         name='deleteMessages',
+        attr='delete_messages',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletemessages',
         description="Use this method to delete multiple messages simultaneously. If some of the specified messages can't be found, they are skipped. Returns True on success.",
@@ -2611,6 +2758,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteMessageReaction': MethodDescription(
         name='deleteMessageReaction',
+        attr='delete_message_reaction',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletemessagereaction',
         description="Use this method to remove a reaction from a message in a group or a supergroup chat. The bot must have the 'can_delete_messages' administrator right in the chat. Returns True on success.",
@@ -2627,6 +2775,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteAllMessageReactions': MethodDescription(
         name='deleteAllMessageReactions',
+        attr='delete_all_message_reactions',
         returns='bool',
         href='https://core.telegram.org/bots/api#deleteallmessagereactions',
         description="Use this method to remove up to 10000 recent reactions in a group or a supergroup chat added by a given user or chat. The bot must have the 'can_delete_messages' administrator right in the chat. Returns True on success.",
@@ -2641,6 +2790,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendSticker': MethodDescription(
         name='sendSticker',
+        attr='send_sticker',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendsticker',
         description='Use this method to send static .WEBP, animated .TGS, or video .WEBM stickers. On success, the sent Message is returned.',
@@ -2675,6 +2825,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getStickerSet': MethodDescription(
         name='getStickerSet',
+        attr='get_sticker_set',
         returns='StickerSet',
         href='https://core.telegram.org/bots/api#getstickerset',
         description='Use this method to get a sticker set. On success, a StickerSet object is returned.',
@@ -2685,6 +2836,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getCustomEmojiStickers': MethodDescription(
         name='getCustomEmojiStickers',
+        attr='get_custom_emoji_stickers',
         returns='[Sticker]',
         href='https://core.telegram.org/bots/api#getcustomemojistickers',
         description='Use this method to get information about custom emoji stickers by their identifiers. Returns an Array of Sticker objects.',
@@ -2695,6 +2847,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'uploadStickerFile': MethodDescription(
         name='uploadStickerFile',
+        attr='upload_sticker_file',
         returns='File',
         href='https://core.telegram.org/bots/api#uploadstickerfile',
         description='Use this method to upload a file with a sticker for later use in the createNewStickerSet, addStickerToSet, or replaceStickerInSet methods (the file can be used multiple times). Returns the uploaded File on success.',
@@ -2709,6 +2862,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'createNewStickerSet': MethodDescription(
         name='createNewStickerSet',
+        attr='create_new_sticker_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#createnewstickerset',
         description='Use this method to create a new sticker set owned by a user. The bot will be able to edit the sticker set thus created. Returns True on success.',
@@ -2729,6 +2883,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'addStickerToSet': MethodDescription(
         name='addStickerToSet',
+        attr='add_sticker_to_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#addstickertoset',
         description='Use this method to add a new sticker to a set created by the bot. Emoji sticker sets can have up to 200 stickers. Other sticker sets can have up to 120 stickers. Returns True on success.',
@@ -2743,6 +2898,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setStickerPositionInSet': MethodDescription(
         name='setStickerPositionInSet',
+        attr='set_sticker_position_in_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#setstickerpositioninset',
         description='Use this method to move a sticker in a set created by the bot to a specific position. Returns True on success.',
@@ -2755,6 +2911,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteStickerFromSet': MethodDescription(
         name='deleteStickerFromSet',
+        attr='delete_sticker_from_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletestickerfromset',
         description='Use this method to delete a sticker from a set created by the bot. Returns True on success.',
@@ -2765,6 +2922,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'replaceStickerInSet': MethodDescription(
         name='replaceStickerInSet',
+        attr='replace_sticker_in_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#replacestickerinset',
         description='Use this method to replace an existing sticker in a sticker set with a new one. The method is equivalent to calling deleteStickerFromSet, then addStickerToSet, then setStickerPositionInSet. Returns True on success.',
@@ -2781,6 +2939,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setStickerEmojiList': MethodDescription(
         name='setStickerEmojiList',
+        attr='set_sticker_emoji_list',
         returns='bool',
         href='https://core.telegram.org/bots/api#setstickeremojilist',
         description='Use this method to change the list of emoji assigned to a regular or custom emoji sticker. The sticker must belong to a sticker set created by the bot. Returns True on success.',
@@ -2793,6 +2952,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setStickerKeywords': MethodDescription(
         name='setStickerKeywords',
+        attr='set_sticker_keywords',
         returns='bool',
         href='https://core.telegram.org/bots/api#setstickerkeywords',
         description='Use this method to change search keywords assigned to a regular or custom emoji sticker. The sticker must belong to a sticker set created by the bot. Returns True on success.',
@@ -2805,6 +2965,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setStickerMaskPosition': MethodDescription(
         name='setStickerMaskPosition',
+        attr='set_sticker_mask_position',
         returns='bool',
         href='https://core.telegram.org/bots/api#setstickermaskposition',
         description='Use this method to change the mask position of a mask sticker. The sticker must belong to a sticker set that was created by the bot. Returns True on success.',
@@ -2817,6 +2978,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setStickerSetTitle': MethodDescription(
         name='setStickerSetTitle',
+        attr='set_sticker_set_title',
         returns='bool',
         href='https://core.telegram.org/bots/api#setstickersettitle',
         description='Use this method to set the title of a created sticker set. Returns True on success.',
@@ -2829,6 +2991,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setStickerSetThumbnail': MethodDescription(
         name='setStickerSetThumbnail',
+        attr='set_sticker_set_thumbnail',
         returns='bool',
         href='https://core.telegram.org/bots/api#setstickersetthumbnail',
         description='Use this method to set the thumbnail of a regular or mask sticker set. The format of the thumbnail file must match the format of the stickers in the set. Returns True on success.',
@@ -2845,6 +3008,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setCustomEmojiStickerSetThumbnail': MethodDescription(
         name='setCustomEmojiStickerSetThumbnail',
+        attr='set_custom_emoji_sticker_set_thumbnail',
         returns='bool',
         href='https://core.telegram.org/bots/api#setcustomemojistickersetthumbnail',
         description='Use this method to set the thumbnail of a custom emoji sticker set. Returns True on success.',
@@ -2857,6 +3021,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'deleteStickerSet': MethodDescription(
         name='deleteStickerSet',
+        attr='delete_sticker_set',
         returns='bool',
         href='https://core.telegram.org/bots/api#deletestickerset',
         description='Use this method to delete a sticker set that was created by the bot. Returns True on success.',
@@ -2867,6 +3032,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendRichMessage': MethodDescription(
         name='sendRichMessage',
+        attr='send_rich_message',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendrichmessage',
         description='Use this method to send rich messages. If the message contains a block with a media element, then the bot must have the right to send the media to the chat. On success, the sent Message is returned.',
@@ -2899,6 +3065,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendRichMessageDraft': MethodDescription(
         name='sendRichMessageDraft',
+        attr='send_rich_message_draft',
         returns='bool',
         href='https://core.telegram.org/bots/api#sendrichmessagedraft',
         description="Use this method to stream a partial rich message to a user while the message is being generated. Note that the streamed draft is ephemeral and acts as a temporary 30-second preview - once the output is finalized, you must call sendRichMessage with the complete message to persist it in the user's chat. Returns True on success.",
@@ -2915,6 +3082,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'answerInlineQuery': MethodDescription(
         name='answerInlineQuery',
+        attr='answer_inline_query',
         returns='bool',
         href='https://core.telegram.org/bots/api#answerinlinequery',
         description='Use this method to send answers to an inline query. On success, True is returned. No more than 50 results per query are allowed.',
@@ -2935,6 +3103,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendInvoice': MethodDescription(
         name='sendInvoice',
+        attr='send_invoice',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendinvoice',
         description='Use this method to send invoices. On success, the sent Message is returned.',
@@ -3005,6 +3174,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'createInvoiceLink': MethodDescription(
         name='createInvoiceLink',
+        attr='create_invoice_link',
         returns='str',
         href='https://core.telegram.org/bots/api#createinvoicelink',
         description='Use this method to create a link for an invoice. Returns the created invoice link as String on success.',
@@ -3057,6 +3227,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'answerShippingQuery': MethodDescription(
         name='answerShippingQuery',
+        attr='answer_shipping_query',
         returns='bool',
         href='https://core.telegram.org/bots/api#answershippingquery',
         description='If you sent an invoice requesting a shipping address and the parameter is_flexible was specified, the Bot API will send an Update with a shipping_query field to the bot. Use this method to reply to shipping queries. On success, True is returned.',
@@ -3073,6 +3244,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'answerPreCheckoutQuery': MethodDescription(
         name='answerPreCheckoutQuery',
+        attr='answer_pre_checkout_query',
         returns='bool',
         href='https://core.telegram.org/bots/api#answerprecheckoutquery',
         description='Once the user has confirmed their payment and shipping details, the Bot API sends the final confirmation in the form of an Update with the field pre_checkout_query. Use this method to respond to such pre-checkout queries. On success, True is returned. Note: The Bot API must receive an answer within 10 seconds after the pre-checkout query was sent.',
@@ -3087,6 +3259,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getMyStarBalance': MethodDescription(
         name='getMyStarBalance',
+        attr='get_my_star_balance',
         returns='StarAmount',
         href='https://core.telegram.org/bots/api#getmystarbalance',
         description='A method to get the current Telegram Stars balance of the bot. Requires no parameters. On success, returns a StarAmount object.',
@@ -3094,6 +3267,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getStarTransactions': MethodDescription(
         name='getStarTransactions',
+        attr='get_star_transactions',
         returns='StarTransactions',
         href='https://core.telegram.org/bots/api#getstartransactions',
         description="Returns the bot's Telegram Star transactions in chronological order. On success, returns a StarTransactions object.",
@@ -3106,6 +3280,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'refundStarPayment': MethodDescription(
         name='refundStarPayment',
+        attr='refund_star_payment',
         returns='bool',
         href='https://core.telegram.org/bots/api#refundstarpayment',
         description='Refunds a successful payment in Telegram Stars. Returns True on success.',
@@ -3118,6 +3293,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'editUserStarSubscription': MethodDescription(
         name='editUserStarSubscription',
+        attr='edit_user_star_subscription',
         returns='bool',
         href='https://core.telegram.org/bots/api#edituserstarsubscription',
         description='Allows the bot to cancel or re-enable extension of a subscription paid in Telegram Stars. Returns True on success.',
@@ -3132,6 +3308,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setPassportDataErrors': MethodDescription(
         name='setPassportDataErrors',
+        attr='set_passport_data_errors',
         returns='bool',
         href='https://core.telegram.org/bots/api#setpassportdataerrors',
         description="Informs a user that some of the Telegram Passport elements they provided contains errors. The user will not be able to re-submit their Passport to you until the errors are fixed (the contents of the field for which you returned the error must change). Returns True on success. Use this if the data submitted by the user doesn't satisfy the standards your service requires for any reason. For example, if a birthday date seems invalid, a submitted document is blurry, a scan shows evidence of tampering, etc. Supply some details in the error message to make sure the user knows how to correct the issues.",
@@ -3144,6 +3321,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'sendGame': MethodDescription(
         name='sendGame',
+        attr='send_game',
         returns='Message',
         href='https://core.telegram.org/bots/api#sendgame',
         description='Use this method to send a game. On success, the sent Message is returned.',
@@ -3172,6 +3350,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'setGameScore': MethodDescription(
         name='setGameScore',
+        attr='set_game_score',
         returns='Message|bool',
         href='https://core.telegram.org/bots/api#setgamescore',
         description="Use this method to set the score of the specified user in a game message. On success, if the message is not an inline message, the Message is returned, otherwise True is returned. Returns an error, if the new score is not greater than the user's current score in the chat and force is False.",
@@ -3194,6 +3373,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'getGameHighScores': MethodDescription(
         name='getGameHighScores',
+        attr='get_game_high_scores',
         returns='[GameHighScore]',
         href='https://core.telegram.org/bots/api#getgamehighscores',
         description='Use this method to get data for high score tables. Will return the score of the specified user and several of their neighbors in a game. Returns an Array of GameHighScore objects.',

@@ -6,11 +6,14 @@ from ._types import *  # noqa: F403
 from .base import TelegramObject, UnionRule
 from .enum_base import TelegramEnum
 from .enums import *  # noqa: F403
+from .input_file import BufferedInputFile, FSInputFile
 
 API_VERSION = "10.1"
 
 __all__ = [
     "API_VERSION",
+    "BufferedInputFile",
+    "FSInputFile",
     "TelegramEnum",
     "TelegramObject",
     "UnionRule",

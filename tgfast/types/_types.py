@@ -6,6 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from .base import TelegramObject, UnionRule
+from ._shortcuts import (
+    CallbackQueryShortcuts,
+    ChatShortcuts,
+    ChatJoinRequestShortcuts,
+    ChatMemberUpdatedShortcuts,
+    InlineQueryShortcuts,
+    MessageShortcuts,
+    PreCheckoutQueryShortcuts,
+    ShippingQueryShortcuts,
+)
 
 __all__ = [
     'AcceptedGiftTypes',
@@ -1183,7 +1193,7 @@ class User(TelegramObject):
         self._extra = None
 
 
-class Chat(TelegramObject):
+class Chat(TelegramObject, ChatShortcuts):
     """This object represents a chat.
 
     Bot API: https://core.telegram.org/bots/api#chat
@@ -1198,6 +1208,7 @@ class Chat(TelegramObject):
         'last_name',
         'is_forum',
         'is_direct_messages',
+        '_bot',
     )
     __tg_fields__ = (
         ('id', 'id', 'int', True),
@@ -1259,6 +1270,7 @@ class Chat(TelegramObject):
         self.is_forum = is_forum
         self.is_direct_messages = is_direct_messages
         self._extra = None
+        self._bot = None
 
 
 class ChatFullInfo(TelegramObject):
@@ -1697,7 +1709,7 @@ class ChatFullInfo(TelegramObject):
         self._extra = None
 
 
-class Message(MaybeInaccessibleMessage):
+class Message(MaybeInaccessibleMessage, MessageShortcuts):
     """This object represents a message.
 
     Bot API: https://core.telegram.org/bots/api#message
@@ -1819,6 +1831,7 @@ class Message(MaybeInaccessibleMessage):
         'video_chat_participants_invited',
         'web_app_data',
         'reply_markup',
+        '_bot',
     )
     __tg_fields__ = (
         ('message_id', 'message_id', 'int', True),
@@ -2623,6 +2636,7 @@ class Message(MaybeInaccessibleMessage):
         self.web_app_data = web_app_data
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
 class MessageId(TelegramObject):
@@ -7959,7 +7973,7 @@ class CopyTextButton(TelegramObject):
         self._extra = None
 
 
-class CallbackQuery(TelegramObject):
+class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
     """This object represents an incoming callback query from a callback button in an inline keyboard.
     If the button that originated the query was attached to a message sent by the bot, the field
     message will be present. If the button was attached to a message sent via the bot (in inline
@@ -7977,6 +7991,7 @@ class CallbackQuery(TelegramObject):
         'chat_instance',
         'data',
         'game_short_name',
+        '_bot',
     )
     __tg_fields__ = (
         ('id', 'id', 'str', True),
@@ -8034,6 +8049,7 @@ class CallbackQuery(TelegramObject):
         self.data = data
         self.game_short_name = game_short_name
         self._extra = None
+        self._bot = None
 
 
 class ForceReply(TelegramObject):
@@ -8399,7 +8415,7 @@ class ChatAdministratorRights(TelegramObject):
         self._extra = None
 
 
-class ChatMemberUpdated(TelegramObject):
+class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
     """This object represents changes in the status of a chat member.
 
     Bot API: https://core.telegram.org/bots/api#chatmemberupdated
@@ -8414,6 +8430,7 @@ class ChatMemberUpdated(TelegramObject):
         'invite_link',
         'via_join_request',
         'via_chat_folder_invite_link',
+        '_bot',
     )
     __tg_fields__ = (
         ('chat', 'chat', 'Chat', True),
@@ -8475,6 +8492,7 @@ class ChatMemberUpdated(TelegramObject):
         self.via_join_request = via_join_request
         self.via_chat_folder_invite_link = via_chat_folder_invite_link
         self._extra = None
+        self._bot = None
 
 
 class ChatMemberOwner(ChatMember):
@@ -8997,7 +9015,7 @@ class ChatMemberBanned(ChatMember):
         self._extra = None
 
 
-class ChatJoinRequest(TelegramObject):
+class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
     """Represents a join request sent to a chat.
 
     Bot API: https://core.telegram.org/bots/api#chatjoinrequest
@@ -9011,6 +9029,7 @@ class ChatJoinRequest(TelegramObject):
         'bio',
         'invite_link',
         'query_id',
+        '_bot',
     )
     __tg_fields__ = (
         ('chat', 'chat', 'Chat', True),
@@ -9071,6 +9090,7 @@ class ChatJoinRequest(TelegramObject):
         self.invite_link = invite_link
         self.query_id = query_id
         self._extra = None
+        self._bot = None
 
 
 class ChatPermissions(TelegramObject):
@@ -12355,8 +12375,8 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
-        ('thumbnail', 'thumbnail', 'str', False),
+        ('media', 'media', 'InputFile', True),
+        ('thumbnail', 'thumbnail', 'InputFile', False),
         ('caption', 'caption', 'str', False),
         ('parse_mode', 'parse_mode', 'str', False),
         ('caption_entities', 'caption_entities', '[MessageEntity]', False),
@@ -12370,7 +12390,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
     type: str
     """Type of the media, must be animation"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a file from the Internet, or pass
     "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -12378,7 +12398,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
     https://core.telegram.org/bots/api#sending-files
     """
 
-    thumbnail: str | None
+    thumbnail: InputFile | str | None
     """Optional. Thumbnail of the file sent; can be ignored if thumbnail generation for the file is
     supported server-side. The thumbnail should be in JPEG format and less than 200 kB in size. A
     thumbnail's width and height should not exceed 320. Ignored if the file is not uploaded using
@@ -12420,8 +12440,8 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
         self,
         *,
         type: str = 'animation',
-        media: str,
-        thumbnail: str | None = None,
+        media: InputFile | str,
+        thumbnail: InputFile | str | None = None,
         caption: str | None = None,
         parse_mode: str | None = None,
         caption_entities: list[MessageEntity] | None = None,
@@ -12464,8 +12484,8 @@ class InputMediaAudio(InputPollMedia, InputMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
-        ('thumbnail', 'thumbnail', 'str', False),
+        ('media', 'media', 'InputFile', True),
+        ('thumbnail', 'thumbnail', 'InputFile', False),
         ('caption', 'caption', 'str', False),
         ('parse_mode', 'parse_mode', 'str', False),
         ('caption_entities', 'caption_entities', '[MessageEntity]', False),
@@ -12477,7 +12497,7 @@ class InputMediaAudio(InputPollMedia, InputMedia):
     type: str
     """Type of the media, must be audio"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a file from the Internet, or pass
     "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -12485,7 +12505,7 @@ class InputMediaAudio(InputPollMedia, InputMedia):
     https://core.telegram.org/bots/api#sending-files
     """
 
-    thumbnail: str | None
+    thumbnail: InputFile | str | None
     """Optional. Thumbnail of the file sent; can be ignored if thumbnail generation for the file is
     supported server-side. The thumbnail should be in JPEG format and less than 200 kB in size. A
     thumbnail's width and height should not exceed 320. Ignored if the file is not uploaded using
@@ -12521,8 +12541,8 @@ class InputMediaAudio(InputPollMedia, InputMedia):
         self,
         *,
         type: str = 'audio',
-        media: str,
-        thumbnail: str | None = None,
+        media: InputFile | str,
+        thumbnail: InputFile | str | None = None,
         caption: str | None = None,
         parse_mode: str | None = None,
         caption_entities: list[MessageEntity] | None = None,
@@ -12559,8 +12579,8 @@ class InputMediaDocument(InputPollMedia, InputMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
-        ('thumbnail', 'thumbnail', 'str', False),
+        ('media', 'media', 'InputFile', True),
+        ('thumbnail', 'thumbnail', 'InputFile', False),
         ('caption', 'caption', 'str', False),
         ('parse_mode', 'parse_mode', 'str', False),
         ('caption_entities', 'caption_entities', '[MessageEntity]', False),
@@ -12570,7 +12590,7 @@ class InputMediaDocument(InputPollMedia, InputMedia):
     type: str
     """Type of the media, must be document"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a file from the Internet, or pass
     "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -12578,7 +12598,7 @@ class InputMediaDocument(InputPollMedia, InputMedia):
     https://core.telegram.org/bots/api#sending-files
     """
 
-    thumbnail: str | None
+    thumbnail: InputFile | str | None
     """Optional. Thumbnail of the file sent; can be ignored if thumbnail generation for the file is
     supported server-side. The thumbnail should be in JPEG format and less than 200 kB in size. A
     thumbnail's width and height should not exceed 320. Ignored if the file is not uploaded using
@@ -12610,8 +12630,8 @@ class InputMediaDocument(InputPollMedia, InputMedia):
         self,
         *,
         type: str = 'document',
-        media: str,
-        thumbnail: str | None = None,
+        media: InputFile | str,
+        thumbnail: InputFile | str | None = None,
         caption: str | None = None,
         parse_mode: str | None = None,
         caption_entities: list[MessageEntity] | None = None,
@@ -12677,8 +12697,8 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
-        ('photo', 'photo', 'str', True),
+        ('media', 'media', 'InputFile', True),
+        ('photo', 'photo', 'InputFile', True),
         ('caption', 'caption', 'str', False),
         ('parse_mode', 'parse_mode', 'str', False),
         ('caption_entities', 'caption_entities', '[MessageEntity]', False),
@@ -12689,7 +12709,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     type: str
     """Type of the media, must be live_photo"""
 
-    media: str
+    media: InputFile | str
     """Video of the live photo to send. Pass a file_id to send a file that exists on the Telegram
     servers (recommended) or pass "attach://<file_attach_name>" to upload a new one using
     multipart/form-data under <file_attach_name> name. More information on Sending Files:
@@ -12697,7 +12717,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     unsupported.
     """
 
-    photo: str
+    photo: InputFile | str
     """The static photo to send. Pass a file_id to send a file that exists on the Telegram servers
     (recommended) or pass "attach://<file_attach_name>" to upload a new one using
     multipart/form-data under <file_attach_name> name. More information on Sending Files:
@@ -12728,8 +12748,8 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         self,
         *,
         type: str = 'live_photo',
-        media: str,
-        photo: str,
+        media: InputFile | str,
+        photo: InputFile | str,
         caption: str | None = None,
         parse_mode: str | None = None,
         caption_entities: list[MessageEntity] | None = None,
@@ -12810,7 +12830,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
+        ('media', 'media', 'InputFile', True),
         ('caption', 'caption', 'str', False),
         ('parse_mode', 'parse_mode', 'str', False),
         ('caption_entities', 'caption_entities', '[MessageEntity]', False),
@@ -12821,7 +12841,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     type: str
     """Type of the media, must be photo"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a file from the Internet, or pass
     "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -12852,7 +12872,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         self,
         *,
         type: str = 'photo',
-        media: str,
+        media: InputFile | str,
         caption: str | None = None,
         parse_mode: str | None = None,
         caption_entities: list[MessageEntity] | None = None,
@@ -12882,14 +12902,14 @@ class InputMediaSticker(InputPollOptionMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
+        ('media', 'media', 'InputFile', True),
         ('emoji', 'emoji', 'str', False),
     )
 
     type: str
     """Type of the media, must be sticker"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a .WEBP sticker from the Internet, or pass
     "attach://<file_attach_name>" to upload a new .WEBP, .TGS, or .WEBM sticker using
@@ -12904,7 +12924,7 @@ class InputMediaSticker(InputPollOptionMedia):
         self,
         *,
         type: str = 'sticker',
-        media: str,
+        media: InputFile | str,
         emoji: str | None = None,
     ) -> None:
         self.type = type
@@ -13020,9 +13040,9 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
-        ('thumbnail', 'thumbnail', 'str', False),
-        ('cover', 'cover', 'str', False),
+        ('media', 'media', 'InputFile', True),
+        ('thumbnail', 'thumbnail', 'InputFile', False),
+        ('cover', 'cover', 'InputFile', False),
         ('start_timestamp', 'start_timestamp', 'int', False),
         ('caption', 'caption', 'str', False),
         ('parse_mode', 'parse_mode', 'str', False),
@@ -13038,7 +13058,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
     type: str
     """Type of the media, must be video"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a file from the Internet, or pass
     "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -13046,7 +13066,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
     https://core.telegram.org/bots/api#sending-files
     """
 
-    thumbnail: str | None
+    thumbnail: InputFile | str | None
     """Optional. Thumbnail of the file sent; can be ignored if thumbnail generation for the file is
     supported server-side. The thumbnail should be in JPEG format and less than 200 kB in size. A
     thumbnail's width and height should not exceed 320. Ignored if the file is not uploaded using
@@ -13056,7 +13076,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
     https://core.telegram.org/bots/api#sending-files
     """
 
-    cover: str | None
+    cover: InputFile | str | None
     """Optional. Cover for the video in the message. Pass a file_id to send a file that exists on the
     Telegram servers (recommended), pass an HTTP URL for Telegram to get a file from the Internet,
     or pass "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -13102,9 +13122,9 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
         self,
         *,
         type: str = 'video',
-        media: str,
-        thumbnail: str | None = None,
-        cover: str | None = None,
+        media: InputFile | str,
+        thumbnail: InputFile | str | None = None,
+        cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
         parse_mode: str | None = None,
@@ -13160,14 +13180,14 @@ class InputPaidMediaLivePhoto(InputPaidMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
-        ('photo', 'photo', 'str', True),
+        ('media', 'media', 'InputFile', True),
+        ('photo', 'photo', 'InputFile', True),
     )
 
     type: str
     """Type of the media, must be live_photo"""
 
-    media: str
+    media: InputFile | str
     """Video of the live photo to send. Pass a file_id to send a file that exists on the Telegram
     servers (recommended) or pass "attach://<file_attach_name>" to upload a new one using
     multipart/form-data under <file_attach_name> name. More information on Sending Files:
@@ -13175,7 +13195,7 @@ class InputPaidMediaLivePhoto(InputPaidMedia):
     unsupported.
     """
 
-    photo: str
+    photo: InputFile | str
     """The static photo to send. Pass a file_id to send a file that exists on the Telegram servers
     (recommended) or pass "attach://<file_attach_name>" to upload a new one using
     multipart/form-data under <file_attach_name> name. More information on Sending Files:
@@ -13187,8 +13207,8 @@ class InputPaidMediaLivePhoto(InputPaidMedia):
         self,
         *,
         type: str = 'live_photo',
-        media: str,
-        photo: str,
+        media: InputFile | str,
+        photo: InputFile | str,
     ) -> None:
         self.type = type
         self.media = media
@@ -13208,13 +13228,13 @@ class InputPaidMediaPhoto(InputPaidMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
+        ('media', 'media', 'InputFile', True),
     )
 
     type: str
     """Type of the media, must be photo"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a file from the Internet, or pass
     "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -13226,7 +13246,7 @@ class InputPaidMediaPhoto(InputPaidMedia):
         self,
         *,
         type: str = 'photo',
-        media: str,
+        media: InputFile | str,
     ) -> None:
         self.type = type
         self.media = media
@@ -13252,9 +13272,9 @@ class InputPaidMediaVideo(InputPaidMedia):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('media', 'media', 'str', True),
-        ('thumbnail', 'thumbnail', 'str', False),
-        ('cover', 'cover', 'str', False),
+        ('media', 'media', 'InputFile', True),
+        ('thumbnail', 'thumbnail', 'InputFile', False),
+        ('cover', 'cover', 'InputFile', False),
         ('start_timestamp', 'start_timestamp', 'int', False),
         ('width', 'width', 'int', False),
         ('height', 'height', 'int', False),
@@ -13265,7 +13285,7 @@ class InputPaidMediaVideo(InputPaidMedia):
     type: str
     """Type of the media, must be video"""
 
-    media: str
+    media: InputFile | str
     """File to send. Pass a file_id to send a file that exists on the Telegram servers (recommended),
     pass an HTTP URL for Telegram to get a file from the Internet, or pass
     "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -13273,7 +13293,7 @@ class InputPaidMediaVideo(InputPaidMedia):
     https://core.telegram.org/bots/api#sending-files
     """
 
-    thumbnail: str | None
+    thumbnail: InputFile | str | None
     """Optional. Thumbnail of the file sent; can be ignored if thumbnail generation for the file is
     supported server-side. The thumbnail should be in JPEG format and less than 200 kB in size. A
     thumbnail's width and height should not exceed 320. Ignored if the file is not uploaded using
@@ -13283,7 +13303,7 @@ class InputPaidMediaVideo(InputPaidMedia):
     https://core.telegram.org/bots/api#sending-files
     """
 
-    cover: str | None
+    cover: InputFile | str | None
     """Optional. Cover for the video in the message. Pass a file_id to send a file that exists on the
     Telegram servers (recommended), pass an HTTP URL for Telegram to get a file from the Internet,
     or pass "attach://<file_attach_name>" to upload a new one using multipart/form-data under
@@ -13310,9 +13330,9 @@ class InputPaidMediaVideo(InputPaidMedia):
         self,
         *,
         type: str = 'video',
-        media: str,
-        thumbnail: str | None = None,
-        cover: str | None = None,
+        media: InputFile | str,
+        thumbnail: InputFile | str | None = None,
+        cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         width: int | None = None,
         height: int | None = None,
@@ -13343,13 +13363,13 @@ class InputProfilePhotoStatic(InputProfilePhoto):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('photo', 'photo', 'str', True),
+        ('photo', 'photo', 'InputFile', True),
     )
 
     type: str
     """Type of the profile photo, must be static"""
 
-    photo: str
+    photo: InputFile | str
     """The static profile photo. Profile photos can't be reused and can only be uploaded as a new
     file, so you can pass "attach://<file_attach_name>" if the photo was uploaded using
     multipart/form-data under <file_attach_name>. More information on Sending Files:
@@ -13360,7 +13380,7 @@ class InputProfilePhotoStatic(InputProfilePhoto):
         self,
         *,
         type: str = 'static',
-        photo: str,
+        photo: InputFile | str,
     ) -> None:
         self.type = type
         self.photo = photo
@@ -13380,14 +13400,14 @@ class InputProfilePhotoAnimated(InputProfilePhoto):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('animation', 'animation', 'str', True),
+        ('animation', 'animation', 'InputFile', True),
         ('main_frame_timestamp', 'main_frame_timestamp', 'float', False),
     )
 
     type: str
     """Type of the profile photo, must be animated"""
 
-    animation: str
+    animation: InputFile | str
     """The animated profile photo. Profile photos can't be reused and can only be uploaded as a new
     file, so you can pass "attach://<file_attach_name>" if the photo was uploaded using
     multipart/form-data under <file_attach_name>. More information on Sending Files:
@@ -13403,7 +13423,7 @@ class InputProfilePhotoAnimated(InputProfilePhoto):
         self,
         *,
         type: str = 'animated',
-        animation: str,
+        animation: InputFile | str,
         main_frame_timestamp: float | None = None,
     ) -> None:
         self.type = type
@@ -13424,13 +13444,13 @@ class InputStoryContentPhoto(InputStoryContent):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('photo', 'photo', 'str', True),
+        ('photo', 'photo', 'InputFile', True),
     )
 
     type: str
     """Type of the content, must be photo"""
 
-    photo: str
+    photo: InputFile | str
     """The photo to post as a story. The photo must be of the size 1080x1920 and must not exceed 10
     MB. The photo can't be reused and can only be uploaded as a new file, so you can pass
     "attach://<file_attach_name>" if the photo was uploaded using multipart/form-data under
@@ -13442,7 +13462,7 @@ class InputStoryContentPhoto(InputStoryContent):
         self,
         *,
         type: str = 'photo',
-        photo: str,
+        photo: InputFile | str,
     ) -> None:
         self.type = type
         self.photo = photo
@@ -13464,7 +13484,7 @@ class InputStoryContentVideo(InputStoryContent):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('video', 'video', 'str', True),
+        ('video', 'video', 'InputFile', True),
         ('duration', 'duration', 'float', False),
         ('cover_frame_timestamp', 'cover_frame_timestamp', 'float', False),
         ('is_animation', 'is_animation', 'bool', False),
@@ -13473,7 +13493,7 @@ class InputStoryContentVideo(InputStoryContent):
     type: str
     """Type of the content, must be video"""
 
-    video: str
+    video: InputFile | str
     """The video to post as a story. The video must be of the size 720x1280, streamable, encoded with
     H.265 codec, with key frames added each second in the MPEG4 format, and must not exceed 30 MB.
     The video can't be reused and can only be uploaded as a new file, so you can pass
@@ -13497,7 +13517,7 @@ class InputStoryContentVideo(InputStoryContent):
         self,
         *,
         type: str = 'video',
-        video: str,
+        video: InputFile | str,
         duration: float | None = None,
         cover_frame_timestamp: float | None = None,
         is_animation: bool | None = None,
@@ -13760,14 +13780,14 @@ class InputSticker(TelegramObject):
         'keywords',
     )
     __tg_fields__ = (
-        ('sticker', 'sticker', 'str', True),
+        ('sticker', 'sticker', 'InputFile', True),
         ('format', 'format', 'str', True),
         ('emoji_list', 'emoji_list', '[str]', True),
         ('mask_position', 'mask_position', 'MaskPosition', False),
         ('keywords', 'keywords', '[str]', False),
     )
 
-    sticker: str
+    sticker: InputFile | str
     """The added sticker. Pass a file_id as a String to send a file that already exists on the
     Telegram servers, pass an HTTP URL as a String for Telegram to get a file from the Internet, or
     pass "attach://<file_attach_name>" to upload a new file using multipart/form-data under
@@ -13794,7 +13814,7 @@ class InputSticker(TelegramObject):
     def __init__(
         self,
         *,
-        sticker: str,
+        sticker: InputFile | str,
         format: str,
         emoji_list: list[str],
         mask_position: MaskPosition | None = None,
@@ -15791,7 +15811,7 @@ class RichBlockThinking(RichBlock):
         self._extra = None
 
 
-class InlineQuery(TelegramObject):
+class InlineQuery(TelegramObject, InlineQueryShortcuts):
     """This object represents an incoming inline query. When the user sends an empty query, your bot
     could return some default or trending results.
 
@@ -15805,6 +15825,7 @@ class InlineQuery(TelegramObject):
         'offset',
         'chat_type',
         'location',
+        '_bot',
     )
     __tg_fields__ = (
         ('id', 'id', 'str', True),
@@ -15854,6 +15875,7 @@ class InlineQuery(TelegramObject):
         self.chat_type = chat_type
         self.location = location
         self._extra = None
+        self._bot = None
 
 
 class InlineQueryResultsButton(TelegramObject):
@@ -18837,7 +18859,7 @@ class RefundedPayment(TelegramObject):
         self._extra = None
 
 
-class ShippingQuery(TelegramObject):
+class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
     """This object contains information about an incoming shipping query.
 
     Bot API: https://core.telegram.org/bots/api#shippingquery
@@ -18848,6 +18870,7 @@ class ShippingQuery(TelegramObject):
         'from_user',
         'invoice_payload',
         'shipping_address',
+        '_bot',
     )
     __tg_fields__ = (
         ('id', 'id', 'str', True),
@@ -18881,9 +18904,10 @@ class ShippingQuery(TelegramObject):
         self.invoice_payload = invoice_payload
         self.shipping_address = shipping_address
         self._extra = None
+        self._bot = None
 
 
-class PreCheckoutQuery(TelegramObject):
+class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
     """This object contains information about an incoming pre-checkout query.
 
     Bot API: https://core.telegram.org/bots/api#precheckoutquery
@@ -18897,6 +18921,7 @@ class PreCheckoutQuery(TelegramObject):
         'invoice_payload',
         'shipping_option_id',
         'order_info',
+        '_bot',
     )
     __tg_fields__ = (
         ('id', 'id', 'str', True),
@@ -18951,6 +18976,7 @@ class PreCheckoutQuery(TelegramObject):
         self.shipping_option_id = shipping_option_id
         self.order_info = order_info
         self._extra = None
+        self._bot = None
 
 
 class PaidMediaPurchased(TelegramObject):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple
 
-__all__ = ["FieldRow", "TelegramObject", "UnionRule", "split_alternatives"]
+__all__ = ["FieldRow", "TelegramObject", "UnionRule", "json_value", "split_alternatives"]
 
 FieldRow = tuple[str, str, str, bool]
 """One field of a generated class: JSON key, attribute name, type, required."""
@@ -59,7 +59,7 @@ class TelegramObject:
         for key, attr, _tp, _req in self.__tg_fields__:
             value = getattr(self, attr)
             if value is not None:
-                out[key] = _dump(value)
+                out[key] = json_value(value)
         if self._extra:
             for key, value in self._extra.items():
                 out.setdefault(key, value)
@@ -86,11 +86,12 @@ class TelegramObject:
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
-def _dump(value: Any) -> Any:
+def json_value(value: Any) -> Any:
+    """``value`` with every ``TelegramObject`` in it (lists included) as its ``to_dict()``."""
     if isinstance(value, TelegramObject):
         return value.to_dict()
     if type(value) is list:
-        return [_dump(item) for item in value]
+        return [json_value(item) for item in value]
     return value
 
 

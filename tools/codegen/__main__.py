@@ -12,13 +12,15 @@ from pathlib import Path
 
 from .model import load
 from .render import render_all
+from .render_api import render_client
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SPEC = ROOT.parent / "shared" / "botapi" / "api.json"
 
 
 def generate(spec: Path) -> dict[str, str]:
-    return render_all(load(spec))
+    model = load(spec)
+    return {**render_all(model), **render_client(model)}
 
 
 def main(argv: list[str] | None = None) -> int:

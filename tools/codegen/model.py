@@ -70,6 +70,8 @@ class MethodDef:
     description: list[str]
     returns: str
     params: list[Param]
+    attr: str = ""  # the Python name of the method on Bot
+    positional: list[str] = field(default_factory=list)  # optional, yet passed by position
 
 
 @dataclass
@@ -80,12 +82,39 @@ class EnumDef:
 
 
 @dataclass
+class Shortcut:
+    owner: str  # the type that gets the method
+    name: str
+    method: str  # the Bot API method it calls
+    bind: dict[str, str | None]  # parameter -> expression over self (None: not offered)
+    doc: str
+
+
+@dataclass
 class Model:
     version: str
     release_date: str
     types: dict[str, TypeDef]
     methods: dict[str, MethodDef]
     enums: list[EnumDef]
+    defaults: dict[str, str] = field(default_factory=dict)  # parameter -> BotDefaults attribute
+    shortcuts: list[Shortcut] = field(default_factory=list)
+
+    def carries_files(self, expr: str, _seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a value of this type may hold an ``InputFile`` (then uploads are possible)."""
+        for alt in re.split(r"[\[\]|]", expr):
+            if alt == "InputFile":
+                return True
+            td = self.types.get(alt)
+            if td is None or alt in _seen:
+                continue
+            members = (td.union or {}).get("members", []) if td.is_union else []
+            seen = _seen | {alt}
+            if any(self.carries_files(f.tp, seen) for f in td.fields) or any(
+                self.carries_files(m, seen) for m in members
+            ):
+                return True
+        return False
 
 
 def _load_override(name: str) -> dict[str, Any]:
@@ -106,6 +135,15 @@ def _one_type(spec_type: str) -> str:
     if spec_type.startswith("Array of "):
         return "[" + _one_type(spec_type[len("Array of ") :]) + "]"
     return PRIMITIVES.get(spec_type, spec_type)
+
+
+def _field_type(f: dict[str, Any]) -> str:
+    """A String field that takes ``attach://<name>`` holds a file to upload (its JSON
+    form is still a string): typed ``InputFile`` so that uploads find it."""
+    tp = type_expr(f["types"])
+    if tp == "str" and "attach://" in f.get("description", ""):
+        return "InputFile"
+    return tp
 
 
 def _attr_name(key: str, renames: dict[str, str]) -> str:
@@ -132,7 +170,7 @@ def build_model(spec: dict[str, Any]) -> Model:
                 Field(
                     key=f["name"],
                     attr=_attr_name(f["name"], renames),
-                    tp=type_expr(f["types"]),
+                    tp=_field_type(f),
                     required=f["required"],
                     description=f.get("description", ""),
                 )
@@ -163,9 +201,64 @@ def build_model(spec: dict[str, Any]) -> Model:
         )
         for name, raw in spec["methods"].items()
     }
+    method_names = _load_override("method_names.json")
+    positional = _load_override("positional.json")
+    for md in methods.values():
+        md.attr = method_names.get(md.name) or snake(md.name)
+        md.positional = positional.pop(md.name, [])
+        if set(md.positional) - {p.name for p in md.params}:
+            raise SpecError(f"overrides/positional.json: {md.name} lacks {md.positional}")
+    if positional or set(method_names) - set(methods):
+        raise SpecError("overrides name methods the spec does not have")
     model = Model(spec["version"], spec["release_date"], types, methods, [])
     model.enums = _enums(model, _load_override("enums.json"))
+    model.defaults = _defaults(model, _load_override("defaults.json"))
+    model.shortcuts = _shortcuts(model, _load_override("shortcuts.json"))
     return model
+
+
+def snake(name: str) -> str:
+    """``sendVideoNote`` -> ``send_video_note``: a method's Python name."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _defaults(model: Model, overrides: dict[str, str]) -> dict[str, str]:
+    params = {p.name for md in model.methods.values() for p in md.params}
+    unknown = sorted(set(overrides) - params)
+    if unknown:
+        raise SpecError(f"overrides/defaults.json names no parameter of any method: {unknown}")
+    return overrides
+
+
+def _shortcuts(model: Model, overrides: dict[str, Any]) -> list[Shortcut]:
+    out: list[Shortcut] = []
+    for fam in overrides.get("families", []):
+        for md in model.methods.values():
+            names = {p.name for p in md.params}
+            if (
+                md.name.startswith(fam["prefix"])
+                and md.returns in fam["returns"]
+                and set(fam["bind"]) <= names
+            ):
+                rest = snake(md.name[len(fam["prefix"]) :])
+                name = fam["plain"] if md.name == fam["plain_method"] else fam["name"].format(rest=rest)
+                out.append(Shortcut(fam["owner"], name, md.name, fam["bind"], fam["doc"]))
+    for owner, entries in overrides.get("shortcuts", {}).items():
+        for name, o in entries.items():
+            out.append(Shortcut(owner, name, o["method"], o["bind"], o["doc"]))
+    seen: set[tuple[str, str]] = set()
+    for sc in out:
+        td = model.types.get(sc.owner)
+        md = model.methods.get(sc.method)
+        if td is None or md is None:
+            raise SpecError(f"overrides/shortcuts.json: {sc.owner}.{sc.name} -> {sc.method}?")
+        missing = set(sc.bind) - {p.name for p in md.params}
+        if missing:
+            raise SpecError(f"{sc.owner}.{sc.name}: {sc.method} has no {sorted(missing)}")
+        if (sc.owner, sc.name) in seen or sc.name in {f.attr for f in td.fields}:
+            raise SpecError(f"{sc.owner}.{sc.name} is defined twice or shadows a field")
+        seen.add((sc.owner, sc.name))
+    return out
 
 
 def _union_rule(

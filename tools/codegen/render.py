@@ -37,7 +37,9 @@ def annotation(expr: str, model: Model) -> str:
             out.append(f"list[{annotation(alt[1:-1], model)}]")
         elif alt == "true":
             out.append("bool")
-        elif alt in ("int", "str", "bool", "float", "InputFile"):
+        elif alt == "InputFile":  # an upload, or its JSON form: a file_id, URL or attach://
+            out += ["InputFile", "str"]
+        elif alt in ("int", "str", "bool", "float"):
             out.append(alt)
         else:
             td = model.types[alt]
@@ -73,11 +75,16 @@ def _tuple(items: list[str], indent: str) -> str:
 
 
 def _class(td: TypeDef, model: Model) -> Iterator[str]:
-    bases = ", ".join(td.bases or ["TelegramObject"])
-    yield f"\n\nclass {td.name}({bases}):\n"
+    bases = td.bases or ["TelegramObject"]
+    slots = [repr(f.attr) for f in td.fields]
+    bound = td.name in {sc.owner for sc in model.shortcuts}
+    if bound:  # shortcuts remember the bot that produced the object
+        bases = [*bases, f"{td.name}Shortcuts"]
+        slots.append("'_bot'")
+    yield f"\n\nclass {td.name}({', '.join(bases)}):\n"
     yield _docstring([*td.description, f"Bot API: {td.href}"], "    ")
     yield "\n"
-    yield f"    __slots__ = {_tuple([repr(f.attr) for f in td.fields], '    ')}\n"
+    yield f"    __slots__ = {_tuple(slots, '    ')}\n"
     rows = [f"({f.key!r}, {f.attr!r}, {f.tp!r}, {f.required!r})" for f in td.fields]
     yield f"    __tg_fields__ = {_tuple(rows, '    ')}\n"
     for f in td.fields:
@@ -85,6 +92,8 @@ def _class(td: TypeDef, model: Model) -> Iterator[str]:
         yield _docstring([f.description], "    ")
     yield "\n"
     yield from _init(td.fields, model)
+    if bound:
+        yield "        self._bot = None\n"
 
 
 def _field_annotation(f: Field, model: Model) -> str:
@@ -147,7 +156,10 @@ def render_types(model: Model) -> str:
         '"""Every type of the Telegram Bot API as a slotted class."""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import Any\n\n",
-        "from .base import TelegramObject, UnionRule\n\n",
+        "from .base import TelegramObject, UnionRule\n",
+        "from ._shortcuts import (\n",
+        *(f"    {o}Shortcuts,\n" for o in sorted({sc.owner for sc in model.shortcuts})),
+        ")\n\n",
         "__all__ = [\n",
         *(f"    {name!r},\n" for name in sorted(model.types)),
         "]\n",
@@ -192,10 +204,12 @@ def render_types_init(model: Model) -> str:
         + "from ._types import *  # noqa: F403\n"
         + "from .base import TelegramObject, UnionRule\n"
         + "from .enum_base import TelegramEnum\n"
-        + "from .enums import *  # noqa: F403\n\n"
+        + "from .enums import *  # noqa: F403\n"
+        + "from .input_file import BufferedInputFile, FSInputFile\n\n"
         + f'API_VERSION = "{model.version.removeprefix("Bot API ")}"\n\n'
         + "__all__ = [\n"
-        + '    "API_VERSION",\n    "TelegramEnum",\n    "TelegramObject",\n    "UnionRule",\n'
+        + '    "API_VERSION",\n    "BufferedInputFile",\n    "FSInputFile",\n'
+        + '    "TelegramEnum",\n    "TelegramObject",\n    "UnionRule",\n'
         + "    *_types.__all__,\n    *enums.__all__,\n]\n"
     )
 
@@ -203,6 +217,7 @@ def render_types_init(model: Model) -> str:
 def _method(md: MethodDef) -> Iterator[str]:
     yield f"    {md.name!r}: MethodDescription(\n"
     yield f"        name={md.name!r},\n"
+    yield f"        attr={md.attr!r},\n"
     yield f"        returns={md.returns!r},\n"
     yield f"        href={md.href!r},\n"
     yield f"        description={' '.join(md.description)!r},\n"

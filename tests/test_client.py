@@ -1,0 +1,570 @@
+"""The Bot client against FakeTelegram, over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import io
+import logging
+import pickle
+import socket
+import time
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+import tgfast
+from tgfast import (
+    Bot,
+    BotDefaults,
+    BotSession,
+    RetryPolicy,
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramConflict,
+    TelegramEntityTooLarge,
+    TelegramForbidden,
+    TelegramMigrateToChat,
+    TelegramNetworkError,
+    TelegramNotFound,
+    TelegramRetryAfter,
+    TelegramServerError,
+    TelegramServer,
+    TelegramUnauthorized,
+    TgfastError,
+)
+from tgfast.client import NO_RETRY, Limit, LocalRateLimiter
+from tgfast.client.bot import _ERRORS
+from tgfast.methods import METHOD_CLASSES, METHODS, SendMessage
+from tgfast.testing import Call, FakeTelegram
+from tgfast.types import (
+    BufferedInputFile,
+    CallbackQuery,
+    FSInputFile,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputMediaDocument,
+    InputMediaPhoto,
+    Message,
+    ReactionTypeEmoji,
+    User,
+)
+from tgfast.types.binding import current_bot
+
+FAST_RETRY = RetryPolicy(backoff=0.01, max_backoff=0.02)
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as server:
+        server.respond("getChat", _chat_full_info)
+        yield server
+        assert server.errors == []
+
+
+def _chat_full_info(call: Call) -> dict[str, object]:
+    gifts = dict.fromkeys(
+        ("unlimited_gifts", "limited_gifts", "unique_gifts", "premium_subscription",
+         "gifts_from_channels"), False,
+    )  # fmt: skip
+    return {"id": call.params["chat_id"], "type": "private", "accent_color_id": 0,
+            "max_reaction_count": 11, "accepted_gift_types": gifts}  # fmt: skip
+
+
+@pytest.fixture
+async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
+    async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=FAST_RETRY) as b:
+        yield b
+
+
+# -- the generated surface ---------------------------------------------------------------
+
+
+def test_every_method_of_the_spec_is_on_bot_with_all_its_parameters() -> None:
+    assert len(METHODS) == 180
+    for name, md in METHODS.items():
+        fn = getattr(Bot, md.attr)
+        assert md.attr == ("close_instance" if name == "close" else _snake(name))
+        assert inspect.iscoroutinefunction(fn), name
+        sig = inspect.signature(fn)
+        expected = {p.attr for p in md.params} | {"self", "request_timeout"}
+        assert set(sig.parameters) == expected, name
+        for p in md.params:
+            param = sig.parameters[p.attr]
+            assert (param.default is inspect.Parameter.empty) == p.required, (name, p.attr)
+        assert md.href in (fn.__doc__ or ""), name
+
+
+def test_every_method_has_a_method_class() -> None:
+    assert set(METHOD_CLASSES) == set(METHODS)
+    for name, cls in METHOD_CLASSES.items():
+        assert cls.__api_method__ == name
+        assert cls.__returns__ == METHODS[name].returns
+        assert [row[0] for row in cls.__tg_fields__] == [p.name for p in METHODS[name].params]
+
+
+# -- calls and results --------------------------------------------------------------------
+
+
+async def test_send_message_round_trip(fake: FakeTelegram, bot: Bot) -> None:
+    markup = InlineKeyboardMarkup(
+        inline_keyboard=[[InlineKeyboardButton(text="go", callback_data="page:2")]]
+    )
+    msg = await bot.send_message(42, "hello", reply_markup=markup)
+    assert isinstance(msg, Message)
+    assert (msg.chat.id, msg.text, msg.message_id) == (42, "hello", 1)
+    assert msg.reply_markup == markup
+    call = fake.calls_to("sendMessage")[-1]
+    assert call.content_type == "application/json"
+    assert call.params == {
+        "chat_id": 42,
+        "text": "hello",
+        "reply_markup": {"inline_keyboard": [[{"text": "go", "callback_data": "page:2"}]]},
+    }
+    second = await bot.send_message(42, "again")
+    assert second.message_id == 2
+
+
+async def test_get_me_and_me_is_asked_once(fake: FakeTelegram, bot: Bot) -> None:
+    me = await bot.me()
+    assert isinstance(me, User)
+    assert me.id == bot.id == int(fake.token.split(":")[0])
+    assert await bot.me() is me
+    assert len(fake.calls_to("getMe")) == 1
+
+
+async def test_method_objects_and_webhook_reply(fake: FakeTelegram, bot: Bot) -> None:
+    method = SendMessage(chat_id=7, text="via object")
+    msg = await bot(method)
+    assert isinstance(msg, Message) and msg.text == "via object"
+    assert method.as_webhook_reply() == {"method": "sendMessage", "chat_id": 7, "text": "via object"}
+    assert "DEFAULT" not in repr(method)
+    assert method.to_dict() == {"chat_id": 7, "text": "via object"}
+
+
+async def test_bot_defaults_apply_unless_overridden(fake: FakeTelegram) -> None:
+    defaults = BotDefaults(parse_mode="HTML", protect_content=True)
+    async with Bot(fake.token, server=fake.url, defaults=defaults, rate_limiter=None) as bot:
+        await bot.send_message(1, "<b>a</b>")
+        await bot.send_message(1, "b", parse_mode=None)
+        await bot.send_message(1, "c", parse_mode="MarkdownV2", protect_content=False)
+        await bot(SendMessage(chat_id=1, text="d"))
+        await bot.send_poll(1, "q?", [{"text": "a"}, {"text": "b"}])  # type: ignore[list-item]
+    sent = [c.params for c in fake.calls]
+    assert sent[0]["parse_mode"] == "HTML" and sent[0]["protect_content"] is True
+    assert "parse_mode" not in sent[1]
+    assert sent[2]["parse_mode"] == "MarkdownV2" and sent[2]["protect_content"] is False
+    assert sent[3]["parse_mode"] == "HTML"
+    assert sent[4]["question_parse_mode"] == "HTML"
+
+
+async def test_datetimes_become_unix_times(fake: FakeTelegram, bot: Bot) -> None:
+    until = datetime(2030, 1, 1, tzinfo=timezone.utc)
+    await bot.ban_chat_member(-100, 5, until_date=until)  # type: ignore[arg-type]
+    assert fake.calls[-1].params["until_date"] == int(until.timestamp())
+    before = int(time.time())
+    await bot.ban_chat_member(-100, 5, until_date=timedelta(hours=1))  # type: ignore[arg-type]
+    assert before + 3600 <= fake.calls[-1].params["until_date"] <= int(time.time()) + 3600
+
+
+async def test_result_types_follow_the_spec(fake: FakeTelegram, bot: Bot) -> None:
+    assert await bot.send_chat_action(1, "typing") is True
+    await bot.send_message(3, "x")
+    copied = await bot.copy_message(4, 3, 1)
+    assert copied.message_id >= 1
+    group = await bot.send_media_group(
+        5, [InputMediaPhoto(media="id-1"), InputMediaPhoto(media="id-2")]
+    )
+    assert len(group) == 2 and all(isinstance(m, Message) for m in group)
+    assert group[0].media_group_id == group[1].media_group_id is not None
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "cls"),
+    [
+        (400, TelegramBadRequest),
+        (401, TelegramUnauthorized),
+        (403, TelegramForbidden),
+        (404, TelegramNotFound),
+        (409, TelegramConflict),
+        (413, TelegramEntityTooLarge),
+        (418, TelegramAPIError),
+        (500, TelegramServerError),
+        (503, TelegramServerError),
+    ],
+)
+async def test_every_error_code_maps_to_its_class(
+    fake: FakeTelegram, bot: Bot, code: int, cls: type[TelegramAPIError]
+) -> None:
+    fake.fail("sendMessage", error_code=code, description=f"Error {code}: injected")
+    with pytest.raises(cls) as info:
+        await bot.send_message(1, "x")
+    assert type(info.value) is cls  # not a more specific class by accident
+    assert (info.value.method, info.value.error_code) == ("sendMessage", code)
+    assert info.value.description == f"Error {code}: injected"
+    assert isinstance(info.value, TgfastError)
+    assert len(fake.calls_to("sendMessage")) == 1  # a send is never repeated after 5xx
+    assert set(_ERRORS) <= {400, 401, 403, 404, 409, 413}
+
+
+async def test_retry_after_and_migrate_carry_their_parameters(
+    fake: FakeTelegram, fake_bot_no_retry: Bot
+) -> None:
+    fake.fail("sendMessage", error_code=429, retry_after=7)
+    with pytest.raises(TelegramRetryAfter) as info:
+        await fake_bot_no_retry.send_message(1, "x")
+    assert info.value.retry_after == 7
+    assert "retry after 7" in str(info.value)
+    fake.fail("sendMessage", error_code=400, description="Bad Request: group chat was upgraded",
+              migrate_to_chat_id=-1001234)  # fmt: skip
+    with pytest.raises(TelegramMigrateToChat) as migrated:
+        await fake_bot_no_retry.send_message(-5, "x")
+    assert migrated.value.migrate_to_chat_id == -1001234
+    assert isinstance(migrated.value, TelegramBadRequest)
+    for exc in (info.value, migrated.value):
+        again = pickle.loads(pickle.dumps(exc))
+        assert (type(again), str(again)) == (type(exc), str(exc))
+
+
+@pytest.fixture
+async def fake_bot_no_retry(fake: FakeTelegram) -> AsyncIterator[Bot]:
+    async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=NO_RETRY) as b:
+        yield b
+
+
+async def test_unknown_method_and_real_telegram_400s(fake: FakeTelegram, bot: Bot) -> None:
+    with pytest.raises(TelegramNotFound):
+        await bot._call("noSuchMethod", {}, "bool")
+    with pytest.raises(TelegramBadRequest, match="message to edit not found"):
+        await bot.edit_message_text("new", chat_id=1, message_id=999)
+
+
+async def test_a_non_json_answer_is_a_server_error(fake: FakeTelegram, bot: Bot) -> None:
+    fake.http_error("sendMessage", status=502)
+    with pytest.raises(TelegramServerError, match="not a Bot API answer") as info:
+        await bot.send_message(1, "x")
+    assert info.value.error_code == 502
+
+
+async def test_a_wrong_token_is_unauthorized_and_never_shown(fake: FakeTelegram) -> None:
+    wrong = "987654321:WRONG-secret-that-must-not-leak"
+    async with Bot(wrong, server=fake.url, rate_limiter=None) as bot:
+        with pytest.raises(TelegramUnauthorized) as info:
+            await bot.get_me()
+    assert "WRONG-secret" not in str(info.value) + repr(info.value)
+
+
+async def test_the_token_appears_in_no_error_repr_or_log(
+    fake: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    secret = fake.token.split(":")[1]
+    caplog.set_level(logging.DEBUG)
+    texts: list[str] = []
+    async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=FAST_RETRY) as bot:
+        texts.append(repr(bot))
+        fake.drop("getMe", times=5)  # retried, then a network error
+        fake.http_error("getChat", status=500, body=fake.token.encode(), times=5)
+        fake.fail("sendMessage", error_code=400, description=f"Bad Request: {fake.token}")
+        for call in (bot.get_me(), bot.get_chat(1), bot.send_message(1, "x")):
+            with pytest.raises(TgfastError) as info:
+                await call
+            texts += [str(info.value), repr(info.value), repr(info.value.args)]
+            # no chained exception carries the URL into a traceback
+            assert info.value.__cause__ is None
+            assert info.value.__context__ is None or info.value.__suppress_context__
+    # a closed port: the connection error names host and port, not the path
+    async with Bot(fake.token, server=f"http://127.0.0.1:{_free_port()}", retry=NO_RETRY) as bot:
+        with pytest.raises(TelegramNetworkError) as info:
+            await bot.get_me()
+        texts.append(str(info.value))
+    texts += [r.getMessage() for r in caplog.records]
+    assert texts and caplog.records  # the retries were logged
+    for text in texts:
+        assert secret not in text, text
+    assert any("<token>" in t for t in texts)
+
+
+def test_a_malformed_token_is_refused_without_echoing_it() -> None:
+    for token in ("", "no-colon-here", "abc:def", "123:bad token"):
+        with pytest.raises(TgfastError) as info:
+            Bot(token)
+        assert not token or token not in str(info.value)
+
+
+# -- retries ------------------------------------------------------------------------------
+
+
+async def test_429_waits_and_other_chats_are_not_blocked(fake: FakeTelegram) -> None:
+    fake.fail("sendMessage", error_code=429, retry_after=1, chat_id=1)
+    async with Bot(fake.token, server=fake.url) as bot:  # the default rate limiter is on
+        start = time.monotonic()
+        slow = asyncio.create_task(bot.send_message(1, "flooded"))
+        await asyncio.sleep(0.05)
+        other = await bot.send_message(2, "other chat")
+        other_done = time.monotonic() - start
+        flooded = await slow
+        slow_done = time.monotonic() - start
+    assert other.chat.id == 2 and flooded.text == "flooded"
+    assert other_done < 0.5 <= 1.0 <= slow_done < 3
+    assert [c.params["chat_id"] for c in fake.calls_to("sendMessage")] == [1, 2, 1]
+
+
+async def test_429_retries_are_bounded(fake: FakeTelegram) -> None:
+    fake.fail("sendMessage", error_code=429, retry_after=0, times=10)
+    policy = RetryPolicy(retry_after_attempts=2)
+    async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=policy) as bot:
+        with pytest.raises(TelegramRetryAfter):
+            await bot.send_message(1, "x")
+    assert len(fake.calls_to("sendMessage")) == 3
+
+
+async def test_a_retry_after_longer_than_allowed_is_raised_at_once(fake: FakeTelegram) -> None:
+    fake.fail("sendMessage", error_code=429, retry_after=3600)
+    async with Bot(fake.token, server=fake.url, rate_limiter=None) as bot:
+        with pytest.raises(TelegramRetryAfter) as info:
+            await asyncio.wait_for(bot.send_message(1, "x"), 5)
+    assert info.value.retry_after == 3600
+
+
+async def test_5xx_is_retried_for_repeatable_methods_only(fake: FakeTelegram, bot: Bot) -> None:
+    fake.http_error(status=502, times=1)
+    chat = await bot.get_chat(1)
+    assert chat.id == 1
+    assert len(fake.calls_to("getChat")) == 2
+    fake.fail(error_code=500, description="Internal Server Error", times=1)
+    with pytest.raises(TelegramServerError):
+        await bot.send_message(1, "never twice")
+    assert len(fake.calls_to("sendMessage")) == 1
+
+
+async def test_a_dropped_connection_is_retried_only_when_repeatable(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    fake.drop("sendMessage")
+    with pytest.raises(TelegramNetworkError, match="sendMessage"):
+        await bot.send_message(1, "maybe sent")
+    assert len(fake.calls_to("sendMessage")) == 1
+    fake.drop("getChat")
+    assert (await bot.get_chat(1)).id == 1
+    assert len(fake.calls_to("getChat")) == 2
+    fake.drop("getChat", times=10)
+    with pytest.raises(TelegramNetworkError):
+        await bot.get_chat(1)
+    assert len(fake.calls_to("getChat")) == 2 + 1 + FAST_RETRY.attempts
+
+
+async def test_a_refused_connection_is_retried_even_for_sends(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="tgfast.client")
+    async with Bot("1:abc", server=f"http://127.0.0.1:{_free_port()}", retry=FAST_RETRY) as bot:
+        with pytest.raises(TelegramNetworkError, match="ClientConnectorError"):
+            await bot.send_message(1, "x")
+    retries = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
+    assert len(retries) == FAST_RETRY.attempts
+    assert all(m.startswith("sendMessage failed") for m in retries)
+
+
+async def test_request_timeout(fake: FakeTelegram, bot: Bot) -> None:
+    fake.delay("sendMessage", seconds=2, times=1)
+    start = time.monotonic()
+    with pytest.raises(TelegramNetworkError, match="no answer within 0.3s"):
+        await bot.send_message(1, "slow", request_timeout=0.3)
+    assert time.monotonic() - start < 1.5
+    assert len(fake.calls_to("sendMessage")) == 1
+
+
+async def test_long_poll_extends_the_timeout(fake: FakeTelegram) -> None:
+    session = BotSession(timeout=0.5)
+    async with session, Bot(fake.token, server=fake.url, session=session) as bot:
+        start = time.monotonic()
+        assert await bot.get_updates(timeout=1) == []
+        assert time.monotonic() - start >= 0.9
+        fake.add_update({"message": {"message_id": 1, "date": 1, "chat": {"id": 1, "type": "private"}, "text": "hi"}})
+        updates = await bot.get_updates(timeout=1)
+        assert updates[0].message is not None and updates[0].message.text == "hi"
+
+
+# -- uploads and downloads ----------------------------------------------------------------
+
+
+async def test_uploads_arrive_intact(fake: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
+    content = bytes(range(256)) * 1000
+    path = tmp_path / "cat.jpg"
+    path.write_bytes(content)
+    msg = await bot.send_photo(1, FSInputFile(path), caption="a cat")
+    call = fake.calls_to("sendPhoto")[-1]
+    assert call.content_type == "multipart/form-data"
+    assert call.files["photo"].data == content
+    assert call.files["photo"].filename == "cat.jpg"
+    assert call.params["caption"] == "a cat" and call.params["chat_id"] == 1
+    assert msg.photo
+    await bot.send_document(1, BufferedInputFile(b"%PDF-1.7 ...", "doc.pdf"))
+    assert fake.calls_to("sendDocument")[-1].files["document"].data == b"%PDF-1.7 ..."
+
+
+async def test_a_file_id_or_url_goes_as_json(fake: FakeTelegram, bot: Bot) -> None:
+    await bot.send_photo(1, "AgACAgIAAxkBAAIB")
+    await bot.send_photo(1, "https://example.org/cat.jpg")
+    assert [c.content_type for c in fake.calls_to("sendPhoto")] == ["application/json"] * 2
+
+
+async def test_media_group_uploads_use_attach(fake: FakeTelegram, bot: Bot) -> None:
+    media = [
+        InputMediaDocument(media=BufferedInputFile(b"first", "a.txt")),
+        InputMediaDocument(media="known-file-id"),
+        InputMediaDocument(media=BufferedInputFile(b"second", "b.txt"), caption="two"),
+    ]
+    sent = await bot.send_media_group(1, media)  # type: ignore[arg-type]
+    call = fake.calls_to("sendMediaGroup")[-1]
+    refs = [item["media"] for item in call.params["media"]]
+    assert refs[1] == "known-file-id"
+    attached = {ref.removeprefix("attach://"): call.files[ref.removeprefix("attach://")].data
+                for ref in (refs[0], refs[2])}  # fmt: skip
+    assert sorted(attached.values()) == [b"first", b"second"]
+    assert call.params["media"][2]["caption"] == "two"
+    assert len(sent) == 3
+
+
+async def test_a_retried_upload_is_sent_whole(fake: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
+    path = tmp_path / "sticker.webp"
+    path.write_bytes(b"RIFF" + b"\0" * 70000)
+    fake.respond("uploadStickerFile", {"file_id": "f", "file_unique_id": "u"})
+    fake.http_error("uploadStickerFile", status=502)
+    await bot.upload_sticker_file(1, FSInputFile(path), "static")
+    calls = fake.calls_to("uploadStickerFile")
+    assert len(calls) == 2 and calls[-1].files["sticker"].data == path.read_bytes()
+
+
+async def test_downloads(fake: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
+    content = b"file content " * 10000
+    info = fake.add_file(content)
+    assert await bot.download(info["file_id"]) == content
+    target = await bot.download(info["file_id"], tmp_path / "out.bin")
+    assert target == tmp_path / "out.bin" and target.read_bytes() == content
+    assert not list(tmp_path.glob("*.part"))
+    stream = io.BytesIO()
+    await bot.download(await bot.get_file(info["file_id"]), stream)
+    assert stream.getvalue() == content
+    chunks = [c async for c in bot.stream_file(info["file_path"], chunk_size=1000)]
+    assert b"".join(chunks) == content
+    with pytest.raises(TelegramNotFound):
+        await bot.download_file("nope/missing.bin", tmp_path / "missing.bin")
+    assert not (tmp_path / "missing.bin").exists()
+    with pytest.raises(TelegramBadRequest):
+        await bot.download("no-such-file-id")
+
+
+async def test_local_server_mode_reads_from_disk(fake: FakeTelegram, tmp_path: Path) -> None:
+    local = tmp_path / "local.bin"
+    local.write_bytes(b"on this disk")
+    server = TelegramServer(fake.url, local=True)
+    async with Bot(fake.token, server=server, rate_limiter=None) as bot:
+        assert await bot.download_file(str(local)) == b"on this disk"
+        info = fake.add_file(b"remote")
+        assert await bot.download_file(info["file_path"]) == b"remote"
+
+
+# -- sessions -----------------------------------------------------------------------------
+
+
+async def test_a_shared_session_outlives_its_bots(fake: FakeTelegram) -> None:
+    session = BotSession(limit=4)
+    one = Bot(fake.token, server=fake.url, session=session, rate_limiter=None)
+    two = Bot(fake.token, server=fake.url, session=session, rate_limiter=None)
+    await one.get_me()
+    await two.get_me()
+    assert one.session.client is two.session.client
+    await one.close()
+    assert not session.closed
+    await two.get_me()
+    await session.close()
+    assert session.closed
+
+
+async def test_bot_close_closes_its_own_session(fake: FakeTelegram) -> None:
+    bot = Bot(fake.token, server=fake.url, rate_limiter=None)
+    await bot.get_me()
+    client = bot.session.client
+    await bot.close()
+    assert client.closed
+    # a closed bot opens a new pool if used again, and closes it again
+    await bot.get_me()
+    await bot.close()
+
+
+# -- shortcuts ----------------------------------------------------------------------------
+
+
+async def test_message_shortcuts(fake: FakeTelegram, bot: Bot) -> None:
+    msg = await bot.send_message(10, "original")
+    reply = await msg.reply("a reply")
+    assert fake.calls[-1].params["reply_parameters"] == {"message_id": msg.message_id}
+    assert reply.chat.id == 10
+    await msg.answer("an answer")
+    assert "reply_parameters" not in fake.calls[-1].params
+    edited = await msg.edit_text("edited")
+    assert isinstance(edited, Message) and edited.text == "edited"
+    await msg.react([ReactionTypeEmoji(emoji="👍")])
+    assert fake.calls[-1].params["reaction"] == [{"type": "emoji", "emoji": "👍"}]
+    forwarded = await msg.forward(11)
+    assert forwarded.chat.id == 11
+    assert fake.calls[-1].params["from_chat_id"] == 10
+    await msg.copy_to(12)
+    assert await msg.delete() is True
+    photo = await msg.answer_photo("file-id-1", caption="c")
+    assert photo.chat.id == 10 and fake.calls[-1].method == "sendPhoto"
+    assert [c.method for c in fake.calls] == [
+        "sendMessage", "sendMessage", "sendMessage", "editMessageText", "setMessageReaction",
+        "forwardMessage", "copyMessage", "deleteMessage", "sendPhoto",
+    ]  # fmt: skip
+
+
+async def test_decoded_objects_use_the_current_bot(fake: FakeTelegram, bot: Bot) -> None:
+    query = tgfast.convert(
+        CallbackQuery,
+        {"id": "q1", "from": {"id": 1, "is_bot": False, "first_name": "A"}, "chat_instance": "c"},
+    )
+    with pytest.raises(TgfastError, match="not bound to a Bot"):
+        await query.answer("no bot")
+    token = current_bot.set(bot)
+    try:
+        assert await query.answer("Done") is True
+    finally:
+        current_bot.reset(token)
+    assert fake.calls[-1].params == {"callback_query_id": "q1", "text": "Done"}
+
+
+# -- rate limiting ------------------------------------------------------------------------
+
+
+async def test_the_rate_limiter_spaces_sends_to_one_chat(fake: FakeTelegram) -> None:
+    limiter = LocalRateLimiter(private=Limit(10, 1.0, 1), group=None, overall=None)
+    async with Bot(fake.token, server=fake.url, rate_limiter=limiter) as bot:
+        start = time.monotonic()
+        await asyncio.gather(*(bot.send_message(1, str(i)) for i in range(4)))
+        one_chat = time.monotonic() - start
+        start = time.monotonic()
+        await asyncio.gather(*(bot.send_message(100 + i, "x") for i in range(4)))
+        many_chats = time.monotonic() - start
+        start = time.monotonic()
+        await asyncio.gather(*(bot.get_chat(1) for _ in range(4)))
+        not_limited = time.monotonic() - start
+    assert one_chat >= 0.28  # three gaps of 0.1 s
+    assert many_chats < 0.25 and not_limited < 0.25
+    assert [c.params["text"] for c in fake.calls_to("sendMessage")[:4]] == ["0", "1", "2", "3"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -1,0 +1,64 @@
+"""Which failed calls are repeated, how often, and after how long.
+
+* **429** (flood control) is always safe to repeat: Telegram did not perform the
+  call. The call waits ``retry_after`` (if it is at most ``max_retry_after``) and
+  tries again, up to ``retry_after_attempts`` times. Only that call waits: calls to
+  other chats go on, and the rate limiter holds the chat back meanwhile.
+* **A connection that was never made** (refused, DNS failure) is safe too: nothing
+  reached Telegram. It is retried for every method.
+* **5xx answers, a connection lost mid-call, a timeout** are ambiguous: Telegram may
+  have performed the call. They are retried only for methods that give the same
+  outcome when performed twice (``get*``, ``set*``, ``edit*``, ``delete*``, ...;
+  ``uploadStickerFile`` too: a second upload only leaves an unused file).
+  ``sendMessage``, ``forwardMessage``, ``copyMessage``, payments, gifts, invite links
+  and the like are never repeated after such a failure, so a message is never sent
+  twice behind the caller's back: the error reaches the caller, who decides.
+Back-off between ambiguous retries doubles from ``backoff`` up to ``max_backoff``,
+with jitter so that many workers do not retry in step.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import aiohttp
+
+__all__ = ["NO_RETRY", "RetryPolicy", "is_repeatable", "reached_server"]
+
+_REPEATABLE_PREFIXES = (
+    "get", "set", "delete", "edit", "pin", "unpin", "ban", "unban", "restrict", "promote",
+    "approve", "decline", "leave", "hide", "unhide", "reopen", "verify", "remove", "read",
+    "stop", "answerCallbackQuery", "answerInlineQuery", "answerShippingQuery",
+    "answerPreCheckoutQuery", "closeForumTopic", "closeGeneralForumTopic", "uploadStickerFile",
+)  # fmt: skip
+
+
+def is_repeatable(method: str) -> bool:
+    """Whether performing ``method`` twice has the outcome of performing it once."""
+    return method.startswith(_REPEATABLE_PREFIXES)
+
+
+def reached_server(exc: BaseException) -> bool:
+    """False when the request surely never reached the server (no connection was made)."""
+    return not isinstance(exc, aiohttp.ClientConnectorError)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How a ``Bot`` repeats failed calls; see the module docstring for which ones."""
+
+    retry_after_attempts: int = 3
+    max_retry_after: float = 60.0
+    attempts: int = 2
+    backoff: float = 0.5
+    max_backoff: float = 10.0
+
+    def delay(self, failures: int) -> float:
+        """Seconds to wait before retry number ``failures + 1``: half fixed, half jitter."""
+        cap = min(self.max_backoff, self.backoff * (2**failures))
+        return cap / 2 + random.uniform(0, cap / 2)  # noqa: S311 - jitter, not crypto
+
+
+NO_RETRY = RetryPolicy(retry_after_attempts=0, attempts=0)
+"""Never repeat a call: every failure reaches the caller at once."""

@@ -1,0 +1,93 @@
+"""Files to upload: ``bot.send_photo(chat_id, FSInputFile("cat.jpg"))``.
+
+A file already on Telegram's servers is sent as its ``file_id`` string, and a file on
+the web as its URL string: neither needs an ``InputFile``, and a call without one goes
+out as JSON. Only calls holding an ``InputFile`` become multipart uploads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from ._types import InputFile
+
+__all__ = ["BufferedInputFile", "FSInputFile", "InputFile"]
+
+CHUNK_SIZE = 64 * 1024
+
+
+class _Upload(InputFile):
+    """Shared by the upload kinds: a file name and what to stream."""
+
+    __slots__ = ("content_type", "filename")
+
+    filename: str
+    content_type: str | None
+
+    # Two uploads are the same only when they are the same object.
+    __eq__ = object.__eq__  # type: ignore[assignment]
+    __hash__ = object.__hash__  # type: ignore[assignment]
+
+    def chunks(self) -> AsyncIterator[bytes] | bytes:
+        """The content, as bytes or as an async iterator of byte chunks."""
+        raise NotImplementedError
+
+
+class FSInputFile(_Upload):
+    """A file on the local disk, streamed in chunks when the call is sent.
+
+    It is read again on every attempt, so a retried upload sends it whole.
+    """
+
+    __slots__ = ("chunk_size", "path")
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        filename: str | None = None,
+        *,
+        content_type: str | None = None,
+        chunk_size: int = CHUNK_SIZE,
+    ) -> None:
+        self.path = Path(path)
+        self.filename = filename or self.path.name
+        self.content_type = content_type
+        self.chunk_size = chunk_size
+        self._extra = None
+
+    async def _read(self) -> AsyncIterator[bytes]:
+        with self.path.open("rb") as f:
+            while chunk := f.read(self.chunk_size):
+                yield chunk
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self._read()
+
+    def __repr__(self) -> str:
+        return f"FSInputFile({str(self.path)!r}, filename={self.filename!r})"
+
+
+class BufferedInputFile(_Upload):
+    """Bytes held in memory, uploaded under ``filename``."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes, filename: str, *, content_type: str | None = None) -> None:
+        self.data = bytes(data)
+        self.filename = filename
+        self.content_type = content_type
+        self._extra = None
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], filename: str | None = None) -> BufferedInputFile:
+        """Read a whole file now (for small files sent many times)."""
+        p = Path(path)
+        return cls(p.read_bytes(), filename or p.name)
+
+    def chunks(self) -> bytes:
+        return self.data
+
+    def __repr__(self) -> str:
+        return f"BufferedInputFile(<{len(self.data)} bytes>, filename={self.filename!r})"

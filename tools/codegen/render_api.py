@@ -1,0 +1,238 @@
+"""Print the client side of the model: method classes, the Bot's methods, shortcuts."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator, Sequence
+
+from .model import MethodDef, Model, Param, Shortcut
+from .render import HEADER, WIDTH, _docstring, _tuple, annotation
+
+REQUEST_TIMEOUT_DOC = "seconds to wait for this call, instead of the session's timeout."
+
+
+def class_name(method: str) -> str:
+    """``sendMessage`` -> ``SendMessage``: the method object's class."""
+    return method[0].upper() + method[1:]
+
+
+def _ordered(params: list[Param], positional: Sequence[str] = ()) -> list[Param]:
+    """Required parameters first (they may be passed by position), then the rest."""
+    first = [p for p in params if p.required or p.name in positional]
+    return first + [p for p in params if p not in first]
+
+
+def _parameter(p: Param, model: Model) -> str:
+    ann = annotation(p.tp, model)
+    if p.required:
+        return f"{p.attr}: {ann}"
+    if p.name in model.defaults:
+        return f"{p.attr}: {ann} | Default | None = DEFAULT"
+    return f"{p.attr}: {ann} | None = None"
+
+
+def _signature(
+    params: list[Param], model: Model, extra: list[str], positional: Sequence[str] = ()
+) -> str:
+    """The parameter lines of a ``def`` after ``self``."""
+    ordered = _ordered(params, positional)
+    lines = [_parameter(p, model) for p in ordered if p.required or p.name in positional]
+    optional = [_parameter(p, model) for p in ordered[len(lines) :]] + extra
+    if optional:
+        lines += ["*", *optional]
+    return "".join(f"        {line},\n" for line in ["self", *lines])
+
+
+def _method_doc(md: MethodDef, params: list[Param], indent: str, lead: list[str]) -> str:
+    """A docstring: ``lead`` and the method's description, its arguments, its link."""
+    width = WIDTH - len(indent)
+
+    def fill(text: str, first: str = "", rest: str = "") -> str:
+        return textwrap.fill(
+            text, width, initial_indent=first, subsequent_indent=rest,
+            break_long_words=False, break_on_hyphens=False,
+        )  # fmt: skip
+
+    blocks = [fill(line) for line in [*lead, *md.description] if line.strip()]
+    args = [fill(f"{p.attr}: {p.description}", "    ", "        ") for p in _ordered(params)]
+    args.append(fill(f"request_timeout: {REQUEST_TIMEOUT_DOC}", "    ", "        "))
+    blocks += ["Args:\n" + "\n".join(args), f"Bot API: {md.href}"]
+    body = "\n\n".join(blocks).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return f'{indent}"""{textwrap.indent(body, indent).strip()}\n{indent}"""\n'
+
+
+def _returns(md: MethodDef, model: Model) -> str:
+    return annotation(md.returns, model)
+
+
+# --- tgfast/methods/_methods.py ------------------------------------------------------
+
+
+def _method_class(md: MethodDef, model: Model) -> Iterator[str]:
+    name = class_name(md.name)
+    yield f"\n\nclass {name}(TelegramMethod[{_returns(md, model)}]):\n"
+    yield _docstring([*md.description, f"Bot API: {md.href}"], "    ")
+    yield "\n"
+    yield f"    __slots__ = {_tuple([repr(p.attr) for p in md.params], '    ')}\n"
+    yield f"    __api_method__ = {md.name!r}\n"
+    yield f"    __returns__ = {md.returns!r}\n"
+    uploads = any(model.carries_files(p.tp) for p in md.params)
+    yield f"    __uploads__ = {uploads!r}\n"
+    rows = [f"({p.name!r}, {p.attr!r}, {p.tp!r}, {p.required!r})" for p in md.params]
+    yield f"    __tg_fields__ = {_tuple(rows, '    ')}\n"
+    defaults = {p.attr: model.defaults[p.name] for p in md.params if p.name in model.defaults}
+    if defaults:
+        yield f"    __tg_defaults__ = {defaults!r}\n"
+    yield "\n"
+    for p in md.params:
+        ann = annotation(p.tp, model)
+        if not p.required:
+            ann += " | Default | None" if p.name in model.defaults else " | None"
+        yield f"    {p.attr}: {ann}\n"
+    if md.params:
+        yield "\n    def __init__(\n"
+        yield "        self,\n        *,\n"
+        yield "".join(f"        {_parameter(p, model)},\n" for p in _ordered(md.params))
+        yield "    ) -> None:\n"
+    else:
+        yield "\n    def __init__(self) -> None:\n"
+    for p in md.params:
+        yield f"        self.{p.attr} = {p.attr}\n"
+    yield "        self._extra = None\n"
+
+
+def render_method_classes(model: Model) -> str:
+    out = [
+        HEADER.format(version=model.version, date=model.release_date),
+        '"""Every Bot API method as an object: ``await bot(SendMessage(...))``."""\n\n',
+        "from __future__ import annotations\n\n",
+        "from typing import Any\n\n",
+        "from ..defaults import DEFAULT, Default\n",
+        "from ..types._types import *  # noqa: F403\n",
+        "from .base import TelegramMethod\n\n",
+        "__all__ = [\n",
+        *(f"    {class_name(n)!r},\n" for n in sorted(model.methods, key=class_name)),
+        "]\n",
+    ]
+    for md in model.methods.values():
+        out.extend(_method_class(md, model))
+    out.append("\n\nMETHOD_CLASSES: dict[str, type[TelegramMethod[Any]]] = {\n")
+    out.extend(f"    {n!r}: {class_name(n)},\n" for n in model.methods)
+    out.append("}\n")
+    return "".join(out)
+
+
+# --- tgfast/client/_api.py -------------------------------------------------------------
+
+
+def _params_body(params: list[Param], model: Model, given: dict[str, str]) -> Iterator[str]:
+    """Build ``params``: required and bound values always, optional ones when not None."""
+    fixed = [p for p in params if p.required or p.name in given]
+    items = ", ".join(f"{p.name!r}: {given.get(p.name, p.attr)}" for p in fixed)
+    yield f"        params: dict[str, Any] = {{{items}}}\n"
+    for p in params:
+        if p in fixed:
+            continue
+        if p.name in model.defaults:
+            yield f"        if {p.attr} is DEFAULT:\n"
+            yield f"            {p.attr} = self.defaults.{model.defaults[p.name]}\n"
+        yield f"        if {p.attr} is not None:\n"
+        yield f"            params[{p.name!r}] = {p.attr}\n"
+
+
+def _bot_method(md: MethodDef, model: Model) -> Iterator[str]:
+    yield f"\n    async def {md.attr}(\n"
+    yield _signature(md.params, model, ["request_timeout: float | None = None"], md.positional)
+    yield f"    ) -> {_returns(md, model)}:\n"
+    yield _method_doc(md, md.params, "        ", [])
+    yield from _params_body(md.params, model, {})
+    uploads = any(model.carries_files(p.tp) for p in md.params)
+    tail = ", uploads=True" if uploads else ""
+    yield (
+        f"        return await self._call({md.name!r}, params, {md.returns!r}, "
+        f"request_timeout{tail})  # type: ignore[no-any-return]\n"
+    )
+
+
+def render_bot_api(model: Model) -> str:
+    out = [
+        HEADER.format(version=model.version, date=model.release_date),
+        '"""One ``async`` method on ``Bot`` for each Bot API method."""\n\n',
+        "from __future__ import annotations\n\n",
+        "from typing import TYPE_CHECKING, Any\n\n",
+        "from ..defaults import DEFAULT, BotDefaults, Default\n\n",
+        "if TYPE_CHECKING:\n",
+        "    from ..types._types import *  # noqa: F403\n\n",
+        '__all__ = ["BotAPI"]\n\n\n',
+        "class BotAPI:\n",
+        '    """The generated half of ``Bot``: it builds parameters, ``Bot._call`` sends them."""\n\n',
+        "    __slots__ = ()\n\n",
+        "    defaults: BotDefaults\n\n",
+        "    async def _call(\n",
+        "        self,\n        method: str,\n        params: dict[str, Any],\n",
+        "        returns: str,\n        request_timeout: float | None = None,\n",
+        "        uploads: bool = False,\n    ) -> Any:\n",
+        "        raise NotImplementedError\n",
+    ]
+    for md in model.methods.values():
+        out.extend(_bot_method(md, model))
+    return "".join(out)
+
+
+# --- tgfast/types/_shortcuts.py ---------------------------------------------------------
+
+
+def shortcut_owners(model: Model) -> list[str]:
+    return list(dict.fromkeys(sc.owner for sc in model.shortcuts))
+
+
+def _shortcut(sc: Shortcut, model: Model) -> Iterator[str]:
+    md = model.methods[sc.method]
+    offered = [p for p in md.params if p.name not in sc.bind]
+    yield f"\n    async def {sc.name}(\n"
+    yield _signature(offered, model, ["request_timeout: float | None = None"], md.positional)
+    yield f"    ) -> {_returns(md, model)}:\n"
+    bound = ", ".join(name for name, expr in sc.bind.items() if expr is not None)
+    lead = [sc.doc, f"Calls ``Bot.{md.attr}`` with {bound} taken from here."]
+    yield _method_doc(md, offered, "        ", lead)
+    args = [f"{p.attr}={sc.bind[p.name]}" for p in md.params if sc.bind.get(p.name)]
+    args += [f"{p.attr}={p.attr}" for p in offered]
+    args.append("request_timeout=request_timeout")
+    yield f"        return await bound_bot(self).{md.attr}(\n"
+    yield "".join(f"            {a},\n" for a in args)
+    yield "        )\n"
+
+
+def render_shortcuts(model: Model) -> str:
+    out = [
+        HEADER.format(version=model.version, date=model.release_date),
+        '"""Shortcut methods of the types (``message.answer(...)``), as mixins."""\n\n',
+        "from __future__ import annotations\n\n",
+        "from typing import TYPE_CHECKING, Any\n\n",
+        "from ..defaults import DEFAULT, Default\n",
+        "from . import _types  # bound at call time: _types imports this module\n",
+        "from .binding import bound_bot\n\n",
+        "if TYPE_CHECKING:\n",
+        "    from ._types import *  # noqa: F403\n\n",
+        "__all__ = [\n",
+        *(f"    {o + 'Shortcuts'!r},\n" for o in sorted(shortcut_owners(model))),
+        "]\n",
+    ]
+    for owner in shortcut_owners(model):
+        out.append(f"\n\nclass {owner}Shortcuts:\n")
+        out.append(f'    """Methods of ``{owner}`` that call the Bot API for it."""\n\n')
+        out.append("    __slots__ = ()\n")
+        out.append("    _bot: Any\n")
+        for sc in model.shortcuts:
+            if sc.owner == owner:
+                out.extend(_shortcut(sc, model))
+    return "".join(out)
+
+
+def render_client(model: Model) -> dict[str, str]:
+    """Relative output path -> file text, for the client side."""
+    return {
+        "tgfast/methods/_methods.py": render_method_classes(model),
+        "tgfast/client/_api.py": render_bot_api(model),
+        "tgfast/types/_shortcuts.py": render_shortcuts(model),
+    }
