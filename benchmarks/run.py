@@ -1,7 +1,7 @@
 """Run the tgfast benchmarks and print the results as Markdown.
 
-    python benchmarks/run.py            # full run (~2-3 min on 2 cores)
-    python benchmarks/run.py --quick    # smoke run (< 1 min), noisier numbers
+    python benchmarks/run.py            # full run (~4 min on 2 cores)
+    python benchmarks/run.py --quick    # smoke run (~1 min), noisier numbers
     python benchmarks/run.py --json out.json -- --benchmark-disable-gc
 
 Output (stdout): first a one-line machine description, then one Markdown
@@ -13,6 +13,11 @@ that renders its results.  To add one (dispatch, client round trip, e2e):
 write ``test_<thing>.py`` that sets ``benchmark.extra_info["section"]`` and
 whatever else its renderer needs, write ``render_<thing>(benchmarks)``
 returning Markdown, and append a ``Section`` to ``SECTIONS``.
+
+A benchmark that is not a pytest-benchmark (the client round trip runs its
+own mock server process) is a script in this directory that prints its own
+Markdown section and takes ``--quick``, ``--json PATH`` and
+``--no-machine-line``: append a ``Script`` to ``SCRIPTS``.
 
 Timing choices
 * The median of per-round means is reported: robust to the odd descheduled
@@ -305,6 +310,29 @@ SECTIONS = [
 ]
 
 
+@dataclass(frozen=True)
+class Script:
+    key: str
+    script: str  # relative to benchmarks/; prints one Markdown section on stdout
+
+
+SCRIPTS = [
+    Script("roundtrip", "roundtrip.py"),  # client round trip, mock Bot API server
+]
+
+
+def run_script(script: Script, mode: str, json_path: str | None) -> int:
+    """Run a script section; its Markdown goes straight to our stdout."""
+    cmd = [sys.executable, str(HERE / script.script), "--no-machine-line"]
+    if mode == "quick":
+        cmd.append("--quick")
+    if json_path:
+        cmd += ["--json", str(Path(json_path).with_suffix(f".{script.key}.json"))]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    sys.stdout.flush()
+    return subprocess.run(cmd, cwd=HERE, env=env, check=False).returncode
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Run tgfast benchmarks and print a Markdown report.",
@@ -314,10 +342,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--section",
         action="append",
-        choices=[s.key for s in SECTIONS],
+        choices=[s.key for s in SECTIONS] + [s.key for s in SCRIPTS],
         help="run only this section (repeatable); default: all",
     )
-    parser.add_argument("--json", metavar="PATH", help="also save the raw pytest-benchmark records")
+    parser.add_argument(
+        "--json",
+        metavar="PATH",
+        help="also save the raw pytest-benchmark records (scripts: PATH.<section>.json)",
+    )
     args, extra = parser.parse_known_args(argv)
     if extra and extra[0] == "--":
         extra = extra[1:]
@@ -345,6 +377,13 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + section.render(records), flush=True)
         if rc != 0:
             print(f"\n**pytest exited with code {rc} for section {section.key}: see stderr.**")
+            worst_rc = worst_rc or rc
+    for script in SCRIPTS:
+        if args.section and script.key not in args.section:
+            continue
+        rc = run_script(script, mode, args.json)
+        if rc != 0:
+            print(f"\n**{script.script} exited with code {rc}: see stderr.**", flush=True)
             worst_rc = worst_rc or rc
     if args.json:
         slim = [{k: v for k, v in r.items() if k != "data"} for r in all_records]
