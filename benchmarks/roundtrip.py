@@ -833,12 +833,12 @@ def render(report: Report) -> str:
     known = [x for x in others if x is not None]
     if known and len(known) == len(others):
         worst = max(known)
-        notes.append(
-            ("**Noisy run:** " if worst > 0.1 else "")
-            + f"other processes (and the hypervisor) took {statistics.median(known):.0%} of "
+        line = (
+            f"other processes (and the hypervisor) took {statistics.median(known):.0%} of "
             f"the client's CPU while {INFLIGHT} calls were in flight (median over rounds and "
             f"contenders), {worst:.0%} at worst."
         )
+        notes.append(f"**Noisy run:** {line}" if worst > 0.1 else line[0].upper() + line[1:])
     for name, reason in report.missing.items():
         notes.append(f"Missing `{name}`: {reason}")
     parts += ["", *(f"- {n}" for n in notes)]

@@ -106,7 +106,8 @@ def _tgfast_state() -> str:
 
         built = Path(_decode.__file__)
         source = built.parent / "_decode.pyx"
-        if source.exists() and source.stat().st_mtime > built.stat().st_mtime:
+        in_place = (built.parents[2] / "pyproject.toml").exists()  # not an installed copy
+        if in_place and source.exists() and source.stat().st_mtime > built.stat().st_mtime:
             state += " (WARNING: _decode extension is older than _decode.pyx: stale build?)"
     except Exception:
         pass
