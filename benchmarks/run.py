@@ -9,7 +9,7 @@ section per benchmark file.  pytest's own progress goes to stderr, so
 ``run.py > results.md`` captures just the report.
 
 Each section is a pytest-benchmark file in this directory plus a function
-that renders its results.  To add one (dispatch, client round trip, e2e):
+that renders its results.  To add one (e2e, ...):
 write ``test_<thing>.py`` that sets ``benchmark.extra_info["section"]`` and
 whatever else its renderer needs, write ``render_<thing>(benchmarks)``
 returning Markdown, and append a ``Section`` to ``SECTIONS``.
@@ -140,7 +140,11 @@ def machine_line() -> str:
 
 
 def run_pytest(
-    files: list[str], mode: str, extra: list[str], section_args: list[str]
+    files: list[str],
+    mode: str,
+    extra: list[str],
+    section_args: list[str],
+    env_overrides: dict[str, str] | None = None,
 ) -> tuple[int, list[dict]]:
     """Run the given benchmark files; return (pytest exit code, benchmark records)."""
     timing = [f"{k}={v}" for k, v in TIMING[mode].items()]
@@ -167,7 +171,7 @@ def run_pytest(
             *extra,
             *files,
         ]
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env_overrides or {}))
         # cwd=HERE: the repo root is not put on sys.path, so the *installed*
         # tgfast (with its compiled extension) is measured, never the bare
         # source tree.  pytest's chatter goes to stderr; stdout is the report.
@@ -292,6 +296,164 @@ def render_decode(records: list[dict]) -> str:
 
 
 # --------------------------------------------------------------------------
+# section: dispatch
+# --------------------------------------------------------------------------
+
+# The bar of issue #4, all ratios within one process.
+DISPATCH_FLOOR_BAR = 2.0  # compiled / floor, at most
+DISPATCH_AIOGRAM_BAR = 100.0  # aiogram / compiled decode_dispatch_20, at least
+DISPATCH_PURE_BAR = 20.0  # aiogram / pure, at least
+
+
+def render_dispatch(records: list[dict]) -> str:
+    import dispatch_contenders as dc
+    from test_dispatch import PATHS
+
+    # (pure process?, contender, path) -> median per dispatch
+    per: dict[tuple[bool, str, str], float] = {}
+    batch: dict[str, int] = {}
+    for r in records:
+        info = r["extra_info"]
+        if info.get("section") == "dispatch":
+            key = (bool(info.get("no_extensions")), info["contender"], info["path"])
+            per[key] = r["stats"]["median"] / info["batch"]
+            batch[info["contender"]] = info["batch"]
+    paths = [p for p in PATHS if any(k[2] == p for k in per)] or list(PATHS)
+    processes = sorted({k[0] for k in per}) or [False]
+    pure_process = True in processes
+    # Which process holds each tgfast contender's figures.
+    home = {"tgfast-compiled": False, "tgfast-pure": pure_process}
+
+    def t(proc: bool, name: str, path: str) -> float | None:
+        return per.get((proc, name, path))
+
+    def ratio(proc: bool, num: str, den: str, path: str) -> float | None:
+        a, b = t(proc, num, path), t(proc, den, path)
+        return a / b if a and b else None
+
+    def process_label(proc: bool) -> str:
+        return f"2 ({dc.PURE_ENV}=1)" if proc else "1"
+
+    rows = []
+    for proc in processes:
+        for name in dc.NAMES:
+            if name in home and home[name] != proc:
+                continue
+            label, cells = name, []
+            for path in paths:
+                v = t(proc, name, path)
+                floor = t(proc, dc.FLOOR, path)
+                cells.append(
+                    "—"
+                    if v is None
+                    else fmt_time(v) + (f" ({fmt_ratio(v / floor)})" if floor else "")
+                )
+            if len(processes) > 1:
+                rows.append([label, process_label(proc), *cells])
+            else:
+                rows.append([label, *cells])
+    header = ["contender", *(["process"] if len(processes) > 1 else []), *paths]
+
+    def ratio_row(proc: bool, num: str, den: str) -> list[str]:
+        out = [f"{num} / {den}"]
+        if len(processes) > 1:
+            out.append(process_label(proc))
+        for path in paths:
+            r = ratio(proc, num, den, path)
+            out.append(fmt_ratio(r) if r else "n/a")
+        return out
+
+    pure = home["tgfast-pure"]
+    ratios = [
+        ratio_row(False, "tgfast-compiled", dc.FLOOR),
+        ratio_row(False, "aiogram", "tgfast-compiled"),
+        ratio_row(False, "aiogram", dc.FLOOR),
+        ratio_row(pure, "tgfast-pure", dc.FLOOR),
+        ratio_row(pure, "aiogram", "tgfast-pure"),
+    ]
+
+    def shown(r: float | None) -> str:
+        return "n/a" if r is None else fmt_ratio(r)
+
+    def verdict(ok: bool | None) -> str:
+        return "n/a" if ok is None else ("PASS" if ok else "FAIL")
+
+    bars = []
+    for path, what in (("dispatch_20", "the floor"), ("decode_dispatch_20", "its floor")):
+        if path in paths:
+            r = ratio(False, "tgfast-compiled", dc.FLOOR, path)
+            bars.append(
+                [
+                    f"compiled `{path}` ≤ {DISPATCH_FLOOR_BAR:g}× {what}",
+                    f"compiled / floor {shown(r)}",
+                    verdict(None if r is None else r <= DISPATCH_FLOOR_BAR),
+                ]
+            )
+    if "decode_dispatch_20" in paths:
+        r = ratio(False, "aiogram", "tgfast-compiled", "decode_dispatch_20")
+        bars.append(
+            [
+                f"compiled `decode_dispatch_20` ≥ {DISPATCH_AIOGRAM_BAR:g}× faster than aiogram",
+                f"aiogram / compiled {shown(r)}",
+                verdict(None if r is None else r >= DISPATCH_AIOGRAM_BAR),
+            ]
+        )
+    rs = [ratio(pure, "aiogram", "tgfast-pure", p) for p in paths]
+    bars.append(
+        [
+            f"pure twin ≥ {DISPATCH_PURE_BAR:g}× faster than aiogram (both paths)",
+            "aiogram / pure " + ", ".join(f"{p} {shown(r)}" for p, r in zip(paths, rs)),
+            verdict(None if None in rs else all(r >= DISPATCH_PURE_BAR for r in rs)),
+        ]
+    )
+
+    sizes = ", ".join(f"{n} {b:,}" for n, b in batch.items())
+    parts = [
+        "## Dispatch: 20 `Command` handlers, every update for the last one (`/cmd19`)",
+        "",
+        "Median time per dispatch (a round feeds a batch of updates with distinct ids, one "
+        "`await` each, inside one `run_until_complete` on one uvloop loop; figure = round / "
+        f"batch; batch: {sizes or 'n/a'}); (×) = relative to the floor of the same process. "
+        "`dispatch_20` feeds decoded updates (decoded before the timing), "
+        "`decode_dispatch_20` the raw webhook bodies (decode + dispatch). Every handler call "
+        "is counted and checked after each benchmark.",
+        "",
+        md_table(header, rows),
+        "",
+        "Ratios (> 1× means the left one is slower):",
+        "",
+        md_table(["ratio", *header[1:]], ratios),
+        "",
+        "### Against the bar of issue #4 (same run; each ratio within one process)",
+        "",
+        md_table(["bar", "result", "met"], bars),
+    ]
+    notes = [noise_line([r for r in records if r["extra_info"].get("section") == "dispatch"])]
+    if pure_process:
+        notes.append(
+            f"Process 2 ran with `{dc.PURE_ENV}=1` against the same installed build: tgfast "
+            "picks compiled or pure modules once, at import, so there every tgfast module is "
+            "its pure-Python twin (decoder included); it measures its own floor and aiogram, "
+            "and the pure twin's ratios use those."
+        )
+    for name in dc.NAMES:
+        proc = home.get(name, False)
+        gaps = [p for p in paths if (proc, name, p) not in per]
+        if not gaps:
+            continue
+        try:
+            dc.load(name)
+            reason = "failed its correctness check or was deselected: see pytest output on stderr"
+        except dc.Missing as exc:
+            reason = str(exc)
+            if name == dc.PURE and pure_process and "separate process" in reason:
+                reason = "see the output of process 2 on stderr"
+        notes.append(f"No timing for `{name}` ({', '.join(gaps)}): {reason}.")
+    parts += ["", *(f"- {n}" for n in notes if n)]
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------
 # sections
 # --------------------------------------------------------------------------
 
@@ -302,12 +464,30 @@ class Section:
     files: list[str]  # benchmark files, relative to benchmarks/
     render: Callable[[list[dict]], str]
     pytest_args: tuple[str, ...] = ()  # extra pytest arguments for this section only
+    # One pytest process per entry, with these environment variables added; the
+    # records of all of them go to one render call.
+    runs: tuple[dict[str, str], ...] = ({},)
 
 
 SECTIONS = [
     # Decoding is synchronous: keep pytest-asyncio (if installed) out of it.
     Section("decode", ["test_decode.py"], render_decode, ("-p", "no:asyncio")),
-    # Section("dispatch", ["test_dispatch.py"], render_dispatch),
+    # test_dispatch.py drives its own uvloop loop: no pytest-asyncio, and no log
+    # capture (aiogram logs every update at INFO; kept at the default WARNING).
+    # A round is a batch of 1,000 updates (aiogram: 100), so 20 warm-up rounds.
+    # tgfast picks compiled or pure modules once, at import: the pure twin runs
+    # in a second process with TGFAST_NO_EXTENSIONS=1, next to its own floor
+    # and aiogram, so that its ratios come from one process too.
+    Section(
+        "dispatch",
+        ["test_dispatch.py"],
+        render_dispatch,
+        ("-p", "no:asyncio", "-p", "no:logging", "--benchmark-warmup-iterations=20"),
+        runs=(
+            {"TGFAST_BENCH_DISPATCH": "tgfast-compiled,aiogram,floor"},
+            {"TGFAST_BENCH_DISPATCH": "tgfast-pure,aiogram,floor", "TGFAST_NO_EXTENSIONS": "1"},
+        ),
+    ),
 ]
 
 
@@ -373,12 +553,21 @@ def main(argv: list[str] | None = None) -> int:
     for section in SECTIONS:
         if args.section and section.key not in args.section:
             continue
-        rc, records = run_pytest(section.files, mode, extra, list(section.pytest_args))
+        records, failures = [], []
+        for env in section.runs:
+            rc, run_records = run_pytest(section.files, mode, extra, list(section.pytest_args), env)
+            records += run_records
+            if rc != 0:
+                where = f" ({' '.join(f'{k}={v}' for k, v in env.items())})" if env else ""
+                failures.append(
+                    f"**pytest exited with code {rc} for section {section.key}{where}: "
+                    "see stderr.**"
+                )
+                worst_rc = worst_rc or rc
         all_records += records
         print("\n" + section.render(records), flush=True)
-        if rc != 0:
-            print(f"\n**pytest exited with code {rc} for section {section.key}: see stderr.**")
-            worst_rc = worst_rc or rc
+        for failure in failures:
+            print(f"\n{failure}", flush=True)
     for script in SCRIPTS:
         if args.section and script.key not in args.section:
             continue
