@@ -181,12 +181,12 @@ class Bot(BotAPI):
                     return bind(convert(returns, answer.get("result")), self)
             error = self._api_error(method, status, raw)
             if isinstance(error, TelegramRetryAfter):
+                if limiter is not None:  # hold the chat back, whether or not we retry
+                    limiter.penalize(params.get("chat_id"), error.retry_after)
                 if retried < self.retry.retry_after_attempts and (
                     error.retry_after <= self.retry.max_retry_after
                 ):
                     retried += 1
-                    if limiter is not None:
-                        limiter.penalize(params.get("chat_id"), error.retry_after)
                     log.warning(
                         "%s: flood control, retrying in %ss (%d/%d)",
                         method, error.retry_after, retried, self.retry.retry_after_attempts,
