@@ -1,0 +1,290 @@
+"""``Command`` and ``CommandStart``: ``/name@bot args`` in a message's text or caption.
+
+The work is split so a routing table can share it: ``parse_command`` reads the text
+once per update, ``Command.commands`` lets handlers be found by name in a dict, and
+``Command.check(parsed, username)`` finishes the test without parsing again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..deep_linking import DeepLinkError, decode_payload
+from ..types import BotCommand
+from .base import Filter
+
+__all__ = ["Command", "CommandObject", "CommandStart", "parse_command"]
+
+
+class CommandObject:
+    """A parsed command: ``/start@my_bot abc`` is prefix ``/``, command ``start``,
+    mention ``my_bot``, args ``abc``. Immutable; ``regexp_match`` is set when a
+    regexp command matched."""
+
+    __slots__ = ("_args", "_command", "_mention", "_prefix", "_regexp_match")
+
+    def __init__(
+        self,
+        prefix: str = "/",
+        command: str = "",
+        mention: str | None = None,
+        args: str | None = None,
+        regexp_match: re.Match[str] | None = None,
+    ) -> None:
+        self._prefix = prefix
+        self._command = command
+        self._mention = mention
+        self._args = args
+        self._regexp_match = regexp_match
+
+    @property
+    def prefix(self) -> str:
+        """The prefix character the command was written with."""
+        return self._prefix
+
+    @property
+    def command(self) -> str:
+        """The command name as written (its case kept), without prefix or mention."""
+        return self._command
+
+    @property
+    def mention(self) -> str | None:
+        """The bot username after ``@``, or None."""
+        return self._mention
+
+    @property
+    def args(self) -> str | None:
+        """Everything after the command and the whitespace that follows it, or None."""
+        return self._args
+
+    @property
+    def regexp_match(self) -> re.Match[str] | None:
+        """The match of a regexp command against ``command``."""
+        return self._regexp_match
+
+    @property
+    def mentioned(self) -> bool:
+        """Whether the command names a bot (``/start@my_bot``)."""
+        return self._mention is not None
+
+    @property
+    def text(self) -> str:
+        """The command written out again: ``/start@my_bot abc``."""
+        line = self._prefix + self._command
+        if self._mention is not None:
+            line += "@" + self._mention
+        if self._args is not None:
+            line += " " + self._args
+        return line
+
+    def replace(self, **changes: Any) -> CommandObject:
+        """A copy with some fields changed."""
+        fields = {name: getattr(self, name) for name in _FIELDS}
+        fields.update(changes)
+        return CommandObject(**fields)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not CommandObject:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _FIELDS)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in _FIELDS))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        return f"CommandObject({shown})"
+
+
+_FIELDS = ("prefix", "command", "mention", "args", "regexp_match")
+
+
+def parse_command(text: str, prefix: str = "/") -> CommandObject | None:
+    """``text`` read as a command written with one of the ``prefix`` characters, or None."""
+    if not text or text[0] not in prefix:
+        return None
+    cached = _bare.get(text)
+    if cached is not None:
+        return cached
+    parts = text.split(None, 1)
+    head = parts[0]
+    at = head.find("@")
+    if at < 0:
+        if len(head) == 1:
+            return None
+        command = head[1:]
+        mention = None
+    else:
+        command = head[1:at]
+        if not command:
+            return None
+        mention = head[at + 1 :] or None
+    parsed = _new(CommandObject)  # the slots directly: this runs once per update
+    parsed._prefix = head[0]
+    parsed._command = command
+    parsed._mention = mention
+    parsed._regexp_match = None
+    if len(parts) == 2:
+        parsed._args = parts[1]
+    else:
+        parsed._args = None
+        if len(_bare) >= _BARE_MAX:
+            _bare.clear()
+        _bare[text] = parsed
+    return parsed
+
+
+_new = object.__new__
+# Commands without arguments ("/start", "/menu") repeat endlessly and CommandObject is
+# immutable, so each is parsed once; bounded, as anyone can send any text.
+_bare: dict[str, CommandObject] = {}
+_BARE_MAX = 4096
+
+
+class Command(Filter):
+    """Passes messages (text or caption) that are one of ``commands``; injects ``command``.
+
+    A command is a name (``"start"``), a ``BotCommand``, or a compiled ``re.Pattern``
+    matched (``re.match``) against the name, its match landing in
+    ``command.regexp_match``. ``prefix`` lists the characters a command may start with.
+    ``/name@other_bot`` does not pass; ``@`` with the bot's own username (compared
+    without case) does, asking ``bot.me()`` only then. ``ignore_mention`` passes any
+    mention; ``ignore_case`` compares names without case.
+
+    ``commands`` holds the plain names (lower-cased with ``ignore_case``) and
+    ``patterns`` the regexps, so a routing table can index handlers by name.
+    """
+
+    __slots__ = ("_names", "commands", "ignore_case", "ignore_mention", "patterns", "prefix")
+
+    def __init__(
+        self,
+        *values: str | re.Pattern[str] | BotCommand,
+        commands: Iterable[str | re.Pattern[str] | BotCommand] | str | None = None,
+        prefix: str = "/",
+        ignore_case: bool = False,
+        ignore_mention: bool = False,
+    ) -> None:
+        if isinstance(commands, (str, re.Pattern, BotCommand)):
+            commands = (commands,)
+        items = (*values, *(commands or ()))
+        if not items:
+            raise TypeError("Command needs at least one command")
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError("prefix must be a non-empty string of prefix characters")
+        names: list[str] = []
+        patterns: list[re.Pattern[str]] = []
+        for item in items:
+            if isinstance(item, re.Pattern):
+                patterns.append(item)
+                continue
+            name = item.command if isinstance(item, BotCommand) else item
+            if not isinstance(name, str):
+                raise TypeError(f"a command is a str, a BotCommand or a re.Pattern, not {item!r}")
+            if not name or name[0] in prefix or any(c.isspace() or c == "@" for c in name):
+                hint = f" (write Command({name[1:]!r}))" if name[:1] in prefix else ""
+                raise ValueError(f"not a command name: {name!r}{hint}")
+            names.append(name.lower() if ignore_case else name)
+        self.commands: tuple[str, ...] = tuple(dict.fromkeys(names))
+        self.patterns: tuple[re.Pattern[str], ...] = tuple(patterns)
+        self.prefix = prefix
+        self.ignore_case = ignore_case
+        self.ignore_mention = ignore_mention
+        self._names = frozenset(self.commands)
+
+    async def __call__(self, message: Any, bot: Any = None) -> bool | dict[str, Any]:
+        text = getattr(message, "text", None) or getattr(message, "caption", None)
+        if not text or text[0] not in self.prefix:
+            return False
+        parsed = parse_command(text, self.prefix)
+        if parsed is None:
+            return False
+        result = self._match(parsed)
+        if result is None:
+            return False
+        mention = parsed._mention
+        if mention is not None and not self.ignore_mention:
+            username = None if bot is None else (await bot.me()).username
+            if username is None or username.lower() != mention.lower():
+                return False
+        return {"command": result}
+
+    def check(self, parsed: CommandObject, username: str | None) -> CommandObject | None:
+        """The ``CommandObject`` to inject when ``parsed`` (from ``parse_command``) passes,
+        else None. ``username`` is the bot's own; it is only read when ``parsed`` has a
+        mention, and None then fails the check (unless ``ignore_mention``)."""
+        if parsed._prefix not in self.prefix:
+            return None
+        mention = parsed._mention
+        if (
+            mention is not None
+            and not self.ignore_mention
+            and (username is None or username.lower() != mention.lower())
+        ):
+            return None
+        return self._match(parsed)
+
+    def _match(self, parsed: CommandObject) -> CommandObject | None:
+        name = parsed._command
+        if (name.lower() if self.ignore_case else name) in self._names:
+            return parsed
+        for pattern in self.patterns:
+            match = pattern.match(name)
+            if match is not None:
+                return parsed.replace(regexp_match=match)
+        return None
+
+    def __repr__(self) -> str:
+        shown = [repr(c) for c in self.commands] + [repr(p) for p in self.patterns]
+        if self.prefix != "/":
+            shown.append(f"prefix={self.prefix!r}")
+        if self.ignore_case:
+            shown.append("ignore_case=True")
+        if self.ignore_mention:
+            shown.append("ignore_mention=True")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+class CommandStart(Command):
+    """``/start``, with the deep-link payload as ``command.args``.
+
+    ``deep_link=True`` passes only a ``/start`` that has a payload;
+    ``deep_link_encoded=True`` decodes a base64url payload (see ``tgfast.deep_linking``)
+    into ``command.args``, and a payload that does not decode does not pass.
+    """
+
+    __slots__ = ("deep_link", "deep_link_encoded")
+
+    def __init__(
+        self,
+        deep_link: bool = False,
+        deep_link_encoded: bool = False,
+        ignore_case: bool = False,
+        ignore_mention: bool = False,
+    ) -> None:
+        super().__init__("start", ignore_case=ignore_case, ignore_mention=ignore_mention)
+        self.deep_link = deep_link
+        self.deep_link_encoded = deep_link_encoded
+
+    def _match(self, parsed: CommandObject) -> CommandObject | None:
+        result = super()._match(parsed)
+        if result is None:
+            return None
+        if result._args is None:
+            return None if self.deep_link else result
+        if self.deep_link_encoded:
+            try:
+                return result.replace(args=decode_payload(result._args))
+            except DeepLinkError:
+                return None
+        return result
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{name}=True"
+            for name in ("deep_link", "deep_link_encoded", "ignore_case", "ignore_mention")
+            if getattr(self, name)
+        ]
+        return f"CommandStart({', '.join(shown)})"
