@@ -18,7 +18,8 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 echo "== installing tgfast (accelerated build) =="
 .venv/bin/python -m pip install -q --force-reinstall --no-deps .
-.venv/bin/python -m pip install -q '.[test]'
+# the bench extra too: tests check that the benchmark harnesses (aiogram contenders) still run
+.venv/bin/python -m pip install -q '.[test,bench]'
 .venv/bin/python -I -c 'import tgfast, sys; print("tgfast", tgfast.__version__, "compiled" if tgfast.__speedups__ else "PURE", "from", tgfast.__file__); sys.exit(0 if tgfast.__speedups__ else 1)'
 
 echo "== test suite: compiled build (c and py twins) =="

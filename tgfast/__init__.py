@@ -6,6 +6,7 @@ from . import methods, types
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
 from .defaults import DEFAULT, BotDefaults
+from .dispatcher import Dispatcher, Router
 from .errors import (
     DecodeError,
     TelegramAPIError,
@@ -21,6 +22,7 @@ from .errors import (
     TelegramUnauthorized,
     TgfastError,
 )
+from .filters import F
 from .types import API_VERSION
 
 __version__ = "0.1.0"
@@ -34,7 +36,10 @@ __all__ = [
     "BotDefaults",
     "BotSession",
     "DecodeError",
+    "Dispatcher",
+    "F",
     "RetryPolicy",
+    "Router",
     "TelegramAPIError",
     "TelegramBadRequest",
     "TelegramConflict",

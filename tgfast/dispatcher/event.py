@@ -1,0 +1,54 @@
+"""What the dispatcher hands around besides updates: error events and control signals."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from ..errors import TgfastError
+from ..types import Update
+
+__all__ = ["UNHANDLED", "ErrorEvent", "RouterFrozenError", "SkipHandler"]
+
+
+class _Unhandled:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNHANDLED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNHANDLED: Final = _Unhandled()
+"""What ``feed_update`` returns when no handler took the update (or it failed unhandled)."""
+
+
+class SkipHandler(Exception):  # noqa: N818 - a signal, named as aiogram users know it
+    """Raised by a handler to pass the event on to the next matching handler."""
+
+
+class RouterFrozenError(TgfastError):
+    """A handler, filter, middleware or router was added after the dispatcher started."""
+
+
+class ErrorEvent:
+    """The event of ``errors`` handlers: the update being handled and what it raised."""
+
+    __slots__ = ("exception", "update")
+
+    def __init__(self, update: Update, exception: BaseException) -> None:
+        self.update = update
+        self.exception = exception
+
+    def __repr__(self) -> str:
+        return f"ErrorEvent(update_id={self.update.update_id}, exception={self.exception!r})"
+
+    def __eq__(self, other: Any) -> bool:
+        return (
+            type(other) is ErrorEvent
+            and other.update is self.update
+            and other.exception is self.exception
+        )
+
+    __hash__ = object.__hash__

@@ -1,0 +1,99 @@
+"""``Router``: handlers grouped by update kind, nested with ``include_router``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ._kinds import UPDATE_KINDS, UpdateObservers
+from .event import ErrorEvent, RouterFrozenError
+from .injection import Injection
+from .observer import Observer
+
+__all__ = ["Hooks", "Router"]
+
+
+class Hooks:
+    """``@dp.startup()`` / ``@dp.shutdown()`` callbacks; they get what they declare."""
+
+    def __init__(self, router: Router) -> None:
+        self._router = router
+        self.callbacks: list[Injection] = []
+
+    def __call__(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        def decorator(callback: Callable[..., Any]) -> Callable[..., Any]:
+            return self.register(callback)
+
+        return decorator
+
+    def register(self, callback: Callable[..., Any]) -> Callable[..., Any]:
+        self._router._check_mutable()
+        self.callbacks.append(Injection(callback, event=False))
+        return callback
+
+
+class Router(UpdateObservers):
+    """Handlers for updates, by kind: ``@router.message(...)``, ``@router.callback_query(...)``.
+
+    A router's handlers are tried in the order they were registered, before those of
+    the routers included into it (in inclusion order); the first that matches wins.
+    """
+
+    def __init__(self, *, name: str | None = None) -> None:
+        self.name = name or f"router@{id(self):x}"
+        self.parent: Router | None = None
+        self.sub_routers: list[Router] = []
+        self._frozen = False
+        self.observers: dict[str, Observer[Any]] = {}
+        for kind in UPDATE_KINDS:
+            observer: Observer[Any] = Observer(self, kind)
+            setattr(self, kind, observer)
+            self.observers[kind] = observer
+        self.errors: Observer[ErrorEvent] = Observer(self, "errors")
+        """``@router.errors(ExceptionTypeFilter(ValueError))``: handle what handlers raise."""
+        self.update: Observer[Any] = Observer(self, "update")
+        """Outer middlewares here run around the whole processing of each update."""
+        self.startup = Hooks(self)
+        self.shutdown = Hooks(self)
+
+    def include_router(self, router: Router) -> Router:
+        """Nest ``router`` under this one; returns it, for chaining."""
+        self._check_mutable()
+        if not isinstance(router, Router):
+            raise TypeError(f"include_router() takes a Router, not {type(router).__name__}")
+        if router.parent is not None:
+            raise ValueError(f"{router.name} is already included in {router.parent.name}")
+        if router is self or any(r is router for r in self.chain_head()):
+            raise ValueError(f"including {router.name} into {self.name} makes a cycle")
+        if getattr(router, "is_dispatcher", False):
+            raise ValueError("a Dispatcher is the root: it cannot be included in a router")
+        router.parent = self
+        self.sub_routers.append(router)
+        return router
+
+    def include_routers(self, *routers: Router) -> None:
+        for router in routers:
+            self.include_router(router)
+
+    def chain_head(self) -> Iterator[Router]:
+        """This router and its parents, up to the root."""
+        router: Router | None = self
+        while router is not None:
+            yield router
+            router = router.parent
+
+    def chain_tail(self) -> Iterator[Router]:
+        """This router and every router below it, depth first, in inclusion order."""
+        yield self
+        for router in self.sub_routers:
+            yield from router.chain_tail()
+
+    def _check_mutable(self) -> None:
+        if any(r._frozen for r in self.chain_head()):
+            raise RouterFrozenError(
+                f"{self.name} is part of a dispatcher that has started: register handlers, "
+                "filters, middlewares and routers before the first update"
+            )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
