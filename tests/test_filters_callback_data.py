@@ -190,12 +190,21 @@ def test_unpack_other_bad_input() -> None:
         Precise.unpack("p|1|1|not-a-uuid|")
 
 
+def test_a_lone_surrogate_is_a_clear_error() -> None:
+    with pytest.raises(CallbackDataError, match="not valid UTF-8"):
+        Item(id=0, action=Action.VIEW, level=None, flag=False, note="\ud800").pack()
+
+
 @given(
     id=st.integers(min_value=-(10**12), max_value=10**12),
     action=st.sampled_from(Action),
     level=st.none() | st.sampled_from(Level),
     flag=st.booleans(),
-    note=st.none() | st.text(alphabet=st.characters(blacklist_characters=":"), max_size=20),
+    note=st.none()
+    | st.text(
+        alphabet=st.characters(blacklist_characters=":", blacklist_categories=("Cs",)),
+        max_size=20,
+    ),
 )
 def test_round_trip(
     id: int, action: Action, level: Level | None, flag: bool, note: str | None

@@ -285,7 +285,10 @@ class CallbackData(metaclass=_CallbackDataMeta):
                 )
             parts.append(text)
         packed = sep.join(parts)
-        size = len(packed.encode("utf-8"))
+        try:
+            size = len(packed.encode("utf-8"))
+        except UnicodeEncodeError as exc:  # a lone surrogate: not text Telegram can carry
+            raise CallbackDataError(f"{cls.__name__}: {packed!r} is not valid UTF-8 text") from exc
         if size > MAX_CALLBACK_DATA:
             raise CallbackDataError(
                 f"{cls.__name__}: callback data {packed!r} is {size} bytes;"
