@@ -15,8 +15,8 @@ A contender (built fresh by ``load(name)``, with its own counters) has:
 * ``decode_dispatch(bodies)``: a coroutine feeding raw webhook bodies one by
   one (``decode_dispatch_20``: decode plus dispatch, the webhook path minus HTTP);
 * ``calls``: how many times each of the twenty handlers ran;
-* ``requests``: Bot API requests the contender tried to make (must stay empty:
-  nothing here may touch the network);
+* ``requests()``: what the contender tried to send to the Bot API (must stay
+  empty: nothing here may touch the network);
 * ``batch``: how many updates one benchmark round feeds (one round is one
   ``run_until_complete`` of ``dispatch``/``decode_dispatch``, so the event loop's
   entry cost is spread over the batch).
@@ -34,7 +34,7 @@ from __future__ import annotations
 import importlib.machinery
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -72,7 +72,7 @@ class Contender:
     dispatch: Callable[[list[Any]], Awaitable[None]]
     decode_dispatch: Callable[[list[bytes]], Awaitable[None]]
     calls: list[int]
-    requests: list[Any] = field(default_factory=list)
+    requests: Callable[[], list[str]] = list
     batch: int = 1000
 
     def expect(self, fed: int) -> None:
@@ -84,8 +84,9 @@ class Contender:
             raise AssertionError(
                 f"{self.name}: {fed} updates fed to /{COMMANDS[TARGET]}, handler calls {wrong}"
             )
-        if self.requests:
-            raise AssertionError(f"{self.name} tried to call the Bot API: {self.requests[:3]}")
+        requests = self.requests()
+        if requests:
+            raise AssertionError(f"{self.name} tried to call the Bot API: {requests[:3]}")
 
 
 # --------------------------------------------------------------------------
@@ -230,7 +231,7 @@ def _load_aiogram() -> Contender:
         dispatch,
         decode_dispatch,
         calls,
-        requests,
+        requests.copy,
         batch=BATCH["aiogram"],
     )
 
@@ -253,6 +254,14 @@ def _tgfast_api() -> Any:
     except ImportError as exc:
         raise Missing(f"tgfast's dispatcher is not there yet ({exc})") from exc
     return tgfast
+
+
+def _live_modules() -> list[Any]:
+    """The decoder and routing runtime tgfast's Dispatcher really uses in this process."""
+    from tgfast import decoding
+    from tgfast.dispatcher import routing
+
+    return [decoding._impl, routing.impl]
 
 
 def _build_tgfast(name: str, description: str) -> Contender:
@@ -280,8 +289,13 @@ def _build_tgfast(name: str, description: str) -> Contender:
         for body in raw:
             await feed_raw_update(bot, body)
 
+    def requests() -> list[str]:
+        # BotSession opens its aiohttp session on the first request, never before.
+        opened = getattr(bot.session, "_client", None) is not None
+        return ["an HTTP session was opened"] if opened else []
+
     return Contender(
-        name, description, decode_update, dispatch, decode_dispatch, calls, batch=BATCH[name]
+        name, description, decode_update, dispatch, decode_dispatch, calls, requests, BATCH[name]
     )
 
 
@@ -292,9 +306,7 @@ def _load_tgfast_compiled() -> Contender:
             "this process runs tgfast's pure twins "
             f"({PURE_ENV}={os.environ.get(PURE_ENV)!r}, or a pure build)"
         )
-    from tgfast._speedups import _decode, _routing
-
-    for module in (_decode, _routing):
+    for module in _live_modules():
         if not _is_extension_module(module):
             raise Missing(f"{module.__name__} is not a compiled extension ({module.__file__})")
     return _build_tgfast(
@@ -311,6 +323,9 @@ def _load_tgfast_pure() -> Contender:
             f"measured in a separate process with {PURE_ENV}=1 "
             "(tgfast picks compiled or pure modules once, at import)"
         )
+    for module in _live_modules():
+        if _is_extension_module(module) or not module.__name__.endswith("_py"):
+            raise Missing(f"{module.__name__} is not a pure twin ({module.__file__})")
     return _build_tgfast(
         "tgfast-pure",
         f"the same, every tgfast module its pure-Python twin ({PURE_ENV}=1, in its own process)",

@@ -402,7 +402,8 @@ def render_dispatch(records: list[dict]) -> str:
     bars.append(
         [
             f"pure twin ≥ {DISPATCH_PURE_BAR:g}× faster than aiogram (both paths)",
-            "aiogram / pure " + ", ".join(f"{p} {shown(r)}" for p, r in zip(paths, rs)),
+            "aiogram / pure "
+            + ", ".join(f"{p} {shown(r)}" for p, r in zip(paths, rs, strict=True)),
             verdict(None if None in rs else all(r >= DISPATCH_PURE_BAR for r in rs)),
         ]
     )
