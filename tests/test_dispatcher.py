@@ -12,6 +12,7 @@ import pytest
 import tgfast
 from tgfast import Bot, DecodeError
 from tgfast.dispatcher import (
+    FAILED,
     UNHANDLED,
     BaseMiddleware,
     Dispatcher,
@@ -256,7 +257,7 @@ async def test_errors_handlers_and_unhandled_errors_are_logged(
     assert await dp.feed_update(bot, message_update("value", update_id=11)) == "recovered"
     assert seen[0][0] == 11 and isinstance(seen[0][1], ValueError)
     with caplog.at_level(logging.ERROR, logger="tgfast.dispatcher"):
-        assert await dp.feed_update(bot, message_update("key", update_id=12)) is UNHANDLED
+        assert await dp.feed_update(bot, message_update("key", update_id=12)) is FAILED
     assert any("update 12" in r.getMessage() and "KeyError" in r.getMessage() for r in caplog.records)
     # the dispatcher goes on after an error
     assert await dp.feed_update(bot, message_update("value", update_id=13)) == "recovered"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from .event import UNHANDLED, ErrorEvent, RouterFrozenError, SkipHandler
+from .event import FAILED, UNHANDLED, ErrorEvent, RouterFrozenError, SkipHandler
 from .dispatcher import Dispatcher
 from .middleware import BaseMiddleware
 from .observer import Observer
 from .router import Router
 
 __all__ = [
+    "FAILED",
     "UNHANDLED",
     "BaseMiddleware",
     "Dispatcher",

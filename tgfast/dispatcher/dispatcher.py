@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..decoding import decode_update
 from ..types import Update
 from ..types.binding import current_bot
-from .event import UNHANDLED, ErrorEvent
+from .event import FAILED, UNHANDLED, ErrorEvent
 from .router import Router
 from .routing import impl
 from .table import Kind, Table, build_table
@@ -72,7 +72,7 @@ class Dispatcher(Router):
         """Handle one update: the first matching handler's result, or ``UNHANDLED``.
 
         An exception is offered to the ``errors`` handlers; one nobody handles is logged
-        with the update id and ``UNHANDLED`` is returned: a failing handler never stops
+        with the update id and ``FAILED`` is returned: a failing handler never stops
         the caller's loop.
         """
         table = self._table or self.freeze()
@@ -122,13 +122,13 @@ class Dispatcher(Router):
                     "update %s: an errors handler raised %r while handling %r",
                     update.update_id, again, exc, exc_info=again,
                 )  # fmt: skip
-                return UNHANDLED
+                return FAILED
             if result is not UNHANDLED:
                 return result
         log.error(
             "update %s: unhandled %s: %s", update.update_id, type(exc).__name__, exc, exc_info=exc
         )
-        return UNHANDLED
+        return FAILED
 
     async def emit_startup(self, **kwargs: Any) -> None:
         """Run every router's startup callbacks, root first."""

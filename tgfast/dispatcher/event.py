@@ -7,21 +7,33 @@ from typing import Any, Final
 from ..errors import TgfastError
 from ..types import Update
 
-__all__ = ["UNHANDLED", "ErrorEvent", "RouterFrozenError", "SkipHandler"]
+__all__ = ["FAILED", "UNHANDLED", "ErrorEvent", "RouterFrozenError", "SkipHandler"]
 
 
-class _Unhandled:
-    __slots__ = ()
+class _Outcome:
+    """A falsy sentinel that ``feed_update`` returns instead of a handler's result."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
 
     def __repr__(self) -> str:
-        return "UNHANDLED"
+        return self._name
 
     def __bool__(self) -> bool:
         return False
 
+    def __reduce__(self) -> str:
+        return self._name
 
-UNHANDLED: Final = _Unhandled()
-"""What ``feed_update`` returns when no handler took the update (or it failed unhandled)."""
+
+UNHANDLED: Final = _Outcome("UNHANDLED")
+"""What ``feed_update`` returns when no handler took the update."""
+
+FAILED: Final = _Outcome("FAILED")
+"""What ``feed_update`` returns when a handler raised and no ``errors`` handler took it
+(the exception was logged): the serving layer counts it as failed, not unhandled."""
 
 
 class SkipHandler(Exception):  # noqa: N818 - a signal, named as aiogram users know it
