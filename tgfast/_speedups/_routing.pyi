@@ -1,9 +1,10 @@
 """Typing stub for the compiled routing table; its behaviour is that of ``_routing_py``."""
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["Call", "Entry", "Node", "command_key", "propagate"]
+__all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
 class Call:
     fn: Callable[..., Any]
@@ -17,6 +18,9 @@ class Call:
 class Entry(Call):
     filters: tuple[Call, ...]
     inner: tuple[Any, ...]
+    command: Any
+    inject_command: bool
+    cmd_keys: frozenset[str]
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -25,24 +29,64 @@ class Entry(Call):
         takes_all: bool,
         filters: tuple[Call, ...],
         inner: tuple[Any, ...],
+        command: Any = None,
+        inject_command: bool = False,
     ) -> None: ...
 
 class Node:
     filters: tuple[Call, ...]
     outer: tuple[Any, ...]
-    plain: tuple[Entry, ...]
-    index: dict[str, tuple[Entry, ...]] | None
+    items: tuple[Entry | Node, ...]
+    index: dict[str, tuple[Entry | Node, ...]] | None
     prefixes: str
-    children: tuple[Node, ...]
     def __init__(
         self,
         filters: tuple[Call, ...],
         outer: tuple[Any, ...],
-        plain: tuple[Entry, ...],
-        index: dict[str, tuple[Entry, ...]] | None,
+        items: tuple[Entry | Node, ...],
+        index: dict[str, tuple[Entry | Node, ...]] | None,
         prefixes: str,
-        children: tuple[Node, ...],
     ) -> None: ...
 
-def command_key(text: str) -> str: ...
-async def propagate(node: Node, event: Any, data: dict[str, Any]) -> Any: ...
+class Kind:
+    name: str
+    node: Node
+    user: str | None
+    chat: str | None
+    bindable: bool
+    needs_data: bool
+    def __init__(
+        self,
+        name: str,
+        node: Node,
+        user: str | None,
+        chat: str | None,
+        bindable: bool,
+        needs_data: bool,
+    ) -> None: ...
+
+class Table:
+    kinds: tuple[Kind, ...]
+    errors: Node | None
+    update_outer: tuple[Any, ...]
+    workflow_data: dict[str, Any]
+    current_bot: ContextVar[Any]
+    def __init__(
+        self,
+        kinds: tuple[Kind, ...],
+        errors: Node | None,
+        update_outer: tuple[Any, ...],
+        workflow_data: dict[str, Any],
+        current_bot: ContextVar[Any],
+    ) -> None: ...
+    def data(
+        self, kind: Kind, bot: Any, update: Any, event: Any, kwargs: dict[str, Any]
+    ) -> dict[str, Any]: ...
+
+def command_head(text: str) -> tuple[str, bool]: ...
+
+class DispatchCore:
+    _table: Table | None
+    def freeze(self) -> Table: ...
+    async def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Any: ...
+    async def feed_raw_update(self, bot: Any, data: bytes | str, **kwargs: Any) -> Any: ...

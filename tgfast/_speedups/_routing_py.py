@@ -1,21 +1,35 @@
 """The routing table at run time, pure Python (the twin of ``_routing.pyx``).
 
-``tgfast.dispatcher.table`` freezes the router tree into ``Node``s, one tree per update
-kind: each node holds its router's observer filters, outer middlewares, handlers in
-declared order and its child nodes. Handlers with a ``Command`` filter are also filed
-by command in ``index``, so a ``/cmd19`` is tried only against the handlers that could
-match it (and the handlers without a command filter), still in declared order.
+``tgfast.dispatcher.table`` freezes the router tree into one ``Node`` tree per update
+kind. A node holds its router's own filters and outer middlewares and its ``items``,
+in declared order: handlers (``Entry``) and the nodes of included routers that have
+filters or outer middlewares of their own; the handlers of routers without either
+are spliced in place, so an empty router costs nothing. Handlers with a plain
+``Command`` filter are also filed by command in ``index``: a ``/cmd19`` is tried only
+against the items that could match it, still in declared order, and that ``Command``
+is checked here against the already-cut command instead of being called.
+
+``DispatchCore.feed_update`` is the hot path from an update to its handler: it builds
+the data dict only when something in the kind's tree asks for data by name.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import partial
 from typing import Any
 
-from ..dispatcher.event import UNHANDLED, SkipHandler
+from ..decoding import decode_update
+from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
+from ..filters.command import parse_command
 
-__all__ = ["Call", "Entry", "Node", "command_key", "propagate"]
+__all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
+
+log = logging.getLogger("tgfast.dispatcher")
+
+_EMPTY: dict[str, Any] = {}  # the data of a kind whose tree asks for none; never mutated
 
 
 class Call:
@@ -33,9 +47,15 @@ class Call:
 
 
 class Entry(Call):
-    """A handler: how to call it, its filters, and the inner middlewares around it."""
+    """A handler: how to call it, its filters, and the inner middlewares around it.
 
-    __slots__ = ("filters", "inner")
+    ``command`` is its leading plain ``Command`` filter (not in ``filters``), checked
+    by the table; ``cmd_keys`` are that filter's prefix+name spellings (lower-cased
+    with ``ignore_case``); ``inject_command`` says whether anything downstream asks
+    for the ``CommandObject``.
+    """
+
+    __slots__ = ("cmd_keys", "command", "filters", "inject_command", "inner")
 
     def __init__(
         self,
@@ -45,60 +65,120 @@ class Entry(Call):
         takes_all: bool,
         filters: tuple[Call, ...],
         inner: tuple[Any, ...],
+        command: Any = None,
+        inject_command: bool = False,
     ) -> None:
         super().__init__(fn, is_async, names, takes_all)
         self.filters = filters
         self.inner = inner
+        self.command = command
+        self.inject_command = inject_command
+        self.cmd_keys: frozenset[str] = frozenset()
+        if command is not None:
+            self.cmd_keys = frozenset(
+                (p + c).lower() if command.ignore_case else p + c
+                for p in command.prefix
+                for c in command.commands
+            )
 
 
 class Node:
     """One router's part of the table for one update kind."""
 
-    __slots__ = ("children", "filters", "index", "outer", "plain", "prefixes")
+    __slots__ = ("filters", "index", "items", "outer", "prefixes")
 
     def __init__(
         self,
         filters: tuple[Call, ...],
         outer: tuple[Any, ...],
-        plain: tuple[Entry, ...],
-        index: dict[str, tuple[Entry, ...]] | None,
+        items: tuple[Entry | Node, ...],
+        index: dict[str, tuple[Entry | Node, ...]] | None,
         prefixes: str,
-        children: tuple[Node, ...],
     ) -> None:
         self.filters = filters
         self.outer = outer
-        self.plain = plain  # every handler, or with an index those without a command
+        self.items = items  # every item, or with an index those without a command
         self.index = index
         self.prefixes = prefixes
-        self.children = children
 
 
-def command_key(text: str) -> str:
-    """``"/Start@bot args"`` -> ``"/start"``: what the command index is keyed by."""
-    end = len(text)
-    for i, ch in enumerate(text):
-        if ch == "@" or ch.isspace():
-            end = i
-            break
-    return text[:end].lower()
+class Kind:
+    """One update kind in the table: its node tree and how to read its event."""
+
+    __slots__ = ("bindable", "chat", "name", "needs_data", "node", "user")
+
+    def __init__(
+        self,
+        name: str,
+        node: Node,
+        user: str | None,
+        chat: str | None,
+        bindable: bool,
+        needs_data: bool,
+    ) -> None:
+        self.name = name
+        self.node = node
+        self.user = user  # the event's attribute holding the sender, if it has one
+        self.chat = chat
+        self.bindable = bindable  # the event class has a _bot slot for its shortcuts
+        self.needs_data = needs_data
 
 
-async def _call(call: Call, event: Any, data: dict[str, Any]) -> Any:
+class Table:
+    """The frozen routing table of a dispatcher."""
+
+    __slots__ = ("current_bot", "errors", "kinds", "update_outer", "workflow_data")
+
+    def __init__(
+        self,
+        kinds: tuple[Kind, ...],
+        errors: Node | None,
+        update_outer: tuple[Any, ...],
+        workflow_data: dict[str, Any],
+        current_bot: ContextVar[Any],
+    ) -> None:
+        self.kinds = kinds
+        self.errors = errors
+        self.update_outer = update_outer
+        self.workflow_data = workflow_data  # the dispatcher's own dict: later changes show
+        self.current_bot = current_bot
+
+    def data(
+        self, kind: Kind, bot: Any, update: Any, event: Any, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What handlers, filters and middlewares can ask for by name."""
+        data = self.workflow_data.copy()
+        data["bot"] = bot
+        data["update"] = update
+        data["event_from_user"] = None if kind.user is None else getattr(event, kind.user)
+        data["event_chat"] = None if kind.chat is None else getattr(event, kind.chat)
+        if kwargs:
+            data.update(kwargs)
+        return data
+
+
+def command_head(text: str) -> tuple[str, bool]:
+    """``"/Start@bot args"`` -> ``("/Start", True)``: the command as written, and
+    whether a ``@`` follows it."""
+    head = text.split(None, 1)[0]
+    at = head.find("@")
+    return (head, False) if at < 0 else (head[:at], True)
+
+
+def _invoke(call: Call, event: Any, data: dict[str, Any]) -> Any:
     if call.takes_all:
-        result = call.fn(event, **data)
-    elif call.names:
-        result = call.fn(event, **{n: data[n] for n in call.names if n in data})
-    else:
-        result = call.fn(event)
-    if call.is_async:
-        result = await result
-    return result
+        return call.fn(event, **data)
+    if call.names:
+        return call.fn(event, **{n: data[n] for n in call.names if n in data})
+    return call.fn(event)
 
 
 async def _passes(filters: tuple[Call, ...], event: Any, data: dict[str, Any]) -> Any:
     """``data`` (with what the filters injected) when all pass, else None."""
     for f in filters:
-        result = await _call(f, event, data)
+        result = _invoke(f, event, data)
+        if f.is_async:
+            result = await result
         if type(result) is dict:  # passes, even when empty, and injects its values
             if result:
                 data = {**data, **result}
@@ -109,46 +189,155 @@ async def _passes(filters: tuple[Call, ...], event: Any, data: dict[str, Any]) -
 
 async def _handle(entry: Entry, index: int, event: Any, data: dict[str, Any]) -> Any:
     if index == len(entry.inner):
-        return await _call(entry, event, data)
+        result = _invoke(entry, event, data)
+        return (await result) if entry.is_async else result
     return await entry.inner[index](partial(_handle, entry, index + 1), event, data)
 
 
-async def _route(node: Node, event: Any, data: dict[str, Any]) -> Any:
+async def _command(entry: Entry, text: str, bot: Any) -> Any:
+    """The ``CommandObject`` when ``entry.command`` passes a text with ``@``, else None."""
+    command = entry.command
+    parsed = parse_command(text, command.prefix)
+    if parsed is None:
+        return None
+    username = None
+    if parsed.mention is not None and not command.ignore_mention:
+        username = (await bot.me()).username
+    return command.check(parsed, username)
+
+
+async def _route(node: Node, event: Any, data: dict[str, Any], bot: Any) -> Any:
     if node.filters:
         passed = await _passes(node.filters, event, data)
         if passed is None:
             return UNHANDLED  # the router's own filters reject: its children too
         data = passed
-    entries = node.plain
+    items = node.items
+    text = head = key = None
+    mention = False
     if node.index is not None:
         text = event.text or event.caption
         if text and text[0] in node.prefixes:
-            entries = node.index.get(command_key(text), entries)
-    for entry in entries:
-        passed = await _passes(entry.filters, event, data) if entry.filters else data
-        if passed is None:
+            head, mention = command_head(text)
+            key = head.lower()
+            items = node.index.get(key, items)
+    for item in items:
+        if type(item) is Node:
+            result = await _propagate(item, event, data, bot)
+            if result is not UNHANDLED:
+                return result
             continue
+        passed = data
+        command = item.command
+        if command is not None:  # reached through the index: text, head and key are set
+            if mention:
+                parsed = await _command(item, text, bot)  # type: ignore[arg-type]
+                if parsed is None:
+                    continue
+            elif text[0] not in command.prefix or (  # type: ignore[index]
+                key if command.ignore_case else head
+            ) not in item.cmd_keys:
+                continue
+            else:
+                parsed = parse_command(text, command.prefix) if item.inject_command else None  # type: ignore[arg-type]
+            if item.inject_command:
+                passed = {**data, "command": parsed}
+        if item.filters:
+            passed = await _passes(item.filters, event, passed)
+            if passed is None:
+                continue
         try:
-            return await _handle(entry, 0, event, passed)
+            if item.inner:
+                return await _handle(item, 0, event, passed)
+            result = _invoke(item, event, passed)
+            return (await result) if item.is_async else result
         except SkipHandler:
             continue
-    for child in node.children:
-        result = await propagate(child, event, data)
-        if result is not UNHANDLED:
-            return result
     return UNHANDLED
 
 
-async def _outer(node: Node, index: int, event: Any, data: dict[str, Any]) -> Any:
+async def _outer(node: Node, index: int, bot: Any, event: Any, data: dict[str, Any]) -> Any:
     if index == len(node.outer):
-        return await _route(node, event, data)
-    return await node.outer[index](partial(_outer, node, index + 1), event, data)
+        return await _route(node, event, data, bot)
+    return await node.outer[index](partial(_outer, node, index + 1, bot), event, data)
 
 
-async def propagate(node: Node, event: Any, data: dict[str, Any]) -> Any:
-    """Route ``event`` through ``node`` and its children: the first handler that matches
-    (in declared order, a router's handlers before its children's) handles it. Returns
-    the handler's result, or ``UNHANDLED``."""
+async def _propagate(node: Node, event: Any, data: dict[str, Any], bot: Any) -> Any:
+    """Route ``event`` through ``node``: the first handler that matches (in declared
+    order, a router's handlers before its children's) handles it. Returns the
+    handler's result, or ``UNHANDLED``."""
     if node.outer:
-        return await _outer(node, 0, event, data)
-    return await _route(node, event, data)
+        return await _outer(node, 0, bot, event, data)
+    return await _route(node, event, data, bot)
+
+
+async def _update_outer(
+    table: Table, kind: Kind, index: int, bot: Any, update: Any, data: dict[str, Any]
+) -> Any:
+    if index == len(table.update_outer):
+        return await _propagate(kind.node, getattr(update, kind.name), data, bot)
+    middleware = table.update_outer[index]
+    return await middleware(partial(_update_outer, table, kind, index + 1, bot), update, data)
+
+
+async def _on_error(table: Table, update: Any, exc: Exception, data: dict[str, Any], bot: Any) -> Any:
+    if table.errors is not None:
+        try:
+            result = await _propagate(
+                table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
+            )
+        except Exception as again:  # noqa: BLE001 - logged: the caller's loop goes on
+            log.error(
+                "update %s: an errors handler raised %r while handling %r",
+                update.update_id, again, exc, exc_info=again,
+            )  # fmt: skip
+            return FAILED
+        if result is not UNHANDLED:
+            return result
+    log.error(
+        "update %s: unhandled %s: %s", update.update_id, type(exc).__name__, exc, exc_info=exc
+    )
+    return FAILED
+
+
+class DispatchCore:
+    """The dispatcher's hot path, a base class of ``Dispatcher`` (which builds the table
+    in ``freeze()``), so that ``await dp.feed_update(...)`` enters it directly."""
+
+    __slots__ = ()
+    _table: Table | None
+
+    def freeze(self) -> Table:  # pragma: no cover - Dispatcher overrides it
+        raise NotImplementedError
+
+    async def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Any:
+        """Handle one update: the first matching handler's result, ``UNHANDLED`` when no
+        handler matched, ``FAILED`` when one raised and no ``errors`` handler took it."""
+        table = self._table or self.freeze()
+        for kind in table.kinds:
+            event = getattr(update, kind.name)
+            if event is not None:
+                break
+        else:
+            return UNHANDLED
+        if kind.bindable:
+            event._bot = bot
+        data = table.data(kind, bot, update, event, kwargs) if kind.needs_data else _EMPTY
+        token = table.current_bot.set(bot)
+        try:
+            if table.update_outer:
+                return await _update_outer(table, kind, 0, bot, update, data)
+            return await _propagate(kind.node, event, data, bot)
+        except Exception as exc:  # noqa: BLE001 - offered to error handlers, else logged
+            if data is _EMPTY:
+                data = table.data(kind, bot, update, event, kwargs)
+            return await _on_error(table, update, exc, data, bot)
+        finally:
+            table.current_bot.reset(token)
+
+    async def feed_raw_update(self, bot: Any, data: bytes | str, **kwargs: Any) -> Any:
+        """Decode a webhook body or one ``getUpdates`` item and handle it.
+
+        A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
+        """
+        return await self.feed_update(bot, decode_update(data), **kwargs)

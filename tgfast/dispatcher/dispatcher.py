@@ -2,32 +2,27 @@
 
 from __future__ import annotations
 
-import logging
-from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..decoding import decode_update
-from ..types import Update
-from ..types.binding import current_bot
-from .event import FAILED, UNHANDLED, ErrorEvent
 from .router import Router
 from .routing import impl
-from .table import Kind, Table, build_table
-
-if TYPE_CHECKING:
-    from ..client import Bot
+from .table import build_table
 
 __all__ = ["Dispatcher"]
 
-log = logging.getLogger("tgfast.dispatcher")
 
-
-class Dispatcher(Router):
+class Dispatcher(Router, impl.DispatchCore):
     """The root router: ``await dp.feed_update(bot, update)``.
 
     Keyword arguments (and ``dp["key"] = value``) are workflow data: every handler,
     filter and middleware may ask for them by name. On the first update the router
     tree is frozen into the routing table; registering anything afterwards is an error.
+
+    ``feed_update(bot, update, **kwargs)`` and ``feed_raw_update(bot, body, **kwargs)``
+    come from ``DispatchCore``, the compiled hot path: the handler's result,
+    ``UNHANDLED`` when none matched, or ``FAILED`` when one raised and no ``errors``
+    handler took it (logged with the update id). ``feed_raw_update`` raises
+    ``tgfast.DecodeError`` for a body that does not decode.
     """
 
     is_dispatcher = True
@@ -35,7 +30,7 @@ class Dispatcher(Router):
     def __init__(self, *, name: str | None = None, **workflow_data: Any) -> None:
         super().__init__(name=name or "dispatcher")
         self.workflow_data: dict[str, Any] = {"dispatcher": self, **workflow_data}
-        self._table: Table | None = None
+        self._table = None
 
     def __getitem__(self, key: str) -> Any:
         return self.workflow_data[key]
@@ -49,86 +44,17 @@ class Dispatcher(Router):
     def get(self, key: str, default: Any = None) -> Any:
         return self.workflow_data.get(key, default)
 
-    def freeze(self) -> Table:
+    def freeze(self) -> Any:
         """Build the routing table now (the first update does it otherwise)."""
         if self._table is None:
             for router in self.chain_tail():
                 router._frozen = True
-            self._table = build_table(self)
+            self._table = build_table(self, self.workflow_data)
         return self._table
 
     def resolve_used_update_types(self) -> list[str]:
         """The update kinds that have handlers: what to ask Telegram for (allowed_updates)."""
         return [kind.name for kind in self.freeze().kinds]
-
-    async def feed_raw_update(self, bot: Bot, data: bytes | str, **kwargs: Any) -> Any:
-        """Decode a webhook body or one ``getUpdates`` item and handle it.
-
-        A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
-        """
-        return await self.feed_update(bot, decode_update(data), **kwargs)
-
-    async def feed_update(self, bot: Bot, update: Update, **kwargs: Any) -> Any:
-        """Handle one update: the first matching handler's result, or ``UNHANDLED``.
-
-        An exception is offered to the ``errors`` handlers; one nobody handles is logged
-        with the update id and ``FAILED`` is returned: a failing handler never stops
-        the caller's loop.
-        """
-        table = self._table or self.freeze()
-        for kind in table.kinds:
-            event = getattr(update, kind.name)
-            if event is not None:
-                break
-        else:
-            return UNHANDLED
-        data = self.workflow_data.copy()
-        data["bot"] = bot
-        data["update"] = update
-        data["event_from_user"] = kind.user(event) if kind.user is not None else None
-        data["event_chat"] = kind.chat(event) if kind.chat is not None else None
-        if kwargs:
-            data.update(kwargs)
-        if kind.bindable:
-            event._bot = bot
-        token = current_bot.set(bot)
-        try:
-            if table.update_outer:
-                return await self._outer(table, kind, 0, update, data)
-            return await impl.propagate(kind.node, event, data)
-        except Exception as exc:  # noqa: BLE001 - offered to error handlers, else logged
-            return await self._on_error(table, update, exc, data)
-        finally:
-            current_bot.reset(token)
-
-    async def _outer(
-        self, table: Table, kind: Kind, index: int, update: Update, data: dict[str, Any]
-    ) -> Any:
-        if index == len(table.update_outer):
-            return await impl.propagate(kind.node, getattr(update, kind.name), data)
-        middleware = table.update_outer[index]
-        return await middleware(partial(self._outer, table, kind, index + 1), update, data)
-
-    async def _on_error(
-        self, table: Table, update: Update, exc: Exception, data: dict[str, Any]
-    ) -> Any:
-        if table.errors is not None:
-            try:
-                result = await impl.propagate(
-                    table.errors, ErrorEvent(update, exc), {**data, "exception": exc}
-                )
-            except Exception as again:  # noqa: BLE001
-                log.error(
-                    "update %s: an errors handler raised %r while handling %r",
-                    update.update_id, again, exc, exc_info=again,
-                )  # fmt: skip
-                return FAILED
-            if result is not UNHANDLED:
-                return result
-        log.error(
-            "update %s: unhandled %s: %s", update.update_id, type(exc).__name__, exc, exc_info=exc
-        )
-        return FAILED
 
     async def emit_startup(self, **kwargs: Any) -> None:
         """Run every router's startup callbacks, root first."""

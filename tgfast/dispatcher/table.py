@@ -1,19 +1,20 @@
 """Freezing a router tree into the routing table, once, when the dispatcher starts.
 
 For each update kind that has handlers, the tree becomes a tree of ``Node``s holding
-only what routing needs: the call plan of every filter and handler, the inner
-middlewares each handler inherits, and for message kinds an index of handlers by
-command, so that the command of an update is looked up, not tried filter by filter.
+only what routing needs (see ``tgfast._speedups._routing_py``): the call plan of every
+filter and handler, the inner middlewares each handler inherits, the handlers of
+routers with no filters or outer middlewares of their own spliced into their parent,
+and for message kinds an index of handlers by command, so that the command of an
+update is looked up, not tried filter by filter.
 """
 
 from __future__ import annotations
 
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..filters.command import Command
 from ..types import _types
-from ..types.binding import _has_bot_slot
+from ..types.binding import _has_bot_slot, current_bot
 from ._kinds import EVENT_TYPES, UPDATE_KINDS
 from .injection import Injection
 from .routing import impl
@@ -22,42 +23,53 @@ if TYPE_CHECKING:
     from .observer import HandlerSpec
     from .router import Router
 
-__all__ = ["Kind", "Table", "build_table"]
+__all__ = ["build_table"]
 
 _MESSAGE_KINDS = frozenset(k for k, tp in EVENT_TYPES.items() if tp == "Message")
 
-
-class Kind:
-    """One update kind in the table: its node tree and how to read its event."""
-
-    __slots__ = ("bindable", "chat", "name", "node", "user")
-
-    def __init__(self, name: str, node: Any) -> None:
-        self.name = name
-        self.node = node
-        cls = getattr(_types, EVENT_TYPES[name])
-        attrs = {attr for _key, attr, _tp, _req in cls.__tg_fields__}
-        self.user = attrgetter("from_user") if "from_user" in attrs else None
-        self.chat = attrgetter("chat") if "chat" in attrs else None
-        self.bindable = _has_bot_slot(cls)
+Item = Any  # an impl.Entry or an impl.Node
+Keys = frozenset[str] | None  # the command keys an item can match; None: any text
 
 
-class Table:
-    """The frozen routing table of a dispatcher."""
+def build_table(root: Router, workflow_data: dict[str, Any]) -> Any:
+    """The routing table of the tree under ``root`` (a Dispatcher)."""
+    update_outer = tuple(root.update.outer_middlewares)
+    kinds = []
+    for kind in UPDATE_KINDS:
+        node = _node(root, kind, ())
+        if node is not None:
+            cls = getattr(_types, EVENT_TYPES[kind])
+            attrs = {attr for _key, attr, _tp, _req in cls.__tg_fields__}
+            kinds.append(
+                impl.Kind(
+                    kind,
+                    node,
+                    "from_user" if "from_user" in attrs else None,
+                    "chat" if "chat" in attrs else None,
+                    _has_bot_slot(cls),
+                    bool(update_outer) or _needs_data(node),
+                )
+            )
+    errors = _node(root, "errors", ())
+    return impl.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot)
 
-    __slots__ = ("errors", "kinds", "update_outer")
 
-    def __init__(self, kinds: tuple[Kind, ...], errors: Any, update_outer: tuple[Any, ...]):
-        self.kinds = kinds
-        self.errors = errors
-        self.update_outer = update_outer
+def _needs_data(node: Any) -> bool:
+    """Whether anything under ``node`` reads the data dict: a middleware, or a filter or
+    handler declaring a name (``command`` aside when the table injects it itself)."""
+    if node.outer or any(_reads(call) for call in node.filters):
+        return True
+    for item in node.items + tuple(i for items in (node.index or {}).values() for i in items):
+        if isinstance(item, impl.Node):
+            if _needs_data(item):
+                return True
+        elif item.inner or _reads(item) or any(_reads(f) for f in item.filters):
+            return True
+    return False
 
 
-def build_table(root: Router) -> Table:
-    kinds = tuple(
-        Kind(kind, node) for kind in UPDATE_KINDS if (node := _node(root, kind, ())) is not None
-    )
-    return Table(kinds, _node(root, "errors", ()), tuple(root.update.outer_middlewares))
+def _reads(call: Any) -> bool:
+    return bool(call.takes_all or set(call.names) - {"command"})
 
 
 def _observer(router: Router, kind: str) -> Any:
@@ -70,49 +82,66 @@ def _call(inj: Injection) -> Any:
 
 def _node(router: Router, kind: str, inherited: tuple[Any, ...]) -> Any:
     observer = _observer(router, kind)
-    inner = inherited + tuple(observer.middlewares)
-    entries = [
-        impl.Entry(
-            h.callback.fn, h.callback.is_async, h.callback.names, h.callback.takes_all,
-            tuple(_call(f) for f in h.filters), inner,
-        )  # fmt: skip
-        for h in observer.handlers
-    ]
-    children = tuple(
-        node for sub in router.sub_routers if (node := _node(sub, kind, inner)) is not None
-    )
-    if not entries and not children:
+    items = _items(router, kind, inherited + tuple(observer.middlewares))
+    if not items:
         return None
     filters = tuple(_call(f) for f in observer.filters)
     outer = tuple(observer.outer_middlewares)
-    if kind in _MESSAGE_KINDS:
-        plain, index, prefixes = _index(observer.handlers, entries)
+    if kind not in _MESSAGE_KINDS or all(keys is None for _item, keys in items):
+        return impl.Node(filters, outer, tuple(item for item, _keys in items), None, "")
+    index = {
+        key: tuple(item for item, keys in items if keys is None or key in keys)
+        for key in sorted(set().union(*(keys for _item, keys in items if keys)))
+    }
+    plain = tuple(item for item, keys in items if keys is None)
+    return impl.Node(filters, outer, plain, index, "".join(sorted({key[0] for key in index})))
+
+
+def _items(router: Router, kind: str, inner: tuple[Any, ...]) -> list[tuple[Item, Keys]]:
+    """The router's handlers then its children's, in declared order."""
+    items = [_entry(spec, kind, inner) for spec in _observer(router, kind).handlers]
+    for sub in router.sub_routers:
+        observer = _observer(sub, kind)
+        if observer.filters or observer.outer_middlewares:
+            node = _node(sub, kind, inner)
+            if node is not None:
+                items.append((node, None))
+        else:  # nothing of its own to run: its handlers are spliced in place
+            items.extend(_items(sub, kind, inner + tuple(observer.middlewares)))
+    return items
+
+
+def _entry(spec: HandlerSpec, kind: str, inner: tuple[Any, ...]) -> tuple[Item, Keys]:
+    cb = spec.callback
+    filters = spec.filters
+    if kind not in _MESSAGE_KINDS:
+        return impl.Entry(cb.fn, cb.is_async, cb.names, cb.takes_all, _calls(filters), inner), None
+    keys = _command_keys(filters)
+    command = None
+    if filters and type(filters[0].fn) is Command and not filters[0].fn.patterns:
+        command = filters[0].fn
+        filters = filters[1:]
+        inject = bool(inner) or any(
+            inj.takes_all or "command" in inj.names for inj in (cb, *filters)
+        )
     else:
-        plain, index, prefixes = tuple(entries), None, ""
-    return impl.Node(filters, outer, plain, index, prefixes, children)
+        inject = False
+    entry = impl.Entry(
+        cb.fn, cb.is_async, cb.names, cb.takes_all, _calls(filters), inner, command, inject
+    )
+    return entry, keys
 
 
-def _command_keys(spec: HandlerSpec) -> frozenset[str] | None:
+def _calls(filters: tuple[Injection, ...]) -> tuple[Any, ...]:
+    return tuple(_call(f) for f in filters)
+
+
+def _command_keys(filters: tuple[Injection, ...]) -> Keys:
     """The command keys a handler can match (None: any text), from its Command filters."""
-    keys: frozenset[str] | None = None
-    for inj in spec.filters:
+    keys: Keys = None
+    for inj in filters:
         f = inj.fn
         if isinstance(f, Command) and not f.patterns:
             mine = frozenset((p + c).lower() for p in f.prefix for c in f.commands)
             keys = mine if keys is None else keys & mine
     return keys
-
-
-def _index(
-    specs: list[HandlerSpec], entries: list[Any]
-) -> tuple[tuple[Any, ...], dict[str, tuple[Any, ...]] | None, str]:
-    keyed = [_command_keys(spec) for spec in specs]
-    if all(keys is None for keys in keyed):
-        return tuple(entries), None, ""
-    plain = tuple(e for e, keys in zip(entries, keyed) if keys is None)
-    every = sorted(set().union(*(keys for keys in keyed if keys)))
-    index = {
-        key: tuple(e for e, keys in zip(entries, keyed) if keys is None or key in keys)
-        for key in every
-    }
-    return plain, index, "".join(sorted({key[0] for key in every}))
