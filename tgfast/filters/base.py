@@ -78,11 +78,20 @@ class Filter(ABC):
 
 
 def as_filter(obj: object) -> Callable[..., Any]:
-    """The callable to call for ``obj``: a magic filter's check, or ``obj`` itself."""
+    """The callable to call for ``obj``: a magic filter's check, what its type's
+    ``__tgfast_filter__(obj)`` returns, or ``obj`` itself.
+
+    The hook is looked up on the type, as Python looks up special methods, so that a
+    class can be a filter (a ``StatesGroup``: "any state of this group") through its
+    metaclass instead of being constructed when called.
+    """
     from .magic import MagicFilter
 
     if isinstance(obj, MagicFilter):
         return obj.check
+    hook = getattr(type(obj), "__tgfast_filter__", None)
+    if hook is not None:
+        return hook(obj)  # type: ignore[no-any-return]
     if not callable(obj):
         hint = (
             f"; did you mean Command({obj!r}) or F.text == {obj!r}?" if isinstance(obj, str) else ""

@@ -1,0 +1,36 @@
+"""Finite-state machines for conversations: states, their storage and the context
+handlers get as ``state``.
+
+``RedisStorage``, which needs redis-py, lives in ``tgfast.fsm.storage.redis``.
+"""
+
+from __future__ import annotations
+
+from .context import FSMContext
+from .filter import StateFilter
+from .middleware import FSMContextMiddleware
+from .state import State, StatesGroup, any_state, default_state
+from .storage import (
+    BaseStorage,
+    MemoryStorage,
+    StorageDataError,
+    StorageError,
+    StorageKey,
+)
+from .strategy import FSMStrategy
+
+__all__ = [
+    "BaseStorage",
+    "FSMContext",
+    "FSMContextMiddleware",
+    "FSMStrategy",
+    "MemoryStorage",
+    "State",
+    "StateFilter",
+    "StatesGroup",
+    "StorageDataError",
+    "StorageError",
+    "StorageKey",
+    "any_state",
+    "default_state",
+]

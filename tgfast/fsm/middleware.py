@@ -1,0 +1,112 @@
+"""``FSMContextMiddleware``: gives every update its FSM context, before routing.
+
+Run as the first update outer middleware, it puts into the handler data:
+
+- ``state``: the ``FSMContext`` of the update's record (absent when the update has
+  no chat or user the strategy can key on, a poll update say);
+- ``raw_state``: the current state string or None, read once per update, which the
+  state filters (``Form.name``, ``StateFilter``) compare against;
+- ``fsm_storage``: the storage itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..types import Update
+from .context import FSMContext
+from .storage.base import DEFAULT_DESTINY, BaseStorage, StorageKey
+from .strategy import FSMStrategy, apply_strategy
+
+__all__ = ["FSMContextMiddleware"]
+
+_EVENT_FIELDS: tuple[str, ...] = tuple(
+    attr for _key, attr, _tp, _required in Update.__tg_fields__ if attr != "update_id"
+)
+_TOPIC_STRATEGIES = frozenset({FSMStrategy.USER_IN_TOPIC, FSMStrategy.CHAT_TOPIC})
+
+
+def _event_of(update: Update) -> Any:
+    for name in _EVENT_FIELDS:  # "message" first: one lookup for most updates
+        event = getattr(update, name)
+        if event is not None:
+            return event
+    return None
+
+
+class FSMContextMiddleware:
+    """``dp.update.outer_middleware(FSMContextMiddleware(storage))``.
+
+    The record's key is the bot's id, then the chat, user and forum topic the
+    ``strategy`` picks (see ``FSMStrategy``), and the update's business connection.
+    A callback query belongs to the chat (and topic) of the message its button is
+    on, so a conversation started by a message goes on through its buttons; a poll
+    answer or a reaction belongs to its ``user``.
+    """
+
+    __slots__ = ("storage", "strategy", "_topics")
+
+    def __init__(
+        self, storage: BaseStorage, strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT
+    ) -> None:
+        self.storage = storage
+        self.strategy = FSMStrategy(strategy)
+        self._topics = self.strategy in _TOPIC_STRATEGIES
+
+    async def __call__(self, handler: Any, update: Update, data: dict[str, Any]) -> Any:
+        key = self.resolve_key(
+            data["bot"].id, update, data.get("event_chat"), data.get("event_from_user")
+        )
+        data["fsm_storage"] = self.storage
+        if key is None:
+            data["raw_state"] = None
+        else:
+            data["state"] = FSMContext(self.storage, key)
+            data["raw_state"] = await self.storage.get_state(key)
+        return await handler(update, data)
+
+    def resolve_key(
+        self, bot_id: int, update: Update, chat: Any, user: Any
+    ) -> StorageKey | None:
+        """The key of ``update``'s record, None when the strategy has nothing to key on."""
+        event = _event_of(update)
+        if user is None:  # a poll answer or a reaction names its user ``user``
+            user = getattr(event, "user", None)
+        message = getattr(event, "message", None)  # a callback query's message
+        if chat is None and message is not None:
+            chat = getattr(message, "chat", None)
+        thread_id = None
+        if self._topics:
+            source = event if hasattr(event, "is_topic_message") else message
+            if getattr(source, "is_topic_message", None):
+                thread_id = source.message_thread_id
+        business = getattr(event, "business_connection_id", None)
+        if business is None and message is not None:
+            business = getattr(message, "business_connection_id", None)
+        ids = apply_strategy(
+            self.strategy,
+            None if chat is None else chat.id,
+            None if user is None else user.id,
+            thread_id,
+        )
+        if ids is None:
+            return None
+        return StorageKey(bot_id, ids[0], ids[1], ids[2], business)
+
+    def get_context(
+        self,
+        bot_id: int,
+        chat_id: int | None,
+        user_id: int | None,
+        *,
+        thread_id: int | None = None,
+        business_connection_id: str | None = None,
+        destiny: str = DEFAULT_DESTINY,
+    ) -> FSMContext:
+        """The context a handler would get for this chat and user, from outside a
+        handler (a scheduled job, an admin command acting on another user)."""
+        ids = apply_strategy(self.strategy, chat_id, user_id, thread_id)
+        if ids is None:
+            raise ValueError(f"strategy {self.strategy.name} needs a chat_id or user_id")
+        key = StorageKey(bot_id, ids[0], ids[1], ids[2], business_connection_id, destiny)
+        return FSMContext(self.storage, key)

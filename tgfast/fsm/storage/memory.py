@@ -1,0 +1,66 @@
+"""``MemoryStorage``: FSM records in the process's memory, the default storage."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .base import BaseStorage, StateType, StorageKey
+
+__all__ = ["MemoryStorage"]
+
+
+class MemoryStorage(BaseStorage):
+    """States and data in two dicts; gone when the process ends, not shared.
+
+    For one process (development, tests, a single polling worker). Values are kept
+    as they are, not serialized: data that works here may still be refused by
+    ``RedisStorage`` (orjson). Every operation completes without suspending, so
+    ``update_data`` is atomic on one event loop. A record without a state and data
+    takes no memory.
+    """
+
+    __slots__ = ("_data", "_states")
+
+    def __init__(self) -> None:
+        self._states: dict[StorageKey, str] = {}
+        self._data: dict[StorageKey, dict[str, Any]] = {}
+
+    async def set_state(self, key: StorageKey, state: StateType) -> None:
+        if state is None:
+            self._states.pop(key, None)
+        else:
+            self._states[key] = state
+
+    async def get_state(self, key: StorageKey) -> StateType:
+        return self._states.get(key)
+
+    async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
+        if data:
+            self._data[key] = dict(data)
+        else:
+            self._data.pop(key, None)
+
+    async def get_data(self, key: StorageKey) -> dict[str, Any]:
+        data = self._data.get(key)
+        return {} if data is None else data.copy()
+
+    async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
+        current = self._data.get(key)
+        if current is None:
+            if not data:
+                return {}
+            current = self._data[key] = {}
+        current.update(data)
+        return current.copy()
+
+    async def clear(self, key: StorageKey) -> None:
+        self._states.pop(key, None)
+        self._data.pop(key, None)
+
+    async def close(self) -> None:
+        """Nothing to release; the records stay (a restarted polling loop finds them)."""
+
+    def __len__(self) -> int:
+        """How many records hold a state or data."""
+        return len(self._states.keys() | self._data.keys())
