@@ -11,6 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# the FSM, rate limiter and seen-updates tests run against a real redis-server
+command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; }
+
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv

@@ -1,0 +1,208 @@
+"""The other users of the shared Redis, against a real redis-server: the client's
+RedisRateLimiter (one budget for several processes) and the serving layer's
+RedisSeenUpdates (update ids claimed once across workers)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from redis.asyncio import Redis
+from redis_server import RedisServer, free_port
+
+from tgfast.client.ratelimit import Limit, RateLimiter
+from tgfast.client.ratelimit_redis import RedisRateLimiter
+from tgfast.fsm import StorageError
+from tgfast.fsm.storage.redis import connect_redis
+from tgfast.server.seen_redis import RedisSeenUpdates
+
+STEP = 0.05  # 20 per second
+SLACK = 0.005  # timer granularity
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[RedisServer]:
+    with RedisServer() as redis_server:
+        yield redis_server
+
+
+@pytest.fixture
+async def clients(server: RedisServer) -> AsyncIterator[list[Redis]]:
+    """Three clients with their own connections, standing for three processes."""
+    server.flushall()
+    made = [connect_redis(server.url) for _ in range(3)]
+    yield made
+    for client in made:
+        await client.aclose()
+
+
+def limiter(client: Redis, bot_id: int = 1, **limits: Limit | None) -> RedisRateLimiter:
+    limits.setdefault("overall", None)
+    limits.setdefault("private", None)
+    limits.setdefault("group", None)
+    return RedisRateLimiter(client, bot_id=bot_id, **limits)
+
+
+async def timed_sends(sends: list[tuple[RedisRateLimiter, int | str | None]]) -> list[float]:
+    start = time.monotonic()
+
+    async def one(rl: RedisRateLimiter, chat: int | str | None) -> float:
+        await rl.acquire("sendMessage", chat)
+        return time.monotonic() - start
+
+    return sorted(await asyncio.gather(*(one(rl, chat) for rl, chat in sends)))
+
+
+def assert_spaced(times: list[float], burst: int) -> None:
+    """The n-th send leaves no earlier than GCRA allows, and not much later."""
+    for n, t in enumerate(times):
+        assert t >= max(0, n - burst + 1) * STEP - SLACK, (n, times)
+    assert times[-1] < (len(times) - burst) * STEP + 1.0, times
+
+
+# -- RedisRateLimiter -----------------------------------------------------------------
+
+
+async def test_two_processes_share_a_chat_budget(clients: list[Redis]) -> None:
+    one = limiter(clients[0], private=Limit(1 / STEP, 1.0, burst=2))
+    two = limiter(clients[1], private=Limit(1 / STEP, 1.0, burst=2))
+    assert isinstance(one, RateLimiter)
+    times = await timed_sends([(one, 7), (two, 7)] * 5)
+    assert_spaced(times, burst=2)
+    assert times[-1] >= 8 * STEP - SLACK  # one budget: 10 sends, not 2 x 5
+
+
+async def test_the_overall_limit_spans_chats_and_processes(clients: list[Redis]) -> None:
+    one = limiter(clients[0], overall=Limit(1 / STEP, 1.0))
+    two = limiter(clients[1], overall=Limit(1 / STEP, 1.0))
+    times = await timed_sends([(rl, chat) for chat in range(1, 6) for rl in (one, two)])
+    assert_spaced(times, burst=1)
+
+
+async def test_group_limit_and_usernames(clients: list[Redis]) -> None:
+    one = limiter(clients[0], group=Limit(1 / STEP, 1.0))
+    two = limiter(clients[1], group=Limit(1 / STEP, 1.0))
+    # "@Chan" and "@chan" are one chat; a private chat has no limit here
+    times = await timed_sends([(one, "@Chan"), (two, "@chan"), (one, "@CHAN"), (two, 5)])
+    assert times[0] < 0.03 and times[1] < 0.03  # the private send and the first channel send
+    assert times[2] >= STEP - SLACK and times[3] >= 2 * STEP - SLACK
+    assert await clients[2].exists("tgfast:ratelimit:1:chat:@chan") == 1
+
+
+async def test_bots_and_chats_have_their_own_budgets(clients: list[Redis]) -> None:
+    busy = limiter(clients[0], private=Limit(1.0, 10.0))  # one send per 10 s
+    await busy.acquire("sendMessage", 7)
+    other_bot = limiter(clients[1], bot_id=2, private=Limit(1.0, 10.0))
+    other_chat = limiter(clients[1], private=Limit(1.0, 10.0))
+    started = time.monotonic()
+    await asyncio.wait_for(other_bot.acquire("sendMessage", 7), 1)
+    await asyncio.wait_for(other_chat.acquire("sendMessage", 8), 1)
+    assert time.monotonic() - started < 0.5
+    with pytest.raises(asyncio.TimeoutError):  # the busy chat of bot 1 really waits
+        await asyncio.wait_for(busy.acquire("sendMessage", 7), 0.3)
+
+
+async def test_methods_not_counted_pass_without_redis(clients: list[Redis]) -> None:
+    rl = limiter(clients[0], private=Limit(1.0, 10.0))
+    for _ in range(5):
+        await asyncio.wait_for(rl.acquire("editMessageText", 7), 0.2)
+    assert await clients[2].keys("*") == []
+    assert "sendMessage" in rl.methods and "editMessageText" not in rl.methods
+
+
+async def test_chat_keys_expire_with_their_tat(clients: list[Redis]) -> None:
+    rl = limiter(clients[0], private=Limit(1.0, 2.0))
+    await rl.acquire("sendMessage", 7)
+    ttl = await clients[2].pttl("tgfast:ratelimit:1:chat:7")
+    assert 2000 < ttl <= 3000  # the TAT (2 s ahead) plus a second
+
+
+async def test_penalize_is_sync_and_holds_every_process(clients: list[Redis]) -> None:
+    one = limiter(clients[0], private=Limit(1 / STEP, 1.0, burst=3))
+    two = limiter(clients[1], private=Limit(1 / STEP, 1.0, burst=3))
+    assert one.penalize(7, 0.3) is None  # returns at once; the write runs in a task
+    await one.flush()
+    times = await timed_sends([(two, 7), (two, 8)])
+    assert times[0] < 0.1  # chat 8 is free
+    assert times[1] >= 0.3 - SLACK - 0.05  # chat 7 waits out the penalty (less the flush)
+    one.penalize(None, 0.25)  # a global penalty: every chat, every process
+    await one.flush()
+    times = await timed_sends([(two, 9), (two, 10)])
+    assert times[0] >= 0.2
+
+
+async def test_redis_down_falls_back_to_local_limits(caplog: pytest.LogCaptureFixture) -> None:
+    client = connect_redis(f"redis://127.0.0.1:{free_port()}/0", connect_timeout=0.2, retries=0)
+    rl = limiter(client, private=Limit(1 / STEP, 1.0))
+    caplog.set_level(logging.WARNING, logger="tgfast.client")
+    try:
+        times = await asyncio.wait_for(timed_sends([(rl, 7)] * 3), 5)
+        rl.penalize(7, 0.01)  # never raises
+        await rl.flush()
+    finally:
+        await client.aclose()
+    assert times[1] - times[0] >= STEP - SLACK  # still limited, by the local fallback
+    warnings = [r.message for r in caplog.records if "Redis unreachable" in r.message]
+    assert len(warnings) == 1, warnings  # once per outage, not per send
+
+
+async def test_penalize_without_a_loop_does_not_raise(
+    server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    rl = limiter(connect_redis(server.url))
+
+    def outside_the_loop() -> None:
+        rl.penalize(7, 1.0)
+
+    caplog.set_level(logging.WARNING, logger="tgfast.client")
+    await asyncio.to_thread(outside_the_loop)
+    assert any("could not record" in r.message for r in caplog.records)
+    await rl._redis.aclose()
+
+
+# -- RedisSeenUpdates -----------------------------------------------------------------
+
+
+async def test_claim_once_per_bot_and_update(clients: list[Redis]) -> None:
+    seen = RedisSeenUpdates(clients[0], ttl=60)
+    assert await seen.claim(1, 100) is True
+    assert await seen.claim(1, 100) is False
+    assert await seen.claim(2, 100) is True  # another bot
+    assert 59_000 < await clients[2].pttl("tgfast:seen:1:100") <= 60_000
+    await seen.release(1, 100)
+    assert await seen.claim(1, 100) is True
+    await seen.release(1, 999)  # forgetting what was never claimed is fine
+
+
+async def test_workers_race_for_each_update(clients: list[Redis]) -> None:
+    workers = [RedisSeenUpdates(client, key_prefix="race") for client in clients]
+    results = await asyncio.gather(
+        *(w.claim(1, update_id) for update_id in range(50) for w in workers)
+    )
+    per_update = [results[i : i + 3] for i in range(0, len(results), 3)]
+    assert all(sorted(r) == [False, False, True] for r in per_update)
+
+
+async def test_seen_ids_expire(clients: list[Redis]) -> None:
+    seen = RedisSeenUpdates(clients[0], ttl=0.2)
+    assert await seen.claim(1, 5) is True
+    await asyncio.sleep(0.3)
+    assert await seen.claim(1, 5) is True
+
+
+async def test_seen_while_redis_is_down() -> None:
+    seen = RedisSeenUpdates.from_url(
+        f"redis://127.0.0.1:{free_port()}/0", connect_timeout=0.2, retries=0
+    )
+    started = time.monotonic()
+    with pytest.raises(StorageError, match="seen updates: claim failed: ConnectionError"):
+        await seen.claim(1, 1)
+    with pytest.raises(StorageError, match="release failed"):
+        await seen.release(1, 1)
+    assert time.monotonic() - started < 2.0
+    await seen.close()
+    with pytest.raises(ValueError, match="ttl must be a positive"):
+        RedisSeenUpdates.from_url("redis://127.0.0.1:1/0", ttl=0)
