@@ -7,7 +7,7 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO, TypeVar, overload
@@ -66,6 +66,10 @@ class Bot(BotAPI):
     turns it off), and failures are repeated per ``retry`` (see
     ``tgfast.client.retry`` for which). The token never appears in a ``repr``, an
     error or a log line.
+
+    ``on_api_call``, when set, is called as ``on_api_call(method, status)`` after
+    every attempt: the HTTP status of the answer, or 0 when none came (network
+    error, timeout). The serving layer's ``/metrics`` counts calls with it.
     """
 
     __slots__ = (
@@ -76,6 +80,7 @@ class Bot(BotAPI):
         "_urls",
         "defaults",
         "id",
+        "on_api_call",
         "rate_limiter",
         "retry",
         "server",
@@ -106,6 +111,7 @@ class Bot(BotAPI):
         self.retry = retry or RetryPolicy()
         self._urls: dict[str, URL] = {}
         self._me: User | None = None
+        self.on_api_call: Callable[[str, int], object] | None = None
 
     @property
     def token(self) -> str:
@@ -164,6 +170,8 @@ class Bot(BotAPI):
                     raw = await response.read()
                     status = response.status
             except _NETWORK_ERRORS as exc:
+                if self.on_api_call is not None:
+                    self.on_api_call(method, 0)
                 error = TelegramNetworkError(method, self._describe(exc, timeout))
                 if failures < self.retry.attempts and (
                     not reached_server(exc) or is_repeatable(method)
@@ -172,6 +180,8 @@ class Bot(BotAPI):
                     failures += 1
                     continue
                 raise error from None
+            if self.on_api_call is not None:
+                self.on_api_call(method, status)
             if status == 200:
                 try:
                     answer = orjson.loads(raw)
