@@ -1,0 +1,104 @@
+"""Shared pieces of the serving tests: updates, a served bot, a Telegram-like client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+
+import tgfast
+from tgfast import Bot, Dispatcher
+from tgfast.server import SECRET_HEADER, WebhookServer
+from tgfast.testing import FakeTelegram
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def message(update_id: int, chat_id: int, text: str, **extra: Any) -> dict[str, Any]:
+    """A complete message update, as Telegram posts it."""
+    chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
+    sender = {"id": abs(chat_id), "is_bot": False, "first_name": "Ann"}
+    body = {"message_id": update_id, "date": 1, "chat": chat, "from": sender, "text": text}
+    return {"update_id": update_id, "message": {**body, **extra}}
+
+
+def make_bot(fake: FakeTelegram) -> Bot:
+    """A bot on the fake, without the rate limiter (tests send fast to few chats)."""
+    return Bot(fake.token, server=fake.url, rate_limiter=None)
+
+
+@asynccontextmanager
+async def served(
+    dp: Dispatcher, bot: Bot, **options: Any
+) -> AsyncIterator[WebhookServer]:
+    """A ``WebhookServer`` listening on a free port of 127.0.0.1, stopped at the end."""
+    server = WebhookServer(dp, bot, **options)
+    await server.start("127.0.0.1", 0)
+    try:
+        yield server
+    finally:
+        await server.abort()
+        await server.stop()
+
+
+async def post(
+    http: aiohttp.ClientSession,
+    url: str,
+    update: dict[str, Any] | bytes,
+    *,
+    secret: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, bytes, aiohttp.typedefs.LooseHeaders]:
+    """POST one webhook body; (status, body, headers)."""
+    data = update if isinstance(update, bytes) else orjson.dumps(update)
+    sent = {"Content-Type": "application/json", **(headers or {})}
+    if secret is not None:
+        sent[SECRET_HEADER] = secret
+    async with http.post(url, data=data, headers=sent) as resp:
+        return resp.status, await resp.read(), resp.headers
+
+
+async def deliver_like_telegram(
+    http: aiohttp.ClientSession,
+    url: str,
+    update: dict[str, Any],
+    *,
+    secret: str | None = None,
+    retry_scale: float = 0.01,
+    statuses: list[int] | None = None,
+) -> int:
+    """Post until a 200, as Telegram does: a 503/429 is retried after ``Retry-After``
+    (scaled down), a refused connection too. Returns the number of attempts."""
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            status, _, headers = await post(http, url, update, secret=secret)
+        except aiohttp.ClientConnectionError:
+            status, headers = 0, {}
+        if statuses is not None:
+            statuses.append(status)
+        if status == 200:
+            return attempts
+        assert status in (0, 429, 503), status
+        await asyncio.sleep(float(headers.get("Retry-After", "1")) * retry_scale)
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment for a child ``python -m tgfast``: the tgfast under test first."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TGFAST_TOKEN", "BOT_TOKEN")}
+    here = str(Path(tgfast.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    env.update(extra)
+    return env
+
+
+def tgfast_command(*args: str) -> list[str]:
+    return [sys.executable, "-W", "error", "-m", "tgfast", *args]

@@ -1,0 +1,56 @@
+"""Serving a bot: the webhook server, long polling, and the processing model they share.
+
+```py
+from tgfast.server import WebhookServer, serve_webhook, serve_polling
+```
+
+``UpdateProcessor`` keeps a chat's updates in order, bounds the work in flight and
+drops redeliveries (``SeenUpdates``); ``WebhookServer`` and ``Poller`` feed it;
+``serve_webhook``/``serve_polling`` run either until SIGTERM/SIGINT and drain.
+"""
+
+from __future__ import annotations
+
+from .keys import update_key
+from .metrics import Metrics, Rejected
+from .polling import DEFAULT_POLL_TIMEOUT, Backoff, Poller
+from .processing import (
+    CONCURRENCY_MODES,
+    DEFAULT_MAX_IN_FLIGHT,
+    Admission,
+    Concurrency,
+    UpdateProcessor,
+)
+from .runner import Signals, run, serve_polling, serve_webhook
+from .seen import DEFAULT_SEEN_SIZE, MemorySeenUpdates, SeenUpdates
+from .webhook import (
+    DEFAULT_MAX_BODY_SIZE,
+    DEFAULT_REPLY_TIMEOUT,
+    SECRET_HEADER,
+    WebhookServer,
+)
+
+__all__ = [
+    "CONCURRENCY_MODES",
+    "DEFAULT_MAX_BODY_SIZE",
+    "DEFAULT_MAX_IN_FLIGHT",
+    "DEFAULT_POLL_TIMEOUT",
+    "DEFAULT_REPLY_TIMEOUT",
+    "DEFAULT_SEEN_SIZE",
+    "SECRET_HEADER",
+    "Admission",
+    "Backoff",
+    "Concurrency",
+    "MemorySeenUpdates",
+    "Metrics",
+    "Poller",
+    "Rejected",
+    "SeenUpdates",
+    "Signals",
+    "UpdateProcessor",
+    "WebhookServer",
+    "run",
+    "serve_polling",
+    "serve_webhook",
+    "update_key",
+]

@@ -1,0 +1,260 @@
+"""``WebhookServer``: the aiohttp.web application that receives Telegram's POSTs.
+
+One request, one update. The path is kept short: secret check, body read, decode,
+``UpdateProcessor.put``, answer. By default the answer is an empty 200 as soon as the
+update is queued (Telegram sends the next one without waiting for the handler). In
+reply mode the request waits for the handler and answers with the method object it
+returned, so that Telegram performs the call; a handler slower than ``reply_timeout``
+gets an empty 200 and its method is sent by a normal call when it is done.
+
+What is refused, and why Telegram behaves well with it: 403 for a wrong secret, 413
+for a body over ``max_body_size``, 400 for a body that is not an update (logged with
+the reason), 405/404 for a wrong method/path, and 503 with ``Retry-After`` while the
+processor is full or draining: Telegram delivers that update again later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import re
+import socket
+from typing import TYPE_CHECKING, Any, Literal
+
+from aiohttp import web
+
+from ..client.encoding import dumps
+from ..decoding import decode_update
+from .metrics import CONTENT_TYPE, Metrics, Rejected
+from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
+from .seen import SeenUpdates
+
+if TYPE_CHECKING:
+    from ..client import Bot
+    from ..dispatcher import Dispatcher
+    from ..methods.base import TelegramMethod
+
+__all__ = [
+    "DEFAULT_MAX_BODY_SIZE",
+    "DEFAULT_REPLY_TIMEOUT",
+    "SECRET_HEADER",
+    "WebhookServer",
+]
+
+log = logging.getLogger("tgfast.server")
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+DEFAULT_MAX_BODY_SIZE = 1024 * 1024
+"""Bytes. An update is a few kilobytes; the largest (a long text quoting another) far
+below this."""
+DEFAULT_REPLY_TIMEOUT = 2.0
+"""Seconds a reply-mode request waits for its handler before answering without a method."""
+
+# Telegram's rule for secret_token: 1-256 characters A-Z, a-z, 0-9, _ and -.
+_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
+_OK = 200
+
+
+class WebhookServer:
+    """Serve ``dispatcher`` for ``bot`` at ``path``; see the module docstring.
+
+    ``processor`` (or the processing options, used to make one) decides ordering,
+    bounds and dedup. ``start`` listens; ``drain`` refuses new updates with 503 and
+    waits for the ones taken; ``stop`` closes the listener; ``abort`` drops what is
+    in flight. ``app`` is the aiohttp application, to mount or to extend.
+    """
+
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        bot: Bot,
+        *,
+        path: str = "/webhook",
+        secret_token: str | None = None,
+        reply_mode: bool = False,
+        reply_timeout: float = DEFAULT_REPLY_TIMEOUT,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        retry_after: int = 1,
+        processor: UpdateProcessor | None = None,
+        concurrency: Concurrency = "chat",
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        seen: SeenUpdates | None | Literal["memory"] = "memory",
+        metrics: Metrics | None = None,
+        health_paths: bool = True,
+        metrics_path: str | None = "/metrics",
+        access_log: logging.Logger | None = None,
+    ) -> None:
+        if not path.startswith("/"):
+            raise ValueError(f"path must start with '/', got {path!r}")
+        if secret_token is not None and not _SECRET.fullmatch(secret_token):
+            raise ValueError("secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -")
+        self.dispatcher = dispatcher
+        self.bot = bot
+        self.path = path
+        self.reply_mode = reply_mode
+        self.reply_timeout = reply_timeout
+        self.max_body_size = max_body_size
+        self.retry_after = str(int(retry_after))
+        self.processor = processor or UpdateProcessor(
+            dispatcher, bot, concurrency=concurrency, max_in_flight=max_in_flight,
+            seen=seen, metrics=metrics,
+        )  # fmt: skip
+        self.metrics = self.processor.metrics
+        if bot.on_api_call is None:
+            bot.on_api_call = self.metrics.api_call
+        self.secret_token = secret_token
+        self._secret = None if secret_token is None else secret_token.encode()
+        self._access_log = access_log
+        self._runner: web.AppRunner | None = None
+        self._listening = False
+        self.url: str | None = None
+        """``http://host:port/path`` once started (the port really bound, for port 0)."""
+        self.app = web.Application(client_max_size=max_body_size)
+        self.app.router.add_route("*", path, self._on_update)
+        if health_paths:
+            self.app.router.add_get("/healthz", self._on_healthz)
+            self.app.router.add_get("/readyz", self._on_readyz)
+        if metrics_path is not None:
+            self.app.router.add_get(metrics_path, self._on_metrics)
+        self.app.router.add_route("*", "/{tail:.*}", self._on_unknown)  # counted, then 404
+
+    # -- requests ----------------------------------------------------------------------
+
+    async def _on_update(self, request: web.Request) -> web.StreamResponse:
+        rejected = self.metrics.rejected
+        if request.method != "POST":
+            rejected[Rejected.METHOD] += 1
+            return web.Response(status=405, headers={"Allow": "POST"})
+        secret = self._secret
+        if secret is not None:
+            given = request.headers.get(SECRET_HEADER)
+            if given is None or not hmac.compare_digest(
+                given.encode("utf-8", "surrogateescape"), secret
+            ):
+                rejected[Rejected.SECRET] += 1
+                return web.Response(status=403)
+        processor = self.processor
+        if processor.closed or processor.in_flight >= processor.max_in_flight:
+            rejected[Rejected.DRAINING if processor.closed else Rejected.OVERLOADED] += 1
+            return self._unavailable()
+        length = request.content_length
+        if length is not None and length > self.max_body_size:
+            rejected[Rejected.TOO_LARGE] += 1
+            return web.Response(status=413)
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            rejected[Rejected.TOO_LARGE] += 1
+            return web.Response(status=413)
+        try:
+            update = decode_update(body)
+        except Exception as exc:  # noqa: BLE001 - DecodeError, or anything odd: a 400, never a 500
+            rejected[Rejected.BAD_BODY] += 1
+            log.warning("webhook: refused a body that is not an update (%d bytes): %s",
+                        len(body), exc)  # fmt: skip
+            return web.Response(status=400, text=f"not an update: {exc}")
+        if not self.reply_mode:
+            if processor.put(update) is Admission.ACCEPTED:
+                return web.Response()
+            return self._unavailable()
+        waiter: asyncio.Future[TelegramMethod[Any] | None] = (
+            asyncio.get_running_loop().create_future()
+        )
+        if processor.put(update, waiter) is not Admission.ACCEPTED:
+            return self._unavailable()
+        await asyncio.wait((waiter,), timeout=self.reply_timeout)
+        if not waiter.done():
+            waiter.cancel()  # the processor sends the method itself when it comes
+            return web.Response()
+        method = waiter.result()
+        if method is None:
+            return web.Response()
+        reply = dumps(method.as_webhook_reply(self.bot.defaults))
+        return web.Response(body=reply, content_type="application/json")
+
+    def _unavailable(self) -> web.Response:
+        return web.Response(status=503, headers={"Retry-After": self.retry_after})
+
+    async def _on_unknown(self, request: web.Request) -> web.Response:
+        self.metrics.rejected[Rejected.PATH] += 1
+        return web.Response(status=404)
+
+    async def _on_healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    async def _on_readyz(self, request: web.Request) -> web.Response:
+        if self.ready:
+            return web.Response(text="ready")
+        return web.Response(status=503, text="draining" if self.processor.closed else "starting")
+
+    async def _on_metrics(self, request: web.Request) -> web.Response:
+        body = self.metrics.render().encode()
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
+
+    # -- life cycle --------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """Listening and taking updates: what ``/readyz`` reports."""
+        return self._listening and not self.processor.closed
+
+    async def start(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        *,
+        sock: socket.socket | None = None,
+        reuse_port: bool | None = None,
+        backlog: int = 1024,
+    ) -> str:
+        """Listen on ``host:port`` (or on an already bound ``sock``); returns ``self.url``."""
+        if self._runner is not None:
+            raise RuntimeError("the webhook server is already started")
+        runner = web.AppRunner(
+            self.app,
+            handle_signals=False,
+            access_log=self._access_log,
+            shutdown_timeout=5.0,
+        )
+        await runner.setup()
+        try:
+            site: web.BaseSite
+            if sock is not None:
+                site = web.SockSite(runner, sock, backlog=backlog)
+            else:
+                site = web.TCPSite(runner, host, port, backlog=backlog, reuse_port=reuse_port)
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        bound_host, bound_port = runner.addresses[0][:2]
+        if ":" in bound_host:
+            bound_host = f"[{bound_host}]"
+        self.url = f"http://{bound_host}:{bound_port}{self.path}"
+        self._listening = True
+        return self.url
+
+    async def drain(self) -> None:
+        """Refuse new updates (503, ``/readyz`` 503) and wait for every update taken."""
+        await self.processor.drain()
+
+    async def abort(self) -> int:
+        """Drop the updates in flight at once; returns how many were dropped."""
+        return await self.processor.abort()
+
+    async def stop(self) -> None:
+        """Close the listener and the open connections."""
+        self._listening = False
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    async def shutdown(self) -> None:
+        """``drain`` then ``stop``: the graceful way out."""
+        await self.drain()
+        await self.stop()
+
+    def __repr__(self) -> str:
+        return f"WebhookServer(url={self.url!r}, reply_mode={self.reply_mode}, {self.processor!r})"
