@@ -95,7 +95,7 @@ async def _two_of_one_chat_overlap(bot: Bot, concurrency: str) -> bool:
 
     processor = UpdateProcessor(dp, bot, concurrency=concurrency)  # type: ignore[arg-type]
     for update_id, text in ((1, "first"), (2, "second")):
-        processor.put(convert(Update, message(update_id, 9, text)))
+        await processor.submit(convert(Update, message(update_id, 9, text)))
     await processor.drain()
     return second_started.is_set() and processor.metrics.handled["message"] == 2 and (
         processor.metrics.latency.count == 2
@@ -124,7 +124,7 @@ async def test_sequential_mode_runs_one_update_at_a_time_across_chats(bot: Bot) 
 
     processor = UpdateProcessor(dp, bot, concurrency="sequential")
     for i in range(1, 21):
-        processor.put(convert(Update, message(i, i % 5 + 1, "x")))
+        await processor.submit(convert(Update, message(i, i % 5 + 1, "x")))
     await processor.drain()
     assert order == list(range(1, 21)) and most == 1
 
@@ -223,8 +223,12 @@ async def test_a_redelivery_while_the_first_copy_is_queued_is_handled_once(bot: 
 
     seen = MemorySeenUpdates()
     processor = UpdateProcessor(dp, bot, seen=seen)
-    for update_id in (1, 2, 1, 3, 2):
-        processor.put(convert(Update, message(update_id, 4, "x")))
+    admissions = [
+        (await processor.submit(convert(Update, message(update_id, 4, "x")))).value
+        for update_id in (1, 2, 1, 3, 2)
+    ]
+    assert admissions == ["accepted", "accepted", "duplicate", "accepted", "duplicate"]
+    assert processor.in_flight == 3  # a duplicate holds no slot
     await processor.drain()
     assert handled == [1, 2, 3]
     assert processor.metrics.rejected["duplicate"] == 2
@@ -233,9 +237,71 @@ async def test_a_redelivery_while_the_first_copy_is_queued_is_handled_once(bot: 
     processor = UpdateProcessor(dp, bot, seen=None)
     handled.clear()
     for update_id in (1, 1):
-        processor.put(convert(Update, message(update_id, 4, "x")))
+        await processor.submit(convert(Update, message(update_id, 4, "x")))
     await processor.drain()
     assert handled == [1, 1]
+
+
+class BrokenSeen:
+    """A shared store that cannot be reached."""
+
+    def __init__(self) -> None:
+        self.claims = 0
+
+    async def claim(self, bot_id: int, update_id: int) -> bool:
+        self.claims += 1
+        raise ConnectionError("redis is down")
+
+    async def release(self, bot_id: int, update_id: int) -> None:
+        raise ConnectionError("redis is down")
+
+
+async def test_a_failing_seen_store_refuses_with_503_and_takes_nothing(
+    bot: Bot, http: aiohttp.ClientSession
+) -> None:
+    dp = Dispatcher()
+    handled: list[int] = []
+
+    @dp.message()
+    async def work(message: Message) -> None:
+        handled.append(message.message_id)
+
+    broken = BrokenSeen()
+    async with served(dp, bot, seen=broken) as server:
+        status, _, headers = await post(http, server.url or "", message(1, 1, "x"))
+        assert status == 503 and headers["Retry-After"] == "1"
+        assert server.processor.in_flight == 0
+        await server.drain()
+    assert broken.claims == 1 and handled == []
+    assert server.metrics.rejected["unavailable"] == 1
+
+
+async def test_the_bound_is_checked_before_the_shared_store_is_asked(bot: Bot) -> None:
+    dp = Dispatcher()
+    gate = asyncio.Event()
+
+    @dp.message()
+    async def work(message: Message) -> None:
+        await gate.wait()
+
+    class CountingSeen(MemorySeenUpdates):
+        claims = 0
+
+        async def claim(self, bot_id: int, update_id: int) -> bool:
+            self.claims += 1
+            await asyncio.sleep(0)  # a round trip: other submits run meanwhile
+            return await super().claim(bot_id, update_id)
+
+    seen = CountingSeen()
+    processor = UpdateProcessor(dp, bot, seen=seen, max_in_flight=3)
+    results = await asyncio.gather(
+        *(processor.submit(convert(Update, message(i, i, "x"))) for i in range(1, 7))
+    )
+    assert [r.value for r in results].count("accepted") == 3
+    assert [r.value for r in results].count("full") == 3
+    assert seen.claims == 3  # a refused update costs no claim, so needs no release
+    gate.set()
+    await processor.drain()
 
 
 async def test_seen_updates_are_bounded_per_bot_and_released_on_request() -> None:
@@ -263,18 +329,19 @@ async def test_abort_drops_what_is_in_flight_and_releases_its_claims(bot: Bot) -
 
     seen = MemorySeenUpdates()
     processor = UpdateProcessor(dp, bot, seen=seen)
-    for update_id in (1, 2):  # one chat: 1 runs (claimed), 2 waits (not claimed)
-        processor.put(convert(Update, message(update_id, 4, "x")))
-    processor.put(convert(Update, message(3, 5, "x")))
+    for update_id in (1, 2):  # one chat: 1 runs, 2 waits behind it
+        await processor.submit(convert(Update, message(update_id, 4, "x")))
+    await processor.submit(convert(Update, message(3, 5, "x")))
+    await processor.submit(convert(Update, message(5, 6, "x")))
     await started.wait()
     await asyncio.sleep(0)
-    assert processor.in_flight == 3
-    assert await processor.abort() == 3
+    assert processor.in_flight == 4
+    assert await processor.abort() == 4
     assert processor.in_flight == 0 and processor.closed
-    # the abandoned claims are gone: a redelivery would be handled
-    assert await seen.claim(bot.id, 1) is True
-    assert await seen.claim(bot.id, 3) is True
-    assert processor.put(convert(Update, message(4, 4, "x"))).value == "closed"
+    # the abandoned claims are gone (running and queued): a redelivery would be handled
+    assert [await seen.claim(bot.id, i) for i in (1, 2, 3, 5)] == [True] * 4
+    assert await seen.claim(bot.id, 4) is True  # never claimed at all
+    assert (await processor.submit(convert(Update, message(6, 4, "x")))).value == "closed"
 
 
 async def test_put_refuses_at_the_bound_and_wait_for_room_wakes_when_one_finishes(

@@ -31,6 +31,7 @@ class Rejected:
     OVERLOADED = "overloaded"  # 503: in-flight work at its bound
     DRAINING = "draining"  # 503: shutting down
     DUPLICATE = "duplicate"  # 200, but dropped: a redelivery of an update already taken
+    UNAVAILABLE = "unavailable"  # 503: SeenUpdates could not say whether it is a redelivery
 
 
 class Histogram:

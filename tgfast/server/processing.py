@@ -1,7 +1,7 @@
 """The processing model: per-chat order, bounded in-flight work, dedup, drain.
 
-``UpdateProcessor.put`` takes an update or refuses it, synchronously, so a webhook can
-answer 503 before acknowledging anything it could not keep. A taken update is handled:
+``UpdateProcessor.submit`` takes an update or refuses it before the webhook answers,
+so that nothing is acknowledged that could not be kept. A taken update is handled:
 the only way out of the processor is through the dispatcher.
 
 Ordering: updates are queued per key (``keys.update_key``: the chat, else the user).
@@ -11,15 +11,17 @@ per-update cost is a deque append, not a task. ``concurrency="full"`` runs every
 update in its own task; ``"sequential"`` puts all updates in one queue.
 
 Bounds: ``in_flight`` counts updates taken and not finished (queued or running). At
-``max_in_flight`` ``put`` answers ``FULL``: the webhook turns that into 503 with
+``max_in_flight`` ``submit`` answers ``FULL``: the webhook turns that into 503 with
 ``Retry-After`` (Telegram delivers again), the poller stops fetching. Memory is
 therefore bounded by ``max_in_flight`` updates, whatever the load.
 
-Dedup: the update id is claimed from ``SeenUpdates`` by the worker, right before the
-handler runs (in queue order, so a slow shared store cannot reorder a chat). A claim
-that fails is a redelivery: dropped, counted as ``duplicate``. A claim is only made for
-an update already taken, so nothing is refused after a claim; claims of updates whose
-handling was abandoned by ``abort`` are released so that they can come back.
+Dedup: ``submit`` claims the update id from ``SeenUpdates`` after the bound check,
+holding a slot while the claim is out, so a claimed update is always taken: a refusal
+never has a claim to undo, and a refused update costs no round trip to a shared
+store. A failed claim is a redelivery (``DUPLICATE``: acknowledge it, do nothing); a
+store that cannot answer gives ``UNAVAILABLE`` (503: Telegram tries again later).
+Claims of updates that were taken and then abandoned (``abort``, a cancelled
+``submit``) are released, so that a redelivery or a refetch is handled.
 """
 
 from __future__ import annotations
@@ -71,8 +73,15 @@ class Admission(enum.Enum):
     """What ``put`` did with an update."""
 
     ACCEPTED = "accepted"  # taken: it will be handled (acknowledge it)
+    DUPLICATE = "duplicate"  # a redelivery of an update already taken (acknowledge it)
     FULL = "full"  # refused: in-flight work is at its bound (answer 503)
     CLOSED = "closed"  # refused: shutting down (answer 503)
+    UNAVAILABLE = "unavailable"  # refused: SeenUpdates failed (answer 503)
+
+    @property
+    def taken(self) -> bool:
+        """True when the update needs no redelivery: acknowledge it with a 200."""
+        return self is Admission.ACCEPTED or self is Admission.DUPLICATE
 
 
 class UpdateProcessor:
@@ -112,6 +121,7 @@ class UpdateProcessor:
         self._idle: asyncio.Future[None] | None = None
         self._room: asyncio.Future[None] | None = None
         self._abandoned: list[int] = []
+        self._bot_id = bot.id
         metrics = self.metrics
         metrics.gauge("updates_in_flight", "Updates taken and not finished (the queue depth).",
                       lambda: self.in_flight)  # fmt: skip
@@ -133,15 +143,15 @@ class UpdateProcessor:
 
     @property
     def room(self) -> int:
-        """How many more updates ``put`` would take now."""
+        """How many more updates ``submit`` would take now."""
         return 0 if self._closed else max(0, self.max_in_flight - self.in_flight)
 
-    def put(
+    async def submit(
         self,
         update: Update,
         waiter: asyncio.Future[TelegramMethod[Any] | None] | None = None,
     ) -> Admission:
-        """Take ``update`` for handling, or refuse it (``FULL``, ``CLOSED``) untouched.
+        """Take ``update`` for handling, or say why not; see ``Admission``.
 
         ``waiter`` (reply mode) gets the method object the handler returned, when it
         can go out as a webhook reply, else ``None``; cancel it to have the method
@@ -153,7 +163,51 @@ class UpdateProcessor:
         if self.in_flight >= self.max_in_flight:
             self.metrics.rejected[Rejected.OVERLOADED] += 1
             return Admission.FULL
+        seen = self.seen
+        if seen is None:
+            self.in_flight += 1
+            self._enqueue(update, waiter)
+            return Admission.ACCEPTED
+        self.in_flight += 1  # the slot is held while the claim is out
+        update_id = update.update_id
+        try:
+            first = await seen.claim(self._bot_id, update_id)
+        except Exception as exc:  # noqa: BLE001 - refuse: Telegram delivers it again later
+            self._finish()
+            self.metrics.rejected[Rejected.UNAVAILABLE] += 1
+            log.error("update %s refused: SeenUpdates.claim failed: %r", update_id, exc)
+            return Admission.UNAVAILABLE
+        except BaseException:  # cancelled: the claim may have been made, undo it
+            self._finish()
+            self._release_soon([update_id])
+            raise
+        if not first:
+            self._finish()
+            self.metrics.rejected[Rejected.DUPLICATE] += 1
+            return Admission.DUPLICATE
+        self._enqueue(update, waiter)
+        return Admission.ACCEPTED
+
+    def put(
+        self,
+        update: Update,
+        waiter: asyncio.Future[TelegramMethod[Any] | None] | None = None,
+    ) -> Admission:
+        """``submit`` without dedup, synchronously: ``ACCEPTED``, ``FULL`` or ``CLOSED``."""
+        if self._closed:
+            self.metrics.rejected[Rejected.DRAINING] += 1
+            return Admission.CLOSED
+        if self.in_flight >= self.max_in_flight:
+            self.metrics.rejected[Rejected.OVERLOADED] += 1
+            return Admission.FULL
         self.in_flight += 1
+        self._enqueue(update, waiter)
+        return Admission.ACCEPTED
+
+    def _enqueue(
+        self, update: Update, waiter: asyncio.Future[TelegramMethod[Any] | None] | None
+    ) -> None:
+        """Queue an update whose slot in ``in_flight`` is already counted."""
         kind, key = update_key(update)
         self.metrics.received[kind] += 1
         job = (update, kind, waiter)
@@ -164,14 +218,13 @@ class UpdateProcessor:
             task = asyncio.get_running_loop().create_task(self._process(job))
             self._loose.add(task)
             task.add_done_callback(self._loose.discard)
-            return Admission.ACCEPTED
+            return
         queue = self._queues.get(key)
         if queue is None:
             queue = self._queues[key] = deque((job,))
             self._workers[key] = asyncio.get_running_loop().create_task(self._drain(key, queue))
         else:
             queue.append(job)
-        return Admission.ACCEPTED
 
     async def wait_for_room(self) -> int:
         """Wait until ``put`` would take an update (or the processor is closed); the room."""
@@ -193,19 +246,7 @@ class UpdateProcessor:
 
     async def _process(self, job: _Job) -> None:
         update, kind, waiter = job
-        claimed = False
         try:
-            seen = self.seen
-            if seen is not None:
-                try:
-                    claimed = await seen.claim(self.bot.id, update.update_id)
-                except Exception as exc:  # noqa: BLE001 - acknowledged: handle it regardless
-                    log.warning("update %s: SeenUpdates.claim failed (%r); handling it anyway",
-                                update.update_id, exc)  # fmt: skip
-                else:
-                    if not claimed:
-                        self.metrics.rejected[Rejected.DUPLICATE] += 1
-                        return
             started = _perf()
             try:
                 result = await self._feed(self.bot, update)
@@ -232,8 +273,7 @@ class UpdateProcessor:
             else:
                 metrics.handled[kind] += 1
         except asyncio.CancelledError:
-            if claimed:
-                self._abandoned.append(update.update_id)
+            self._abandoned.append(update.update_id)
             raise
         finally:
             if waiter is not None and not waiter.done():
@@ -287,7 +327,8 @@ class UpdateProcessor:
         self.close()
         dropped = self.in_flight
         for queue in self._queues.values():
-            for _update, _kind, waiter in queue:
+            for update, _kind, waiter in queue:
+                self._abandoned.append(update.update_id)
                 if waiter is not None and not waiter.done():
                     waiter.set_result(None)
         tasks = [*self._workers.values(), *self._loose]
@@ -308,7 +349,13 @@ class UpdateProcessor:
 
     async def _release(self, seen: SeenUpdates, update_ids: list[int]) -> None:
         for update_id in update_ids:
-            await seen.release(self.bot.id, update_id)
+            await seen.release(self._bot_id, update_id)
+
+    def _release_soon(self, update_ids: list[int]) -> None:
+        if self.seen is not None:
+            task = asyncio.ensure_future(self._release(self.seen, update_ids))
+            self._loose.add(task)  # type: ignore[arg-type]
+            task.add_done_callback(self._loose.discard)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return (

@@ -155,14 +155,15 @@ class WebhookServer:
                         len(body), exc)  # fmt: skip
             return web.Response(status=400, text=f"not an update: {exc}")
         if not self.reply_mode:
-            if processor.put(update) is Admission.ACCEPTED:
+            if (await processor.submit(update)).taken:
                 return web.Response()
             return self._unavailable()
         waiter: asyncio.Future[TelegramMethod[Any] | None] = (
             asyncio.get_running_loop().create_future()
         )
-        if processor.put(update, waiter) is not Admission.ACCEPTED:
-            return self._unavailable()
+        admission = await processor.submit(update, waiter)
+        if admission is not Admission.ACCEPTED:
+            return web.Response() if admission.taken else self._unavailable()
         await asyncio.wait((waiter,), timeout=self.reply_timeout)
         if not waiter.done():
             waiter.cancel()  # the processor sends the method itself when it comes

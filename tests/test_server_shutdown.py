@@ -1,0 +1,240 @@
+"""Graceful shutdown: nothing acknowledged is lost, in-process and in a real process."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from server_support import make_bot, message, post, subprocess_env, tgfast_command
+
+from tgfast import Bot, Dispatcher
+from tgfast.server import Signals, WebhookServer, serve_webhook
+from tgfast.testing import FakeTelegram
+from tgfast.types import Message
+
+SECRET = "drain-test"
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as fake:
+        yield fake
+        assert fake.errors == []
+
+
+async def burst(
+    http: aiohttp.ClientSession, url: str, count: int, chats: int, *, connections: int = 16
+) -> tuple[set[str], list[int]]:
+    """Post ``count`` updates over ``connections`` concurrent posters; returns the texts
+    acknowledged with a 200 and every status (0: the connection was refused/closed)."""
+    acked: set[str] = set()
+    statuses: list[int] = []
+    numbers = iter(range(1, count + 1))
+
+    async def poster() -> None:
+        for n in numbers:
+            try:
+                status = (await post(http, url, message(n, n % chats + 1, f"u{n}"), secret=SECRET))[0]
+            except aiohttp.ClientError:
+                status = 0
+            statuses.append(status)
+            if status == 200:
+                acked.add(f"u{n}")
+
+    await asyncio.gather(*(poster() for _ in range(connections)))
+    return acked, statuses
+
+
+async def test_shutdown_in_the_middle_of_a_burst_loses_nothing_acknowledged(
+    fake: FakeTelegram,
+) -> None:
+    dp = Dispatcher()
+
+    @dp.message()
+    async def echo(message: Message) -> None:
+        await asyncio.sleep(0.005)
+        await message.answer(message.text or "")
+
+    signals = Signals()
+    ready: asyncio.Future[WebhookServer] = asyncio.get_running_loop().create_future()
+    async with make_bot(fake) as bot, aiohttp.ClientSession() as http:
+        serving = asyncio.ensure_future(serve_webhook(
+            dp, bot, port=0, secret_token=SECRET, signals=signals,
+            on_ready=ready.set_result, close_bot=False,
+        ))  # fmt: skip
+        server = await ready
+        url = server.url or ""
+
+        async def stop_when_busy() -> int:
+            while len(fake.sent_messages()) < 20:  # handlers are running
+                await asyncio.sleep(0.001)
+            signals.request_stop()
+            return server.processor.in_flight
+
+        stopper = asyncio.ensure_future(stop_when_busy())
+        acked, statuses = await burst(http, url, 400, chats=10)
+        in_flight_at_stop = await stopper
+        assert await serving == 0
+
+    echoed = {m["text"] for m in fake.sent_messages()}
+    assert echoed == acked  # every 200 was handled, nothing else was
+    assert len(acked) >= 20 and in_flight_at_stop > 0
+    assert 503 in statuses or 0 in statuses  # the burst did outlast the server
+    assert statuses.count(200) == len(acked)
+
+
+async def test_a_second_signal_drops_what_is_in_flight_at_once(fake: FakeTelegram) -> None:
+    dp = Dispatcher()
+    started = asyncio.Event()
+    shutdown_called: list[bool] = []
+
+    @dp.message()
+    async def stuck(message: Message) -> None:
+        started.set()
+        await asyncio.Event().wait()
+
+    @dp.shutdown()
+    async def on_shutdown() -> None:
+        shutdown_called.append(True)
+
+    signals = Signals()
+    ready: asyncio.Future[WebhookServer] = asyncio.get_running_loop().create_future()
+    bot = make_bot(fake)
+    async with aiohttp.ClientSession() as http:
+        serving = asyncio.ensure_future(serve_webhook(
+            dp, bot, port=0, secret_token=SECRET, signals=signals, on_ready=ready.set_result,
+        ))  # fmt: skip
+        server = await ready
+        assert (await post(http, server.url or "", message(1, 1, "x"), secret=SECRET))[0] == 200
+        await started.wait()
+        signals.request_stop()
+        await asyncio.sleep(0.05)
+        assert not serving.done()  # draining: waits for the stuck handler
+        signals.request_stop()
+        assert await asyncio.wait_for(serving, 5) == 1
+    assert shutdown_called == []  # a forced exit skips the shutdown callbacks
+    assert bot.session.closed
+
+
+# -- a real process ---------------------------------------------------------------------
+
+BOT_MODULE = """
+import asyncio
+
+from tgfast import Dispatcher
+from tgfast.types import Message
+
+dp = Dispatcher()
+
+
+@dp.message()
+async def echo(message: Message) -> None:
+    if message.text == "hang":
+        await asyncio.Event().wait()
+    await asyncio.sleep(0.01)
+    await message.answer(message.text or "")
+"""
+
+_LISTENING = re.compile(r"listening on (http://\S+)")
+
+
+class BotProcess:
+    """``python -m tgfast webhook bot.py:dp`` against the test's FakeTelegram."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.log: list[str] = []
+        self._reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def start(cls, tmp_path: Path, fake: FakeTelegram, *extra: str) -> tuple[BotProcess, str]:
+        module = tmp_path / "drain_bot.py"
+        module.write_text(textwrap.dedent(BOT_MODULE))
+        proc = await asyncio.create_subprocess_exec(
+            *tgfast_command(
+                "webhook", f"{module}:dp", "--port", "0", "--secret", SECRET,
+                "--token", fake.token, "--api-url", fake.url, "--no-rate-limit", *extra,
+            ),
+            cwd=tmp_path, env=subprocess_env(), stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        self = cls(proc)
+        assert proc.stderr is not None
+        while True:
+            line = (await asyncio.wait_for(proc.stderr.readline(), 30)).decode()
+            if not line:
+                await proc.wait()
+                raise AssertionError(f"the bot did not start:\n{''.join(self.log)}")
+            self.log.append(line)
+            match = _LISTENING.search(line)
+            if match:
+                break
+        self._reader = asyncio.ensure_future(self._read())
+        return self, match.group(1)
+
+    async def _read(self) -> None:
+        assert self.proc.stderr is not None
+        async for line in self.proc.stderr:
+            self.log.append(line.decode())
+
+    async def wait(self, timeout: float) -> int:
+        code = await asyncio.wait_for(self.proc.wait(), timeout)
+        if self._reader is not None:
+            await self._reader
+        return code
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+async def test_sigterm_to_a_real_process_mid_burst_loses_nothing_acknowledged(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    bot, url = await BotProcess.start(tmp_path, fake)
+    async with aiohttp.ClientSession() as http:
+
+        async def terminate_when_busy() -> None:
+            while len(fake.sent_messages()) < 30:
+                await asyncio.sleep(0.002)
+            bot.proc.send_signal(signal.SIGTERM)
+
+        terminating = asyncio.ensure_future(terminate_when_busy())
+        acked, statuses = await burst(http, url, 600, chats=20)
+        await terminating
+        code = await bot.wait(30)
+
+    log = "".join(bot.log)
+    assert code == 0, log
+    assert "SIGTERM: draining" in log and "drained: every update taken was handled" in log
+    echoed = {m["text"] for m in fake.sent_messages()}
+    assert echoed == acked, (len(echoed), len(acked))
+    assert len(acked) >= 30 and (503 in statuses or 0 in statuses)
+    assert fake.token not in log
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+async def test_a_second_sigterm_exits_a_real_process_at_once(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    bot, url = await BotProcess.start(tmp_path, fake)
+    async with aiohttp.ClientSession() as http:
+        assert (await post(http, url, message(1, 1, "hang"), secret=SECRET))[0] == 200
+        assert (await post(http, url, message(2, 2, "fine"), secret=SECRET))[0] == 200
+        while not fake.sent_messages(2):
+            await asyncio.sleep(0.005)
+        bot.proc.send_signal(signal.SIGTERM)
+        while not any("draining" in line for line in bot.log):
+            await asyncio.sleep(0.005)
+        async with http.get(url.replace("/webhook", "/readyz")) as resp:
+            assert resp.status == 503  # not ready while draining
+        status, _, headers = await post(http, url, message(3, 3, "late"), secret=SECRET)
+        assert status == 503 and headers["Retry-After"] == "1"
+        assert bot.proc.returncode is None  # still waiting for the hanging handler
+        bot.proc.send_signal(signal.SIGTERM)
+        code = await bot.wait(5)
+    assert code == 1
+    assert "forced exit: 1 updates in flight were dropped" in "".join(bot.log)

@@ -1,0 +1,234 @@
+"""Run a bot until SIGTERM/SIGINT, then drain: what ``tgfast webhook``/``polling`` do.
+
+The first signal stops intake (the webhook answers 503 and ``/readyz`` fails, the
+poller stops fetching), waits for every update already taken, runs the shutdown
+callbacks, closes the bot's session and returns 0. A second signal during that wait
+cancels the handlers still running and returns 1 at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import signal
+import socket
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .polling import Poller
+from .webhook import WebhookServer
+
+if TYPE_CHECKING:
+    from ..client import Bot
+    from ..dispatcher import Dispatcher
+
+__all__ = ["Signals", "run", "serve_polling", "serve_webhook"]
+
+log = logging.getLogger("tgfast.server")
+T = TypeVar("T")
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class Signals:
+    """Turns SIGTERM/SIGINT into two events: ``stop`` (the first) and ``force`` (the next).
+
+    ``request_stop()`` does the same from code (a test, an embedding application).
+    """
+
+    def __init__(self) -> None:
+        self.stop = asyncio.Event()
+        self.force = asyncio.Event()
+        self._installed: list[signal.Signals] = []
+
+    def request_stop(self, name: str = "stop requested") -> None:
+        if not self.stop.is_set():
+            log.warning("%s: draining, send it again to exit at once", name)
+            self.stop.set()
+        elif not self.force.is_set():
+            log.warning("%s again: exiting now", name)
+            self.force.set()
+
+    def install(self) -> None:
+        """Handle SIGTERM and SIGINT in the running loop (where the platform allows)."""
+        loop = asyncio.get_running_loop()
+        for sig in _SIGNALS:
+            try:
+                loop.add_signal_handler(sig, self.request_stop, sig.name)
+            except (NotImplementedError, RuntimeError):  # not the main thread, Windows
+                continue
+            self._installed.append(sig)
+
+    def remove(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self._installed:
+            loop.remove_signal_handler(sig)
+        self._installed.clear()
+
+
+async def serve_webhook(
+    dispatcher: Dispatcher,
+    bot: Bot,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    sock: socket.socket | None = None,
+    webhook_url: str | None = None,
+    drop_pending_updates: bool = False,
+    signals: Signals | None = None,
+    on_ready: Callable[[WebhookServer], Awaitable[object] | object] | None = None,
+    close_bot: bool = True,
+    server: WebhookServer | None = None,
+    **options: Any,
+) -> int:
+    """Serve webhooks until a signal (or ``signals.request_stop()``); the exit status.
+
+    ``options`` go to ``WebhookServer`` (path, secret_token, reply_mode, concurrency,
+    max_in_flight, seen, ...), or ``server`` is one made beforehand (to add routes to
+    its ``app``). With ``webhook_url`` the webhook is registered with Telegram
+    (``setWebhook``: that URL, the secret, the kinds the dispatcher handles) once the
+    server listens; ``on_ready(server)`` runs then too. Without ``signals`` the
+    process's SIGTERM/SIGINT are handled.
+    """
+    if server is None:
+        server = WebhookServer(dispatcher, bot, **options)
+    elif options:
+        raise TypeError(f"pass either server= or WebhookServer options, not both: {sorted(options)}")
+    own_signals = signals is None
+    signals = signals or Signals()
+    if own_signals:
+        signals.install()
+    try:
+        await dispatcher.emit_startup(bot=bot)
+        await server.start(host, port, sock=sock)
+        try:
+            if webhook_url is not None:
+                await bot.set_webhook(
+                    webhook_url,
+                    secret_token=server.secret_token,
+                    allowed_updates=dispatcher.resolve_used_update_types(),
+                    drop_pending_updates=drop_pending_updates,
+                )
+            processor = server.processor
+            log.info(
+                "webhook: listening on %s (concurrency=%s, max_in_flight=%d, reply mode %s)",
+                server.url, processor.concurrency, processor.max_in_flight,
+                "on" if server.reply_mode else "off",
+            )  # fmt: skip
+            if on_ready is not None:
+                await _maybe_await(on_ready(server))
+            await signals.stop.wait()
+            forced = await _wind_down(server.drain(), server.abort, signals)
+        finally:
+            await server.stop()
+        return await _finish(dispatcher, bot, forced, close_bot)
+    finally:
+        if own_signals:
+            signals.remove()
+
+
+async def serve_polling(
+    dispatcher: Dispatcher,
+    bot: Bot,
+    *,
+    signals: Signals | None = None,
+    on_ready: Callable[[Poller], Awaitable[object] | object] | None = None,
+    close_bot: bool = True,
+    **options: Any,
+) -> int:
+    """Poll until a signal (or ``signals.request_stop()``); the exit status.
+
+    ``options`` go to ``Poller`` (timeout, allowed_updates, drop_pending_updates,
+    concurrency, max_in_flight, ...). On the way out the offset is confirmed once
+    everything fetched is handled.
+    """
+    poller = Poller(dispatcher, bot, **options)
+    own_signals = signals is None
+    signals = signals or Signals()
+    if own_signals:
+        signals.install()
+    try:
+        await dispatcher.emit_startup(bot=bot)
+        processor = poller.processor
+        log.info(
+            "polling: started (timeout=%ss, concurrency=%s, max_in_flight=%d, allowed_updates=%s)",
+            poller.timeout, processor.concurrency, processor.max_in_flight,
+            poller.allowed_updates,
+        )  # fmt: skip
+        polling = asyncio.ensure_future(poller.poll())
+        if on_ready is not None:
+            await _maybe_await(on_ready(poller))
+        stop = asyncio.ensure_future(signals.stop.wait())
+        try:
+            await asyncio.wait((polling, stop), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        poller.stop()
+        error = None
+        try:
+            await polling
+        except Exception as exc:  # noqa: BLE001 - a fatal getUpdates error: drain, then raise
+            error = exc
+        forced = await _wind_down(processor.drain(), processor.abort, signals)
+        if not forced:
+            await poller.confirm()
+        code = await _finish(dispatcher, bot, forced, close_bot)
+        if error is not None:
+            raise error
+        return code
+    finally:
+        if own_signals:
+            signals.remove()
+
+
+async def _wind_down(
+    drain: Coroutine[Any, Any, None], abort: Callable[[], Awaitable[int]], signals: Signals
+) -> bool:
+    """Drain, unless ``force`` comes first: then abort. True when forced."""
+    draining = asyncio.ensure_future(drain)
+    forcing = asyncio.ensure_future(signals.force.wait())
+    try:
+        await asyncio.wait((draining, forcing), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        forcing.cancel()
+    if draining.done():
+        draining.result()
+        log.info("drained: every update taken was handled")
+        return False
+    draining.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await draining
+    dropped = await abort()
+    log.warning("forced exit: %d updates in flight were dropped", dropped)
+    return True
+
+
+async def _finish(dispatcher: Dispatcher, bot: Bot, forced: bool, close_bot: bool) -> int:
+    try:
+        if not forced:
+            await dispatcher.emit_shutdown(bot=bot)
+    finally:
+        if close_bot:
+            await bot.close()
+    return 1 if forced else 0
+
+
+async def _maybe_await(value: Awaitable[object] | object) -> None:
+    if inspect.isawaitable(value):
+        await value
+
+
+def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool | None = None) -> T:
+    """``asyncio.run(main)``, on uvloop when ``use_uvloop`` (None: when installed)."""
+    if use_uvloop is not False:
+        try:
+            import uvloop
+        except ImportError:
+            if use_uvloop:
+                main.close()
+                raise
+        else:
+            return uvloop.run(main)  # type: ignore[no-any-return]
+    return asyncio.run(main)
