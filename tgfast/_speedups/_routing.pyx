@@ -12,10 +12,15 @@ from cpython.contextvars cimport PyContextVar_Reset, PyContextVar_Set
 from cpython.dict cimport PyDict_Copy, PyDict_GetItem
 from cpython.object cimport PyObject
 
+cimport cython
+
 import logging
 from functools import partial
 
 from ..decoding import decode_update
+from ..types import Update
+from ..types.binding import _has_bot_slot
+from ._decode import _slot_offset
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
 
@@ -28,6 +33,34 @@ cdef dict _EMPTY = {}  # the data of a kind whose tree asks for none; never muta
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+    void Py_XDECREF(PyObject*)
+    void Py_INCREF(object)
+
+
+# Generated classes keep their fields in slots; for an object of exactly the class the
+# table was built for, a field is read at its offset, skipping the attribute protocol.
+
+cdef Py_ssize_t _offset(cls, str name):
+    """The slot offset of ``cls.name``, or -1 (then the attribute is read the slow way)."""
+    try:
+        return _slot_offset(cls, name)
+    except TypeError:
+        return -1
+
+
+cdef inline object _read(obj, Py_ssize_t offset):
+    cdef PyObject* value = (<PyObject**>((<char*><PyObject*>obj) + offset))[0]
+    return None if value is NULL else <object>value
+
+
+cdef inline void _write(obj, Py_ssize_t offset, value):
+    cdef PyObject** slot = <PyObject**>((<char*><PyObject*>obj) + offset)
+    Py_INCREF(value)
+    Py_XDECREF(slot[0])
+    slot[0] = <PyObject*>value
 
 
 cdef class Call:
@@ -49,6 +82,7 @@ cdef class Entry(Call):
     cdef readonly object command
     cdef readonly bint inject_command
     cdef readonly frozenset cmd_keys
+    cdef readonly bint sync_filters
     cdef str cmd_prefix
     cdef bint cmd_ignore_case
     cdef bint cmd_ignore_mention
@@ -62,6 +96,7 @@ cdef class Entry(Call):
         self.inner = inner
         self.command = command
         self.inject_command = inject_command
+        self.sync_filters = not any((<Call>f).is_async for f in filters)
         self.cmd_keys = frozenset()
         if command is not None:
             self.cmd_prefix = command.prefix
@@ -80,13 +115,24 @@ cdef class Node:
     cdef readonly tuple items
     cdef readonly dict index
     cdef readonly str prefixes
+    cdef readonly object event_type
+    cdef Py_ssize_t text_at, caption_at
 
-    def __init__(self, tuple filters, tuple outer, tuple items, dict index, str prefixes):
+    def __init__(
+        self, tuple filters, tuple outer, tuple items, dict index, str prefixes, event_type=None
+    ):
         self.filters = filters
         self.outer = outer
         self.items = items
         self.index = index
         self.prefixes = prefixes
+        self.event_type = event_type
+        self.text_at = self.caption_at = -1
+        if event_type is not None:
+            self.text_at = _offset(event_type, "text")
+            self.caption_at = _offset(event_type, "caption")
+            if self.text_at < 0 or self.caption_at < 0:
+                self.event_type = None
 
 
 cdef class Kind:
@@ -94,16 +140,21 @@ cdef class Kind:
     cdef readonly Node node
     cdef readonly object user
     cdef readonly object chat
+    cdef readonly object event_type
     cdef readonly bint bindable
     cdef readonly bint needs_data
+    cdef Py_ssize_t update_at, bot_at
 
-    def __init__(self, str name, Node node, user, chat, bint bindable, bint needs_data):
+    def __init__(self, str name, Node node, user, chat, event_type, bint needs_data):
         self.name = name
         self.node = node
         self.user = user
         self.chat = chat
-        self.bindable = bindable
+        self.event_type = event_type
+        self.bindable = _has_bot_slot(event_type)
         self.needs_data = needs_data
+        self.update_at = _offset(Update, name)
+        self.bot_at = _offset(event_type, "_bot") if self.bindable else -1
 
 
 cdef class Table:
@@ -141,9 +192,11 @@ def command_head(str text):
 
 cdef inline Py_ssize_t _head_end(str text):
     cdef Py_ssize_t i, n = len(text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
     cdef Py_UCS4 ch
     for i in range(n):
-        ch = text[i]
+        ch = PyUnicode_READ(kind, data, i)
         if ch == u"@" or Py_UNICODE_ISSPACE(ch):
             return i
     return n
@@ -205,59 +258,113 @@ async def _command(Entry entry, str text, bot):
     return entry.command.check(parsed, username)
 
 
-async def _route(Node node, event, dict data, bot):
-    cdef Call f
-    cdef Entry entry
-    cdef tuple items = node.items
-    cdef str text = None
-    cdef str head = None
-    cdef str key = None
-    cdef bint mention = False, failed
+@cython.freelist(8)
+cdef class _Cut:
+    """The command an update's text starts with, cut once per node."""
+    cdef str text  # the whole text (or caption)
+    cdef str head  # the command as written: prefix and name, without @mention
+    cdef str key  # head lower-cased: what the index is keyed by
+    cdef bint mention  # a @ follows the name
+
+
+cdef _Cut _cut(Node node, event):
+    """None unless ``node`` has a command index and the text starts with a prefix."""
+    cdef _Cut cut
     cdef Py_ssize_t end, i
     cdef Py_UCS4 ch
-    cdef dict passed
-    if node.filters:
-        passed = await _passes(node.filters, event, data)
-        if passed is None:
-            return UNHANDLED  # the router's own filters reject: its children too
-        data = passed
-    if node.index is not None:
+    cdef int kind
+    cdef void* data
+    if node.index is None:
+        return None
+    if type(event) is node.event_type:
+        text = _read(event, node.text_at) or _read(event, node.caption_at)
+    else:
         text = event.text or event.caption
-        if text and text[0] in node.prefixes:
-            end = _head_end(text)
-            mention = end < len(text) and text[end] == u"@"
-            head = text if end == len(text) else text[:end]
-            key = head
-            for i in range(end):
-                ch = head[i]
-                if ch > 127 or (u"A" <= ch <= u"Z"):
-                    key = head.lower()
-                    break
-            found = PyDict_GetItem(node.index, key)
-            if found is not NULL:
-                items = <tuple>found
-    for item in items:
+    if not text or (<str>text)[0] not in node.prefixes:
+        return None
+    cut = _Cut.__new__(_Cut)
+    cut.text = text
+    end = _head_end(text)
+    kind = PyUnicode_KIND(text)
+    data = PyUnicode_DATA(text)
+    cut.mention = end < len(text) and PyUnicode_READ(kind, data, end) == u"@"
+    cut.head = cut.text if end == len(text) else cut.text[:end]
+    cut.key = cut.head
+    for i in range(end):
+        ch = PyUnicode_READ(kind, data, i)
+        if ch > 127 or (u"A" <= ch <= u"Z"):  # lower() only when it changes something
+            cut.key = cut.head.lower()
+            break
+    return cut
+
+
+cdef inline tuple _items(Node node, _Cut cut):
+    cdef PyObject* found
+    if cut is None:
+        return node.items
+    found = PyDict_GetItem(node.index, cut.key)
+    return node.items if found is NULL else <tuple>found
+
+
+cdef inline bint _plain_command(Entry entry, _Cut cut):
+    """Whether the table can check ``entry.command`` itself (no bot username needed)."""
+    return not cut.mention or entry.cmd_ignore_mention
+
+
+cdef object _command_passes(Entry entry, _Cut cut, dict data):
+    """``data`` (with ``command`` when asked for) when the plain check passes, else None."""
+    cdef dict passed
+    if cut.text[0] not in entry.cmd_prefix or (
+        cut.key if entry.cmd_ignore_case else cut.head
+    ) not in entry.cmd_keys:
+        return None
+    if not entry.inject_command:
+        return data
+    passed = PyDict_Copy(data)
+    passed["command"] = parse_command(cut.text, entry.cmd_prefix)
+    return passed
+
+
+async def _route(Node node, event, dict data, bot, bint outer_done=False, Py_ssize_t start=-1):
+    """Route ``event`` through ``node``; ``start`` >= 0 resumes at that item, the node's
+    outer middlewares and filters already passed."""
+    cdef Call f
+    cdef Entry entry
+    cdef _Cut cut
+    cdef tuple items
+    cdef bint failed
+    cdef Py_ssize_t pos
+    if node.outer and not outer_done:
+        return await _outer(node, 0, bot, event, data)
+    if start < 0:
+        start = 0
+        if node.filters:
+            passed = await _passes(node.filters, event, data)
+            if passed is None:
+                return UNHANDLED  # the router's own filters reject: its children too
+            data = passed
+    cut = _cut(node, event)
+    items = _items(node, cut)
+    for pos in range(start, len(items)):
+        item = items[pos]
         if type(item) is Node:
-            result = await _propagate(<Node>item, event, data, bot)
+            result = await _route(<Node>item, event, data, bot)
             if result is not UNHANDLED:
                 return result
             continue
         entry = <Entry>item
         passed = data
-        if entry.command is not None:  # reached through the index: text, head and key are set
-            if mention:
-                parsed = await _command(entry, text, bot)
+        if entry.command is not None:  # reached through the index: cut is set
+            if _plain_command(entry, cut):
+                passed = _command_passes(entry, cut, data)
+                if passed is None:
+                    continue
+            else:
+                parsed = await _command(entry, cut.text, bot)
                 if parsed is None:
                     continue
-            elif text[0] not in entry.cmd_prefix or (
-                key if entry.cmd_ignore_case else head
-            ) not in entry.cmd_keys:
-                continue
-            elif entry.inject_command:
-                parsed = parse_command(text, entry.cmd_prefix)
-            if entry.inject_command:
-                passed = PyDict_Copy(data)
-                passed["command"] = parsed
+                if entry.inject_command:
+                    passed = _merged(data, {"command": parsed})
         if entry.filters:
             failed = False
             for f in entry.filters:
@@ -273,12 +380,7 @@ async def _route(Node node, event, dict data, bot):
             if failed:
                 continue
         try:
-            if entry.inner:
-                return await _handle(entry, 0, event, passed)
-            result = _invoke(entry, event, passed)
-            if entry.is_async:
-                result = await result
-            return result
+            return await _handle(entry, 0, event, passed)
         except SkipHandler:
             continue
     return UNHANDLED
@@ -286,19 +388,13 @@ async def _route(Node node, event, dict data, bot):
 
 async def _outer(Node node, Py_ssize_t index, bot, event, dict data):
     if index == len(node.outer):
-        return await _route(node, event, data, bot)
+        return await _route(node, event, data, bot, True)
     return await node.outer[index](partial(_outer, node, index + 1, bot), event, data)
-
-
-async def _propagate(Node node, event, dict data, bot):
-    if node.outer:
-        return await _outer(node, 0, bot, event, data)
-    return await _route(node, event, data, bot)
 
 
 async def _update_outer(Table table, Kind kind, Py_ssize_t index, bot, update, dict data):
     if index == len(table.update_outer):
-        return await _propagate(kind.node, getattr(update, kind.name), data, bot)
+        return await _route(kind.node, getattr(update, kind.name), data, bot)
     middleware = table.update_outer[index]
     return await middleware(partial(_update_outer, table, kind, index + 1, bot), update, data)
 
@@ -306,7 +402,7 @@ async def _update_outer(Table table, Kind kind, Py_ssize_t index, bot, update, d
 async def _on_error(Table table, update, exc, dict data, bot):
     if table.errors is not None:
         try:
-            result = await _propagate(
+            result = await _route(
                 table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
             )
         except Exception as again:
@@ -323,45 +419,323 @@ async def _on_error(Table table, update, exc, dict data, bot):
     return FAILED
 
 
+cdef extern from *:
+    """
+    /* _Feed returns its value through the am_send slot (PEP 590's PySendResult), so
+       finishing an update raises no StopIteration; the slot calls the Cython function
+       installed below. */
+    typedef PyObject* (*tgfast_send_t)(PyObject*, PyObject*, int*);
+    static tgfast_send_t tgfast_feed_send = NULL;
+
+    static PySendResult tgfast_feed_am_send(PyObject* self, PyObject* arg, PyObject** result) {
+        int finished = 0;
+        PyObject* value = tgfast_feed_send(self, arg, &finished);
+        *result = value;
+        if (value == NULL) return PYGEN_ERROR;
+        return finished ? PYGEN_RETURN : PYGEN_NEXT;
+    }
+
+    static int tgfast_install_am_send(PyObject* type, void* send) {
+        PyTypeObject* tp = (PyTypeObject*)type;
+        if (tp->tp_as_async == NULL) {
+            PyErr_SetString(PyExc_SystemError, "tgfast: _Feed has no tp_as_async");
+            return -1;
+        }
+        tgfast_feed_send = (tgfast_send_t)send;
+        tp->tp_as_async->am_send = tgfast_feed_am_send;
+    #ifdef Py_TPFLAGS_HAVE_AM_SEND
+        tp->tp_flags |= Py_TPFLAGS_HAVE_AM_SEND;
+    #endif
+        PyType_Modified(tp);
+        return 0;
+    }
+    """
+    int _install_am_send "tgfast_install_am_send"(object type, void* send) except -1
+    int PyIter_Send(object iterator, object value, PyObject** result) except -1
+
+
+cdef inline object _steal(PyObject* ref):
+    value = <object>ref
+    Py_XDECREF(ref)
+    return value
+
+
+cdef enum _State:
+    _NEW, _HANDLER, _ROUTE, _ERROR, _DONE
+
+
+@cython.freelist(16)
+cdef class _Feed:
+    """``feed_update``'s coroutine, written by hand: when the update's handler is found
+    without awaiting anything (the usual case), this object drives the handler's own
+    coroutine directly, so no coroutine of ours runs in between. Anything else
+    (middlewares, async filters, a mention to check, ``SkipHandler``, an error) goes on
+    in the ``async def`` functions above. Behaves as an ``async def`` would: nothing
+    happens until it is first awaited, and ``current_bot`` is set while it runs.
+    """
+
+    cdef DispatchCore core
+    cdef object bot, update, raw, event, coro, token
+    cdef dict kwargs, data, base, passed
+    cdef Table table
+    cdef Kind kind
+    cdef Py_ssize_t pos
+    cdef _State state
+
+    def __await__(self):
+        return self
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def send(self, value):
+        """For callers that drive coroutines by hand (asyncio's Task does)."""
+        result = self._send(value)
+        if self.state == _DONE:
+            raise StopIteration(result)
+        return result
+
+    def throw(self, typ, val=None, tb=None):
+        if self.state == _NEW or self.state == _DONE:
+            self.state = _DONE
+            raise typ if val is None else val
+        try:
+            return self.coro.throw(typ, val, tb) if tb is not None else self.coro.throw(
+                typ if val is None else val
+            )
+        except StopIteration as stop:
+            result = self._finish(stop.value)
+            raise StopIteration(result)
+        except BaseException as exc:
+            if not self._recover(exc):
+                self._done()
+                raise
+        result = self._step(None)
+        if self.state == _DONE:
+            raise StopIteration(result)
+        return result
+
+    def close(self):
+        if self.state != _NEW and self.state != _DONE:
+            try:
+                self.coro.close()
+            finally:
+                try:
+                    self._done()
+                except (ValueError, RuntimeError):  # closed from another context (GC)
+                    pass
+        self.state = _DONE
+
+    cdef object _send(self, value):
+        if self.state == _NEW:
+            if value is not None:
+                raise TypeError("can't send non-None value to a just-started coroutine")
+            return self._start()
+        if self.state == _DONE:
+            raise RuntimeError("cannot reuse already awaited coroutine")
+        return self._step(value)
+
+    cdef object _start(self):
+        cdef Table table = self.core._table
+        cdef Kind kind = None
+        cdef Entry entry
+        if table is None:
+            table = self.core.freeze()
+        self.table = table
+        update = self.update
+        if self.raw is not None:
+            self.update = update = decode_update(self.raw)
+        exact = type(update) is Update
+        for k in table.kinds:
+            if exact and (<Kind>k).update_at >= 0:
+                event = _read(update, (<Kind>k).update_at)
+            else:
+                event = getattr(update, (<Kind>k).name)
+            if event is not None:
+                kind = <Kind>k
+                break
+        if kind is None:
+            self.state = _DONE
+            return UNHANDLED
+        self.kind = kind
+        self.event = event
+        if kind.bindable:
+            if kind.bot_at >= 0 and type(event) is kind.event_type:
+                _write(event, kind.bot_at, self.bot)
+            else:
+                event._bot = self.bot
+        self.data = table.data(kind, self.bot, update, event, self.kwargs) if kind.needs_data else _EMPTY
+        self.token = PyContextVar_Set(table.current_bot, self.bot)
+        self.state = _ROUTE
+        try:
+            if table.update_outer:
+                self.coro = _update_outer(table, kind, 0, self.bot, update, self.data)
+            elif kind.node.outer:
+                self.coro = _route(kind.node, event, self.data, self.bot)
+            else:
+                entry = self._match(kind.node)
+                if entry is None:
+                    if self.pos == -1:
+                        return self._finish(UNHANDLED)
+                    self.coro = _route(kind.node, event, self.base, self.bot, True, self.pos)
+                else:
+                    self.state = _HANDLER
+                    if entry.inner:
+                        self.coro = _handle(entry, 0, event, self.passed)
+                    else:
+                        result = _invoke(entry, event, self.passed)
+                        if not entry.is_async:
+                            return self._finish(result)
+                        self.coro = result
+        except BaseException as exc:
+            if not self._recover(exc):
+                self._done()
+                raise
+        return self._step(None)
+
+    cdef Entry _match(self, Node node):
+        """The synchronous part of ``_route``: the handler found without awaiting, its
+        data in ``self.passed``; or None, with ``self.pos`` where ``_route`` must go on
+        (from ``self.base``, the data after the node's filters; -2: from the start),
+        or -1 when nothing matched.
+        """
+        cdef Call f
+        cdef Entry entry
+        cdef _Cut cut
+        cdef tuple items
+        cdef Py_ssize_t pos
+        cdef bint failed
+        event = self.event
+        data = self.data
+        self.pos = 0
+        for f in node.filters:
+            if f.is_async:
+                self.base = data
+                self.pos = -2  # _route runs the node's filters itself
+                return None
+        for f in node.filters:
+            result = _invoke(f, event, data)
+            if type(result) is dict:
+                if result:
+                    data = _merged(data, <dict>result)
+            elif not result:
+                self.pos = -1
+                return None
+        self.base = data
+        cut = _cut(node, event)
+        items = _items(node, cut)
+        for pos in range(len(items)):
+            item = items[pos]
+            self.pos = pos
+            if type(item) is Node:
+                return None
+            entry = <Entry>item
+            if not entry.sync_filters or (
+                entry.command is not None and not _plain_command(entry, cut)
+            ):
+                return None
+            passed = data
+            if entry.command is not None:
+                passed = _command_passes(entry, cut, data)
+                if passed is None:
+                    continue
+            failed = False
+            for f in entry.filters:
+                result = _invoke(f, event, passed)
+                if type(result) is dict:
+                    if result:
+                        passed = _merged(passed, <dict>result)
+                elif not result:
+                    failed = True
+                    break
+            if not failed:
+                self.passed = passed
+                return entry
+        self.pos = -1
+        return None
+
+    cdef object _step(self, value):
+        cdef PyObject* result = NULL
+        cdef int status
+        while True:
+            try:
+                status = PyIter_Send(self.coro, value, &result)
+            except BaseException as exc:
+                if not self._recover(exc):
+                    self._done()
+                    raise
+                value = None
+                continue
+            if status == 1:  # PYGEN_NEXT: the awaited coroutine suspended
+                return _steal(result)
+            return self._finish(_steal(result))
+
+    cdef bint _recover(self, exc) except -1:
+        """Go on after ``exc``: with the next handler after ``SkipHandler``, with the
+        ``errors`` handlers after an exception. False: ``exc`` propagates."""
+        cdef Kind kind = self.kind
+        if self.state == _HANDLER and isinstance(exc, SkipHandler):
+            self.state = _ROUTE
+            self.coro = _route(kind.node, self.event, self.base, self.bot, True, self.pos + 1)
+            return True
+        if (self.state == _HANDLER or self.state == _ROUTE) and isinstance(exc, Exception):
+            self.state = _ERROR
+            data = self.data if kind.needs_data else self.table.data(
+                kind, self.bot, self.update, self.event, self.kwargs
+            )
+            self.coro = _on_error(self.table, self.update, exc, data, self.bot)
+            return True
+        return False
+
+    cdef object _finish(self, result):
+        """``result`` is what the await gives: ``state`` is now ``_DONE``."""
+        self._done()
+        return result
+
+    cdef void _done(self) except *:
+        self.state = _DONE
+        self.coro = self.event = self.data = self.base = self.passed = None
+        if self.token is not None:
+            token, self.token = self.token, None
+            PyContextVar_Reset(self.table.current_bot, token)
+
+
+cdef object _feed_send(_Feed feed, value, int* finished):
+    result = feed._send(value)
+    finished[0] = feed.state == _DONE
+    return result
+
+
+_install_am_send(_Feed, <void*>_feed_send)
+
+
 cdef class DispatchCore:
     """The dispatcher's hot path, a base class of ``Dispatcher`` (which builds the table
     in ``freeze()``), so that ``await dp.feed_update(...)`` enters it directly."""
 
     cdef public object _table
 
-    async def feed_update(self, bot, update, **kwargs):
+    def feed_update(self, bot, update, **kwargs):
         """Handle one update: the first matching handler's result, ``UNHANDLED`` when no
         handler matched, ``FAILED`` when one raised and no ``errors`` handler took it."""
-        cdef Table table = self._table
-        cdef Kind kind = None
-        cdef dict data
-        if table is None:
-            table = self.freeze()
-        for k in table.kinds:
-            event = getattr(update, (<Kind>k).name)
-            if event is not None:
-                kind = <Kind>k
-                break
-        if kind is None:
-            return UNHANDLED
-        if kind.bindable:
-            event._bot = bot
-        data = table.data(kind, bot, update, event, kwargs) if kind.needs_data else _EMPTY
-        token = PyContextVar_Set(table.current_bot, bot)
-        try:
-            if table.update_outer:
-                return await _update_outer(table, kind, 0, bot, update, data)
-            return await _propagate(kind.node, event, data, bot)
-        except Exception as exc:
-            if data is _EMPTY:
-                data = table.data(kind, bot, update, event, kwargs)
-            return await _on_error(table, update, exc, data, bot)
-        finally:
-            PyContextVar_Reset(table.current_bot, token)
+        cdef _Feed feed = _Feed.__new__(_Feed)
+        feed.core = self
+        feed.bot = bot
+        feed.update = update
+        feed.kwargs = kwargs
+        return feed
 
-    async def feed_raw_update(self, bot, data, **kwargs):
+    def feed_raw_update(self, bot, data, **kwargs):
         """Decode a webhook body or one ``getUpdates`` item and handle it.
 
         A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
         """
-        return await self.feed_update(bot, decode_update(data), **kwargs)
+        cdef _Feed feed = _Feed.__new__(_Feed)
+        feed.core = self
+        feed.bot = bot
+        feed.raw = data
+        feed.kwargs = kwargs
+        return feed

@@ -24,6 +24,7 @@ from typing import Any
 from ..decoding import decode_update
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
+from ..types.binding import _has_bot_slot
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
@@ -85,7 +86,7 @@ class Entry(Call):
 class Node:
     """One router's part of the table for one update kind."""
 
-    __slots__ = ("filters", "index", "items", "outer", "prefixes")
+    __slots__ = ("event_type", "filters", "index", "items", "outer", "prefixes")
 
     def __init__(
         self,
@@ -94,18 +95,20 @@ class Node:
         items: tuple[Entry | Node, ...],
         index: dict[str, tuple[Entry | Node, ...]] | None,
         prefixes: str,
+        event_type: type | None = None,
     ) -> None:
         self.filters = filters
         self.outer = outer
         self.items = items  # every item, or with an index those without a command
         self.index = index
         self.prefixes = prefixes
+        self.event_type = event_type  # the class the compiled twin reads text slots of
 
 
 class Kind:
     """One update kind in the table: its node tree and how to read its event."""
 
-    __slots__ = ("bindable", "chat", "name", "needs_data", "node", "user")
+    __slots__ = ("bindable", "chat", "event_type", "name", "needs_data", "node", "user")
 
     def __init__(
         self,
@@ -113,14 +116,15 @@ class Kind:
         node: Node,
         user: str | None,
         chat: str | None,
-        bindable: bool,
+        event_type: type,
         needs_data: bool,
     ) -> None:
         self.name = name
         self.node = node
         self.user = user  # the event's attribute holding the sender, if it has one
         self.chat = chat
-        self.bindable = bindable  # the event class has a _bot slot for its shortcuts
+        self.event_type = event_type
+        self.bindable = _has_bot_slot(event_type)  # it has a _bot slot for its shortcuts
         self.needs_data = needs_data
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..filters.command import Command
 from ..types import _types
-from ..types.binding import _has_bot_slot, current_bot
+from ..types.binding import current_bot
 from ._kinds import EVENT_TYPES, UPDATE_KINDS
 from .injection import Injection
 from .routing import impl
@@ -46,7 +46,7 @@ def build_table(root: Router, workflow_data: dict[str, Any]) -> Any:
                     node,
                     "from_user" if "from_user" in attrs else None,
                     "chat" if "chat" in attrs else None,
-                    _has_bot_slot(cls),
+                    cls,
                     bool(update_outer) or _needs_data(node),
                 )
             )
@@ -89,12 +89,14 @@ def _node(router: Router, kind: str, inherited: tuple[Any, ...]) -> Any:
     outer = tuple(observer.outer_middlewares)
     if kind not in _MESSAGE_KINDS or all(keys is None for _item, keys in items):
         return impl.Node(filters, outer, tuple(item for item, _keys in items), None, "")
+    message = getattr(_types, EVENT_TYPES[kind])
     index = {
         key: tuple(item for item, keys in items if keys is None or key in keys)
         for key in sorted(set().union(*(keys for _item, keys in items if keys)))
     }
     plain = tuple(item for item, keys in items if keys is None)
-    return impl.Node(filters, outer, plain, index, "".join(sorted({key[0] for key in index})))
+    prefixes = "".join(sorted({key[0] for key in index}))
+    return impl.Node(filters, outer, plain, index, prefixes, message)
 
 
 def _items(router: Router, kind: str, inner: tuple[Any, ...]) -> list[tuple[Item, Keys]]:
