@@ -1,6 +1,6 @@
 """Typing stub for the compiled routing table; its behaviour is that of ``_routing_py``."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any
 
@@ -21,6 +21,7 @@ class Entry(Call):
     command: Any
     inject_command: bool
     cmd_keys: frozenset[str]
+    sync_filters: bool
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -39,6 +40,7 @@ class Node:
     items: tuple[Entry | Node, ...]
     index: dict[str, tuple[Entry | Node, ...]] | None
     prefixes: str
+    event_type: type | None
     def __init__(
         self,
         filters: tuple[Call, ...],
@@ -46,6 +48,7 @@ class Node:
         items: tuple[Entry | Node, ...],
         index: dict[str, tuple[Entry | Node, ...]] | None,
         prefixes: str,
+        event_type: type | None = None,
     ) -> None: ...
 
 class Kind:
@@ -53,6 +56,7 @@ class Kind:
     node: Node
     user: str | None
     chat: str | None
+    event_type: type
     bindable: bool
     needs_data: bool
     def __init__(
@@ -61,7 +65,7 @@ class Kind:
         node: Node,
         user: str | None,
         chat: str | None,
-        bindable: bool,
+        event_type: type,
         needs_data: bool,
     ) -> None: ...
 
@@ -88,5 +92,7 @@ def command_head(text: str) -> tuple[str, bool]: ...
 class DispatchCore:
     _table: Table | None
     def freeze(self) -> Table: ...
-    async def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Any: ...
-    async def feed_raw_update(self, bot: Any, data: bytes | str, **kwargs: Any) -> Any: ...
+    def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Coroutine[Any, Any, Any]: ...
+    def feed_raw_update(
+        self, bot: Any, data: bytes | str, **kwargs: Any
+    ) -> Coroutine[Any, Any, Any]: ...

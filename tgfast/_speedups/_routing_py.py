@@ -56,7 +56,7 @@ class Entry(Call):
     for the ``CommandObject``.
     """
 
-    __slots__ = ("cmd_keys", "command", "filters", "inject_command", "inner")
+    __slots__ = ("cmd_keys", "command", "filters", "inject_command", "inner", "sync_filters")
 
     def __init__(
         self,
@@ -74,6 +74,7 @@ class Entry(Call):
         self.inner = inner
         self.command = command
         self.inject_command = inject_command
+        self.sync_filters = not any(f.is_async for f in filters)  # the compiled fast path's
         self.cmd_keys: frozenset[str] = frozenset()
         if command is not None:
             self.cmd_keys = frozenset(
