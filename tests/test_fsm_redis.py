@@ -290,6 +290,8 @@ async def main(url, worker, rounds):
         data = await storage.update_data(key, {f"{worker}:{i}": i})
         missing += sum(f"{worker}:{j}" not in data for j in range(i + 1))
         others_seen.append(sum(k.startswith(other) for k in data))
+        if i % 4 == 0:
+            await asyncio.sleep(0.001)  # spread the rounds so both processes overlap
     await storage.close()
     interleaved = sum(1 for x, y in zip(others_seen, others_seen[1:]) if y != x)
     print(json.dumps({"missing": missing, "interleaved": interleaved}))

@@ -134,6 +134,18 @@ async def test_penalize_is_sync_and_holds_every_process(clients: list[Redis]) ->
     assert times[0] >= 0.2
 
 
+async def test_an_endless_penalty_holds_the_chat(clients: list[Redis]) -> None:
+    rl = limiter(clients[0], private=Limit(1 / STEP, 1.0))
+    rl.penalize(7, float("inf"))
+    rl.penalize(8, float("nan"))  # not a penalty: ignored
+    await rl.flush()
+    assert 86_000_000 < await clients[2].pttl("tgfast:ratelimit:1:chat:7") <= 86_401_000
+    assert await clients[2].exists("tgfast:ratelimit:1:chat:8") == 0
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(rl.acquire("sendMessage", 7), 0.2)
+    await asyncio.wait_for(rl.acquire("sendMessage", 8), 0.2)
+
+
 async def test_redis_down_falls_back_to_local_limits(caplog: pytest.LogCaptureFixture) -> None:
     client = connect_redis(f"redis://127.0.0.1:{free_port()}/0", connect_timeout=0.2, retries=0)
     rl = limiter(client, private=Limit(1 / STEP, 1.0))

@@ -112,6 +112,9 @@ return 1
 
 _FAILURES = (RedisError, OSError)
 
+# A penalty longer than this (an infinite one) is held for this long: a day.
+_LONGEST_PENALTY = 86400.0
+
 
 class RedisRateLimiter:
     """A ``RateLimiter`` (``Bot(token, rate_limiter=RedisRateLimiter(redis, bot_id=...))``)
@@ -237,16 +240,16 @@ class RedisRateLimiter:
         task.add_done_callback(self._tasks.discard)
 
     async def _write_penalty(self, chat_id: int | str | None, seconds: float) -> None:
-        if chat_id is None:
-            keys: tuple[str, ...] = (self._global,)
-            tolerance = 0
-        else:
-            chat = _chat_key(chat_id)
-            keys = (self._global, f"{self._prefix}:chat:{chat}")
-            private = isinstance(chat, int) and chat > 0
-            tolerance = (self._private if private else self._group)[1]
-        args = (round(seconds * 1e6), self._overall[1], tolerance)
         try:
+            if chat_id is None:
+                keys: tuple[str, ...] = (self._global,)
+                tolerance = 0
+            else:
+                chat = _chat_key(chat_id)
+                keys = (self._global, f"{self._prefix}:chat:{chat}")
+                private = isinstance(chat, int) and chat > 0
+                tolerance = (self._private if private else self._group)[1]
+            args = (round(min(seconds, _LONGEST_PENALTY) * 1e6), self._overall[1], tolerance)
             await self._penalize(keys=keys, args=args)
         except _FAILURES as exc:
             self._outage(exc)
