@@ -313,6 +313,10 @@ class UpdateProcessor:
     async def drain(self) -> None:
         """Close, then wait until every update taken has been handled."""
         self.close()
+        await self.join()
+
+    async def join(self) -> None:
+        """Wait until nothing is in flight (updates may still be taken meanwhile)."""
         while self.in_flight:
             if self._idle is None or self._idle.done():
                 self._idle = asyncio.get_running_loop().create_future()

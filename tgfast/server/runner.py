@@ -113,9 +113,9 @@ async def serve_webhook(
                 )
             processor = server.processor
             log.info(
-                "webhook: listening on %s (concurrency=%s, max_in_flight=%d, reply mode %s)",
-                server.url, processor.concurrency, processor.max_in_flight,
-                "on" if server.reply_mode else "off",
+                "webhook: listening on %s (concurrency=%s, max_in_flight=%d, reply mode %s, "
+                "loop=%s)", server.url, processor.concurrency, processor.max_in_flight,
+                "on" if server.reply_mode else "off", _loop_name(),
             )  # fmt: skip
             if on_ready is not None:
                 await _maybe_await(on_ready(server))
@@ -153,9 +153,9 @@ async def serve_polling(
         await dispatcher.emit_startup(bot=bot)
         processor = poller.processor
         log.info(
-            "polling: started (timeout=%ss, concurrency=%s, max_in_flight=%d, allowed_updates=%s)",
-            poller.timeout, processor.concurrency, processor.max_in_flight,
-            poller.allowed_updates,
+            "polling: started (timeout=%ss, concurrency=%s, max_in_flight=%d, "
+            "allowed_updates=%s, loop=%s)", poller.timeout, processor.concurrency,
+            processor.max_in_flight, poller.allowed_updates, _loop_name(),
         )  # fmt: skip
         polling = asyncio.ensure_future(poller.poll())
         if on_ready is not None:
@@ -213,6 +213,10 @@ async def _finish(dispatcher: Dispatcher, bot: Bot, forced: bool, close_bot: boo
         if close_bot:
             await bot.close()
     return 1 if forced else 0
+
+
+def _loop_name() -> str:
+    return type(asyncio.get_running_loop()).__module__.partition(".")[0]
 
 
 async def _maybe_await(value: Awaitable[object] | object) -> None:

@@ -40,6 +40,7 @@ __all__ = [
     "DEFAULT_REPLY_TIMEOUT",
     "SECRET_HEADER",
     "WebhookServer",
+    "valid_secret_token",
 ]
 
 log = logging.getLogger("tgfast.server")
@@ -53,7 +54,11 @@ DEFAULT_REPLY_TIMEOUT = 2.0
 
 # Telegram's rule for secret_token: 1-256 characters A-Z, a-z, 0-9, _ and -.
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
-_OK = 200
+
+
+def valid_secret_token(secret: str) -> bool:
+    """Whether Telegram's setWebhook would take ``secret`` as a ``secret_token``."""
+    return _SECRET.fullmatch(secret) is not None
 
 
 class WebhookServer:
@@ -87,7 +92,7 @@ class WebhookServer:
     ) -> None:
         if not path.startswith("/"):
             raise ValueError(f"path must start with '/', got {path!r}")
-        if secret_token is not None and not _SECRET.fullmatch(secret_token):
+        if secret_token is not None and not valid_secret_token(secret_token):
             raise ValueError("secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -")
         self.dispatcher = dispatcher
         self.bot = bot

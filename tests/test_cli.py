@@ -1,0 +1,330 @@
+"""The ``tgfast`` command end to end, as subprocesses, against FakeTelegram."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import textwrap
+import tomllib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from server_support import ROOT, message, subprocess_env, tgfast_command
+
+import tgfast
+from tgfast import Dispatcher
+from tgfast.cli import main
+from tgfast.server.loader import AppLoadError, load_dispatcher
+from tgfast.testing import FakeTelegram
+
+ECHO_MODULE = """
+from tgfast import Dispatcher, F
+from tgfast.types import Message
+
+dp = Dispatcher()
+
+
+@dp.message(F.text)
+async def echo(message: Message) -> None:
+    await message.answer(message.text or "")
+
+
+def make_dp() -> Dispatcher:
+    return dp
+
+
+def needs_args(token: str) -> Dispatcher:
+    return dp
+
+
+not_a_dispatcher = 42
+"""
+
+_LISTENING = re.compile(r"listening on (http://\S+)")
+_FAKE_FEED = re.compile(r"feed it: .* (http://\S+)/fake/updates")
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as fake:
+        yield fake
+        assert fake.errors == []
+
+
+@pytest.fixture
+def app_dir(tmp_path: Path) -> Path:
+    (tmp_path / "echo_app.py").write_text(textwrap.dedent(ECHO_MODULE))
+    return tmp_path
+
+
+async def run_cli(*args: str, cwd: Path, timeout: float = 30) -> tuple[int, str, str]:
+    """Run ``tgfast ARGS`` to the end without blocking the loop (the fake lives in it)."""
+    proc = await asyncio.create_subprocess_exec(
+        *tgfast_command(*args), cwd=cwd, env=subprocess_env(),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+class Served:
+    """A long-running ``tgfast webhook``/``polling`` process and its log."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.log: list[str] = []
+        self._reader: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def start(cls, *args: str, cwd: Path, ready: re.Pattern[str]) -> tuple[Served, str]:
+        proc = await asyncio.create_subprocess_exec(
+            *tgfast_command(*args), cwd=cwd, env=subprocess_env(),
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        self = cls(proc)
+        assert proc.stderr is not None
+        while True:
+            line = (await asyncio.wait_for(proc.stderr.readline(), 30)).decode()
+            if not line:
+                await proc.wait()
+                raise AssertionError(f"tgfast did not start:\n{''.join(self.log)}")
+            self.log.append(line)
+            if match := ready.search(line):
+                break
+        self._reader = asyncio.ensure_future(self._read())
+        return self, match.group(1)
+
+    async def _read(self) -> None:
+        assert self.proc.stderr is not None
+        async for line in self.proc.stderr:
+            self.log.append(line.decode())
+
+    async def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(self.proc.wait(), 30)
+        if self._reader is not None:
+            await self._reader
+        return code
+
+
+async def wait_for(condition: object, timeout: float = 10.0) -> None:
+    async def loop() -> None:
+        while not condition():  # type: ignore[operator]
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(loop(), timeout)
+
+
+# -- the command line itself ----------------------------------------------------------------
+
+
+async def test_version(tmp_path: Path) -> None:
+    code, out, _ = await run_cli("--version", cwd=tmp_path)
+    build = "compiled" if tgfast.__speedups__ else "pure-Python"
+    assert code == 0
+    assert out.strip() == f"tgfast {tgfast.__version__} ({build} build, Bot API {tgfast.API_VERSION})"
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["webhook", "echo_app:dp"], "no bot token: pass --token, set TGFAST_TOKEN or BOT_TOKEN"),
+        (["polling", "echo_app:dp", "--token", "1:a", "--workers", "2"],
+         "--workers 2: several worker processes are not supported yet"),
+        (["webhook", "echo_app:dp", "--fake", "--token", "1:a"], "drop --token and --api-url"),
+        (["webhook", "echo_app:missing", "--fake"], "has no attribute 'missing'"),
+        (["webhook", "echo_app:not_a_dispatcher", "--fake"], "expected a Dispatcher, got int"),
+        (["webhook", "echo_app:needs_args", "--fake"], "neither a Dispatcher nor a function"),
+        (["polling", "no_such_module:dp", "--fake"], "no module named 'no_such_module'"),
+        (["webhook", "echo_app:dp", "--token", "not-a-token"], "malformed bot token"),
+        (["webhook", "echo_app:dp", "--fake", "--secret", "has spaces"], "secret_token"),
+    ],
+)  # fmt: skip
+async def test_usage_errors_exit_2_with_a_reason(app_dir: Path, args: list[str], error: str) -> None:
+    code, out, err = await run_cli(*args, cwd=app_dir)
+    assert code == 2, err
+    assert error in err
+
+
+def test_the_console_script_is_declared() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["scripts"] == {"tgfast": "tgfast.cli:main"}
+    assert callable(main)
+
+
+def test_load_dispatcher_forms(app_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(app_dir)
+    monkeypatch.syspath_prepend(str(app_dir))
+    by_module = load_dispatcher("echo_app:dp")
+    assert isinstance(by_module, Dispatcher)
+    assert load_dispatcher("echo_app") is by_module  # the attribute defaults to dp
+    assert load_dispatcher("echo_app:make_dp") is by_module  # a factory
+    by_file = load_dispatcher(f"{app_dir / 'echo_app.py'}:dp")
+    assert isinstance(by_file, Dispatcher)
+    with pytest.raises(AppLoadError, match="no such file"):
+        load_dispatcher(f"{app_dir / 'nope.py'}:dp")
+    with pytest.raises(AppLoadError, match="expected a Dispatcher, got int"):
+        load_dispatcher("echo_app:not_a_dispatcher")
+
+
+# -- serving --------------------------------------------------------------------------------
+
+
+async def test_webhook_fake_end_to_end(app_dir: Path) -> None:
+    served, base = await Served.start(
+        "webhook", "echo_app:dp", "--fake", "--port", "0", "--no-uvloop",
+        cwd=app_dir, ready=_FAKE_FEED,
+    )  # fmt: skip
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.post(f"{base}/fake/updates", json={"text": "hi", "chat_id": 5}) as r:
+                [delivered] = await r.json()
+            assert delivered["status"] == 200
+            async with http.get(f"{base}/fake/calls", params={"after": "0", "wait": "10"}) as r:
+                calls = (await r.json())["calls"]
+            while not any(c["method"] == "sendMessage" for c in calls):
+                async with http.get(f"{base}/fake/calls", params={"after": "0", "wait": "1"}) as r:
+                    calls = (await r.json())["calls"]
+            methods = [c["method"] for c in calls]
+            assert methods[0] == "setWebhook"  # registered on the fake, with a secret
+            assert calls[0]["params"]["secret_token"]
+            [send] = [c for c in calls if c["method"] == "sendMessage"]
+            assert send["params"] == {"chat_id": 5, "text": "hi"}
+            # the secret is enforced: a post without it is refused
+            async with http.post(f"{base}/webhook", json=message(99, 5, "forged")) as r:
+                assert r.status == 403
+            async with http.get(f"{base}/metrics") as r:
+                assert 'tgfast_updates_handled_total{kind="message"} 1' in await r.text()
+    finally:
+        code = await served.stop()
+    assert code == 0, "".join(served.log)
+    assert any("bot -> sendMessage" in line for line in served.log)
+
+
+async def test_webhook_with_a_token_registers_the_webhook_and_serves(
+    app_dir: Path, fake: FakeTelegram
+) -> None:
+    served, url = await Served.start(
+        "webhook", "echo_app:dp", "--token", fake.token, "--api-url", fake.url,
+        "--port", "0", "--secret", "cli-secret", "--webhook-url", "http://127.0.0.1:1/placeholder",
+        "--no-rate-limit", "--reply-mode",
+        cwd=app_dir, ready=_LISTENING,
+    )  # fmt: skip
+    try:
+        await wait_for(lambda: fake.webhook is not None)
+        assert fake.webhook == {
+            "url": "http://127.0.0.1:1/placeholder", "secret_token": "cli-secret",
+            "allowed_updates": ["message"], "has_custom_certificate": False,
+        }  # fmt: skip
+        # Telegram would post to the public URL; the fake posts to where the bot listens
+        assert await fake.deliver(message(1, 6, "hello"), url=url) == 200
+        await wait_for(lambda: fake.sent_messages(6))
+    finally:
+        code = await served.stop()
+    log = "".join(served.log)
+    assert code == 0, log
+    assert fake.sent_messages(6)[0]["text"] == "hello"
+    assert fake.token not in log and fake.token.split(":")[1] not in log
+
+
+async def test_polling_end_to_end_confirms_the_offset_on_sigterm(
+    app_dir: Path, fake: FakeTelegram
+) -> None:
+    first = fake.add_update({"message": message(0, 7, "one")["message"]})
+    served, _ = await Served.start(
+        "polling", f"{app_dir / 'echo_app.py'}:make_dp", "--token", fake.token,
+        "--api-url", fake.url, "--timeout", "5", "--no-rate-limit",
+        cwd=app_dir, ready=re.compile(r"polling: (started)"),
+    )  # fmt: skip
+    try:
+        second = fake.add_update({"message": message(0, 7, "two")["message"]})
+        await wait_for(lambda: len(fake.sent_messages(7)) == 2)
+    finally:
+        code = await served.stop()
+    assert code == 0, "".join(served.log)
+    assert [m["text"] for m in fake.sent_messages(7)] == ["one", "two"]
+    final = fake.calls_to("getUpdates")[-1].params
+    assert final == {"offset": second["update_id"] + 1, "limit": 1, "timeout": 0}
+    assert first["update_id"] < second["update_id"]
+
+
+async def test_polling_fake_is_fed_through_its_control_routes(app_dir: Path) -> None:
+    served, base = await Served.start(
+        "polling", "echo_app:dp", "--fake", "--port", "0", "--timeout", "5",
+        cwd=app_dir, ready=_FAKE_FEED,
+    )  # fmt: skip
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.post(f"{base}/fake/updates", json=[
+                {"text": "first", "chat_id": 8}, {"text": "second", "chat_id": 8},
+            ]) as r:  # fmt: skip
+                assert [d["status"] for d in await r.json()] == [None, None]  # queued
+            sent: list[str] = []
+            after = 0
+            while len(sent) < 2:
+                async with http.get(f"{base}/fake/calls", params={"after": after, "wait": 5}) as r:
+                    answer = await r.json()
+                after = answer["next"]
+                sent += [c["params"]["text"] for c in answer["calls"] if c["method"] == "sendMessage"]
+    finally:
+        code = await served.stop()
+    assert code == 0, "".join(served.log)
+    assert sent == ["first", "second"]
+
+
+# -- webhook management ---------------------------------------------------------------------
+
+
+async def test_set_webhook_info_and_delete(app_dir: Path, fake: FakeTelegram) -> None:
+    api = ("--token", fake.token, "--api-url", fake.url)
+    code, out, err = await run_cli(
+        "set-webhook", "https://bot.example.com/hook", *api, "--secret", "abc",
+        "--app", "echo_app:dp", "--max-connections", "5", cwd=app_dir,
+    )  # fmt: skip
+    assert code == 0, err
+    assert out.strip() == "webhook set: https://bot.example.com/hook (allowed_updates: message)"
+    assert fake.webhook is not None and fake.webhook["secret_token"] == "abc"
+    assert fake.webhook["max_connections"] == 5
+
+    fake.add_update({"message": message(0, 1, "pending")["message"]})
+    code, out, err = await run_cli("webhook-info", *api, cwd=app_dir)
+    assert code == 0, err
+    lines = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in out.splitlines())
+    assert lines["url"] == "https://bot.example.com/hook"
+    assert lines["pending_update_count"] == "1"
+    assert lines["allowed_updates"] == "['message']"
+
+    code, out, err = await run_cli("delete-webhook", *api, "--drop-pending-updates", cwd=app_dir)
+    assert code == 0, err
+    assert out.strip() == "webhook deleted, pending updates dropped"
+    assert fake.webhook is None
+    [call] = fake.calls_to("deleteWebhook")
+    assert call.params == {"drop_pending_updates": True}
+    assert fake.token not in out + err
+
+
+async def test_a_refused_call_exits_1_without_the_token(app_dir: Path, fake: FakeTelegram) -> None:
+    fake.fail("setWebhook", error_code=400, description="Bad Request: bad webhook: HTTPS needed")
+    code, out, err = await run_cli(
+        "set-webhook", "http://insecure", "--token", fake.token, "--api-url", fake.url,
+        cwd=app_dir,
+    )  # fmt: skip
+    assert code == 1
+    assert "bad webhook: HTTPS needed" in err
+    assert fake.token not in err
+
+
+@pytest.mark.parametrize(("flag", "loop"), [("--uvloop", "uvloop"), ("--no-uvloop", "asyncio")])
+async def test_the_event_loop_is_chosen_by_flag(app_dir: Path, flag: str, loop: str) -> None:
+    served, _ = await Served.start(
+        "webhook", "echo_app:dp", "--fake", "--port", "0", flag, "--log-level", "debug",
+        cwd=app_dir, ready=_FAKE_FEED,
+    )  # fmt: skip
+    code = await served.stop()
+    log = "".join(served.log)
+    assert code == 0, log
+    assert f"loop={loop}" in log

@@ -1,0 +1,149 @@
+"""``/metrics``: what is counted, and that the text is valid Prometheus exposition."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+from server_support import make_bot, message, post, served
+
+from tgfast import Bot, Dispatcher, TelegramNetworkError
+from tgfast.client import RetryPolicy
+from tgfast.methods import SendMessage
+from tgfast.server import Metrics
+from tgfast.server.metrics import Histogram
+from tgfast.testing import FakeTelegram
+from tgfast.types import Message
+
+_SAMPLE = re.compile(r'^([a-z_]+)(\{(?:[a-z_]+="(?:[^"\\]|\\.)*",?)*\})? (\S+)$')
+
+
+def parse(text: str) -> dict[str, float]:
+    """Sample -> value, checking the exposition format on the way."""
+    assert text.endswith("\n")
+    samples: dict[str, float] = {}
+    types: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            continue
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            assert kind in ("counter", "gauge", "histogram") and name not in types
+            types[name] = kind
+            continue
+        match = _SAMPLE.match(line)
+        assert match, line
+        name = match.group(1)
+        family = re.sub(r"_(bucket|sum|count)$", "", name) if name not in types else name
+        assert family in types, f"{name} has no TYPE"
+        samples[name + (match.group(2) or "")] = float(match.group(3))
+    return samples
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as fake:
+        yield fake
+        assert fake.errors == []
+
+
+async def test_the_bot_reports_every_attempt_to_its_observer(fake: FakeTelegram) -> None:
+    seen: list[tuple[str, int]] = []
+    retry = RetryPolicy(backoff=0.001, max_backoff=0.001)
+    async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=retry) as bot:
+        assert bot.on_api_call is None
+        await bot.send_message(1, "unobserved")
+        bot.on_api_call = lambda method, status: seen.append((method, status))
+        fake.fail("sendMessage", error_code=429, retry_after=0)
+        await bot.send_message(1, "after a 429")
+        fake.http_error("getMe", status=502)
+        await bot.get_me()  # a get* is retried after a 5xx
+        fake.drop("sendMessage")
+        with pytest.raises(TelegramNetworkError):
+            await bot.send_message(1, "lost")  # never repeated: it may have been sent
+    assert seen == [
+        ("sendMessage", 429), ("sendMessage", 200), ("getMe", 502), ("getMe", 200),
+        ("sendMessage", 0),
+    ]  # fmt: skip
+
+
+def test_histogram_buckets_are_cumulative_with_le_bounds() -> None:
+    histogram = Histogram((0.01, 0.1, 1.0))
+    for value in (0.005, 0.01, 0.05, 0.5, 2.0, 3.0):
+        histogram.observe(value)
+    assert histogram.cumulative() == [("0.01", 2), ("0.1", 3), ("1", 4), ("+Inf", 6)]
+    assert histogram.count == 6 and histogram.sum == pytest.approx(5.565)
+
+
+def test_labels_are_escaped() -> None:
+    metrics = Metrics()
+    metrics.api_call('we"ird\\name\n', 200)
+    samples = parse(metrics.render())
+    assert samples['tgfast_api_calls_total{method="we\\"ird\\\\name\\n",status="200"}'] == 1
+
+
+async def test_metrics_endpoint_counts_updates_calls_and_refusals(fake: FakeTelegram) -> None:
+    dp = Dispatcher()
+    gate = asyncio.Event()
+
+    @dp.message(lambda message: message.text == "ok")
+    async def ok(message: Message) -> SendMessage:
+        return SendMessage(chat_id=message.chat.id, text="fine")
+
+    @dp.message(lambda message: message.text == "boom")
+    async def boom(message: Message) -> None:
+        raise RuntimeError("handler bug")
+
+    @dp.message(lambda message: message.text == "wait")
+    async def wait(message: Message) -> None:
+        await gate.wait()
+
+    @dp.edited_message()
+    async def flood(message: Message) -> None:
+        await message.answer("flooded")
+
+    async with make_bot(fake) as bot, aiohttp.ClientSession() as http:
+        bot.retry = RetryPolicy(retry_after_attempts=0)
+        async with served(dp, bot, secret_token="m", max_in_flight=2) as server:
+            url = server.url or ""
+            metrics_url = url.replace("/webhook", "/metrics")
+            for n, text in enumerate(["ok", "ok", "boom", "unmatched"], start=1):
+                assert (await post(http, url, message(n, n, text), secret="m"))[0] == 200
+            edited = message(5, 5, "x")
+            edited["edited_message"] = edited.pop("message")
+            fake.fail("sendMessage", error_code=429, retry_after=3)
+            assert (await post(http, url, edited, secret="m"))[0] == 200
+            await server.processor.join()
+            assert (await post(http, url, message(6, 6, "x"), secret="wrong"))[0] == 403
+            assert (await post(http, url, b"{", secret="m"))[0] == 400
+            assert (await post(http, url, message(1, 1, "ok"), secret="m"))[0] == 200  # redelivery
+            for n in (7, 8):
+                assert (await post(http, url, message(n, n, "wait"), secret="m"))[0] == 200
+            assert (await post(http, url, message(9, 9, "wait"), secret="m"))[0] == 503
+            async with http.get(metrics_url) as resp:
+                assert resp.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+                samples = parse(await resp.text())
+            gate.set()
+            await server.drain()
+
+    assert samples['tgfast_updates_received_total{kind="message"}'] == 6
+    assert samples['tgfast_updates_received_total{kind="edited_message"}'] == 1
+    assert samples['tgfast_updates_handled_total{kind="message"}'] == 2
+    assert samples['tgfast_updates_failed_total{kind="message"}'] == 1
+    assert samples['tgfast_updates_failed_total{kind="edited_message"}'] == 1  # its call got 429
+    assert samples['tgfast_updates_unhandled_total{kind="message"}'] == 1
+    assert samples["tgfast_handler_latency_seconds_count"] == 5
+    assert samples['tgfast_handler_latency_seconds_bucket{le="+Inf"}'] == 5
+    buckets = [v for k, v in samples.items() if k.startswith("tgfast_handler_latency_seconds_bucket")]
+    assert buckets == sorted(buckets)
+    assert samples['tgfast_api_calls_total{method="sendMessage",status="200"}'] == 2
+    assert samples['tgfast_api_calls_total{method="sendMessage",status="429"}'] == 1
+    assert samples["tgfast_api_flood_waits_total"] == 1
+    for reason, n in (("secret", 1), ("bad_body", 1), ("duplicate", 1), ("overloaded", 1)):
+        assert samples[f'tgfast_rejected_total{{reason="{reason}"}}'] == n
+    assert samples["tgfast_updates_in_flight"] == 2  # the two waiting handlers
+    assert samples["tgfast_updates_in_flight_limit"] == 2
+    assert samples["tgfast_active_chats"] == 2

@@ -1,0 +1,354 @@
+"""The ``tgfast`` command: serve a bot (webhook or long polling) and manage its webhook.
+
+    tgfast webhook app:dp --secret S --webhook-url https://bot.example.com/webhook
+    tgfast polling path/to/bot.py:dp
+    tgfast webhook examples/echo_bot.py --fake      # no token: against a built-in fake
+    tgfast set-webhook URL | delete-webhook | webhook-info
+    tgfast --version
+
+The token comes from ``--token`` or ``TGFAST_TOKEN``/``BOT_TOKEN`` (the environment
+keeps it out of the process list). Exit status: 0 after a clean stop, 1 after a forced
+stop (second signal) or a failed call, 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import secrets
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from aiohttp import web
+
+from . import __speedups__, __version__
+from .client import Bot, TelegramServer
+from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
+from .server.loader import AppLoadError, load_dispatcher
+from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
+from .server.polling import DEFAULT_POLL_TIMEOUT
+from .server.runner import run, serve_polling, serve_webhook
+from .server.webhook import (
+    DEFAULT_MAX_BODY_SIZE,
+    DEFAULT_REPLY_TIMEOUT,
+    WebhookServer,
+    valid_secret_token,
+)
+from .types import API_VERSION
+
+__all__ = ["build_parser", "main"]
+
+log = logging.getLogger("tgfast")
+
+_TOKEN_VARS = ("TGFAST_TOKEN", "BOT_TOKEN")
+_LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+
+
+class UsageError(Exception):
+    """A command line that cannot work; printed with the usage hint, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tgfast", description="Serve a tgfast bot and manage its webhook."
+    )
+    build = "compiled" if __speedups__ else "pure-Python"
+    parser.add_argument(
+        "--version", action="version",
+        version=f"tgfast {__version__} ({build} build, Bot API {API_VERSION})",
+    )  # fmt: skip
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    api = argparse.ArgumentParser(add_help=False)
+    api.add_argument("--token", help="bot token (default: $TGFAST_TOKEN or $BOT_TOKEN)")
+    api.add_argument("--api-url", help="Bot API server base URL (default: Telegram's)")
+    api.add_argument("--log-level", choices=_LOG_LEVELS, default="info")
+
+    serving = argparse.ArgumentParser(add_help=False)
+    serving.add_argument("app", metavar="APP", help="module:attribute or path/to/file.py:attribute "
+                         "naming a Dispatcher or a function returning one (attribute: dp)")  # fmt: skip
+    serving.add_argument("--workers", type=int, default=1, help="worker processes (1 for now)")
+    serving.add_argument("--uvloop", action=argparse.BooleanOptionalAction, default=None,
+                         help="run on uvloop (default: when installed)")  # fmt: skip
+    serving.add_argument("--concurrency", choices=CONCURRENCY_MODES, default="chat",
+                         help="chat: one chat's updates in order, chats concurrently (default); "
+                         "full: every update concurrently; sequential: one at a time")  # fmt: skip
+    serving.add_argument("--max-in-flight", type=_positive, default=DEFAULT_MAX_IN_FLIGHT,
+                         help="updates taken and not finished, at most; beyond, the webhook "
+                         "answers 503 and polling pauses (default: %(default)s)")  # fmt: skip
+    serving.add_argument("--rate-limit", action=argparse.BooleanOptionalAction, default=True,
+                         help="hold sends to Telegram's published limits (default: on)")  # fmt: skip
+    serving.add_argument("--drop-pending-updates", action="store_true",
+                         help="forget the updates waiting at Telegram on start")  # fmt: skip
+    serving.add_argument("--fake", action="store_true",
+                         help="no token: serve against a built-in FakeTelegram, fed through "
+                         "POST /fake/updates (see docs/serving.md)")  # fmt: skip
+
+    webhook = commands.add_parser("webhook", parents=[serving, api], help="serve webhooks",
+                                  description="Receive updates as webhook POSTs.")  # fmt: skip
+    webhook.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    webhook.add_argument("--port", type=int, default=8080, help="(default: %(default)s; 0: any free port)")
+    webhook.add_argument("--path", default="/webhook", help="webhook path (default: %(default)s)")
+    webhook.add_argument("--secret", default=os.environ.get("TGFAST_WEBHOOK_SECRET"),
+                         help="secret_token Telegram sends in X-Telegram-Bot-Api-Secret-Token "
+                         "(default: $TGFAST_WEBHOOK_SECRET)")  # fmt: skip
+    webhook.add_argument("--webhook-url",
+                         help="public URL to register with setWebhook on start (with the secret "
+                         "and the update kinds the dispatcher handles)")  # fmt: skip
+    webhook.add_argument("--reply-mode", action="store_true",
+                         help="answer each webhook with the method the handler returned")  # fmt: skip
+    webhook.add_argument("--reply-timeout", type=float, default=DEFAULT_REPLY_TIMEOUT,
+                         help="reply mode: seconds to wait for the handler (default: %(default)s)")
+    webhook.add_argument("--max-body-size", type=_positive, default=DEFAULT_MAX_BODY_SIZE,
+                         help="bytes (default: %(default)s)")  # fmt: skip
+    webhook.set_defaults(handler=_cmd_webhook)
+
+    polling = commands.add_parser("polling", parents=[serving, api], help="long polling",
+                                  description="Fetch updates with getUpdates.")  # fmt: skip
+    polling.add_argument("--timeout", type=int, default=DEFAULT_POLL_TIMEOUT,
+                         help="long-poll timeout in seconds (default: %(default)s)")  # fmt: skip
+    polling.add_argument("--host", default="127.0.0.1", help="--fake: address of /fake/...")
+    polling.add_argument("--port", type=int, default=8080, help="--fake: port of /fake/...")
+    polling.set_defaults(handler=_cmd_polling)
+
+    set_webhook = commands.add_parser("set-webhook", parents=[api], help="setWebhook")
+    set_webhook.add_argument("url", metavar="URL")
+    set_webhook.add_argument("--secret", default=os.environ.get("TGFAST_WEBHOOK_SECRET"))
+    set_webhook.add_argument("--drop-pending-updates", action="store_true")
+    set_webhook.add_argument("--max-connections", type=int)
+    set_webhook.add_argument("--ip-address")
+    kinds = set_webhook.add_mutually_exclusive_group()
+    kinds.add_argument("--allowed-updates", help="comma-separated update kinds")
+    kinds.add_argument("--app", help="take allowed_updates from this dispatcher (module:attribute)")
+    set_webhook.set_defaults(handler=_cmd_set_webhook)
+
+    delete_webhook = commands.add_parser("delete-webhook", parents=[api], help="deleteWebhook")
+    delete_webhook.add_argument("--drop-pending-updates", action="store_true")
+    delete_webhook.set_defaults(handler=_cmd_delete_webhook)
+
+    info = commands.add_parser("webhook-info", parents=[api], help="getWebhookInfo")
+    info.set_defaults(handler=_cmd_webhook_info)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``tgfast`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return int(args.handler(args))
+    except UsageError as exc:
+        parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
+    except AppLoadError as exc:
+        parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
+    except (TelegramAPIError, TelegramNetworkError) as exc:
+        print(f"{parser.prog} {args.command}: {exc}", file=sys.stderr)
+        return 1
+    return 0  # pragma: no cover - parser.exit raised
+
+
+# -- serving ------------------------------------------------------------------------------
+
+
+def _cmd_webhook(args: argparse.Namespace) -> int:
+    _check_serving(args)
+    if args.secret is not None and not valid_secret_token(args.secret):
+        raise UsageError("--secret: Telegram's secret_token is 1-256 characters of A-Z, a-z, "
+                         "0-9, _ and -")  # fmt: skip
+    if not args.path.startswith("/"):
+        raise UsageError(f"--path must start with '/', got {args.path!r}")
+    dp = load_dispatcher(args.app)
+    options: dict[str, Any] = {
+        "path": args.path,
+        "secret_token": args.secret,
+        "reply_mode": args.reply_mode,
+        "reply_timeout": args.reply_timeout,
+        "max_body_size": args.max_body_size,
+        "concurrency": args.concurrency,
+        "max_in_flight": args.max_in_flight,
+        "access_log": logging.getLogger("aiohttp.access") if args.log_level == "debug" else None,
+    }
+    if args.fake:
+        return run(_webhook_fake(args, dp, options), use_uvloop=args.uvloop)
+    if args.secret is None:
+        log.warning("no --secret: anyone who learns the webhook URL can post updates to it")
+    bot = _bot(args)
+
+    async def main() -> int:
+        return await serve_webhook(
+            dp, bot, host=args.host, port=args.port, webhook_url=args.webhook_url,
+            drop_pending_updates=args.drop_pending_updates, **options,
+        )  # fmt: skip
+
+    return run(main(), use_uvloop=args.uvloop)
+
+
+async def _webhook_fake(args: argparse.Namespace, dp: Any, options: dict[str, Any]) -> int:
+    from .server.fake_mode import FakeControl
+    from .testing import FakeTelegram
+
+    if options["secret_token"] is None:
+        options["secret_token"] = secrets.token_urlsafe(24)
+    async with FakeTelegram() as fake:
+        bot = Bot(fake.token, server=fake.url, rate_limiter=_rate_limiter(args))
+        control = FakeControl(fake, webhook=True)
+        server = WebhookServer(dp, bot, **options)
+        control.add_routes(server.app)
+
+        async def ready(server: WebhookServer) -> None:
+            await bot.set_webhook(
+                server.url or "", secret_token=server.secret_token,
+                allowed_updates=dp.resolve_used_update_types(),
+            )  # fmt: skip
+            base = (server.url or "").removesuffix(server.path)
+            log.info("fake Telegram at %s, webhook registered; feed it: "
+                     "curl -d '{\"text\": \"hi\", \"chat_id\": 42}' %s/fake/updates",
+                     fake.url, base)  # fmt: skip
+            control.start_watching()
+
+        try:
+            return await serve_webhook(
+                dp, bot, host=args.host, port=args.port, on_ready=ready, server=server
+            )
+        finally:
+            await control.stop_watching()
+
+
+def _cmd_polling(args: argparse.Namespace) -> int:
+    _check_serving(args)
+    dp = load_dispatcher(args.app)
+    options: dict[str, Any] = {
+        "timeout": args.timeout,
+        "drop_pending_updates": args.drop_pending_updates,
+        "concurrency": args.concurrency,
+        "max_in_flight": args.max_in_flight,
+    }
+    if args.fake:
+        return run(_polling_fake(args, dp, options), use_uvloop=args.uvloop)
+    bot = _bot(args)
+    return run(serve_polling(dp, bot, **options), use_uvloop=args.uvloop)
+
+
+async def _polling_fake(args: argparse.Namespace, dp: Any, options: dict[str, Any]) -> int:
+    from .server.fake_mode import FakeControl
+    from .testing import FakeTelegram
+
+    async with FakeTelegram() as fake:
+        bot = Bot(fake.token, server=fake.url, rate_limiter=_rate_limiter(args))
+        control = FakeControl(fake, webhook=False)
+        runner = web.AppRunner(control.app(), handle_signals=False, access_log=None)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, args.host, args.port).start()
+            host, port = runner.addresses[0][:2]
+            log.info("fake Telegram at %s; feed it: curl -d '{\"text\": \"hi\", \"chat_id\": 42}' "
+                     "http://%s:%s/fake/updates", fake.url, host, port)  # fmt: skip
+            control.start_watching()
+            return await serve_polling(dp, bot, **options)
+        finally:
+            await control.stop_watching()
+            await runner.cleanup()
+
+
+def _check_serving(args: argparse.Namespace) -> None:
+    if args.workers != 1:
+        if args.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        raise UsageError(f"--workers {args.workers}: several worker processes are not "
+                         "supported yet; run one worker")  # fmt: skip
+    if args.fake:
+        if args.token or args.api_url:
+            raise UsageError("--fake serves against a built-in fake: drop --token and --api-url")
+    elif not _token(args):
+        raise UsageError(
+            "no bot token: pass --token, set TGFAST_TOKEN or BOT_TOKEN, or try it with --fake"
+        )
+
+
+# -- webhook management -----------------------------------------------------------------
+
+
+def _cmd_set_webhook(args: argparse.Namespace) -> int:
+    allowed: list[str] | None = None
+    if args.allowed_updates is not None:
+        allowed = [kind.strip() for kind in args.allowed_updates.split(",") if kind.strip()]
+    elif args.app is not None:
+        allowed = load_dispatcher(args.app).resolve_used_update_types()
+    bot = _bot(args)
+
+    async def main() -> None:
+        async with bot:
+            await bot.set_webhook(
+                args.url, secret_token=args.secret, max_connections=args.max_connections,
+                ip_address=args.ip_address, allowed_updates=allowed,
+                drop_pending_updates=args.drop_pending_updates or None,
+            )  # fmt: skip
+
+    asyncio.run(main())
+    print(f"webhook set: {args.url}" + (f" (allowed_updates: {', '.join(allowed)})" if allowed else ""))
+    return 0
+
+
+def _cmd_delete_webhook(args: argparse.Namespace) -> int:
+    bot = _bot(args)
+
+    async def main() -> None:
+        async with bot:
+            await bot.delete_webhook(drop_pending_updates=args.drop_pending_updates or None)
+
+    asyncio.run(main())
+    print("webhook deleted" + (", pending updates dropped" if args.drop_pending_updates else ""))
+    return 0
+
+
+def _cmd_webhook_info(args: argparse.Namespace) -> int:
+    bot = _bot(args)
+
+    async def main() -> dict[str, Any]:
+        async with bot:
+            return (await bot.get_webhook_info()).to_dict()
+
+    info = asyncio.run(main())
+    width = max(map(len, info))
+    for key, value in info.items():
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    return args.token or next((os.environ[v] for v in _TOKEN_VARS if os.environ.get(v)), None)
+
+
+def _bot(args: argparse.Namespace) -> Bot:
+    token = _token(args)
+    if not token:
+        raise UsageError("no bot token: pass --token or set TGFAST_TOKEN or BOT_TOKEN")
+    server = TelegramServer(args.api_url) if args.api_url else TelegramServer()
+    try:
+        return Bot(token, server=server, rate_limiter=_rate_limiter(args))
+    except TgfastError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _rate_limiter(args: argparse.Namespace) -> Any:
+    from .defaults import DEFAULT
+
+    return DEFAULT if getattr(args, "rate_limit", True) else None
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value

@@ -1,0 +1,165 @@
+"""``--fake``: serve a bot against the built-in FakeTelegram, and talk to it over HTTP.
+
+The bot's API base is a ``FakeTelegram`` in the same process. These routes let a
+person (curl) or a script play the user's side:
+
+- ``POST /fake/updates``: an update, a list of them, or a shorthand
+  (``{"text": "hi", "chat_id": 42}`` for a message, ``{"callback_data": "yes",
+  "chat_id": 42, "message_id": 1}`` for a button press on a message the bot sent).
+  Each goes through Telegram's path: delivered to the webhook by the fake (with the
+  secret), or queued for getUpdates in polling mode. Answers each update with, for a
+  webhook, the HTTP status the bot answered.
+- ``GET /fake/calls?after=N&wait=S``: the Bot API calls the bot made, from index
+  ``N`` on; waits up to ``S`` seconds for at least one.
+
+Every call the bot makes is also logged (``tgfast.fake``) as it arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import time
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from ..testing import FakeTelegram
+
+__all__ = ["FakeControl"]
+
+log = logging.getLogger("tgfast.fake")
+
+_USER_TEMPLATE = {"is_bot": False, "first_name": "User"}
+
+
+class FakeControl:
+    """The ``/fake/...`` routes for one ``FakeTelegram``; ``webhook`` picks delivery."""
+
+    def __init__(self, fake: FakeTelegram, *, webhook: bool) -> None:
+        self.fake = fake
+        self.webhook = webhook
+        self._message_ids = itertools.count(1_000_000)
+        self._watcher: asyncio.Task[None] | None = None
+        self._logged = 0
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_post("/fake/updates", self._on_updates)
+        app.router.add_get("/fake/calls", self._on_calls)
+
+    def app(self) -> web.Application:
+        """A stand-alone application with just these routes (polling mode)."""
+        app = web.Application()
+        self.add_routes(app)
+        return app
+
+    # -- routes --------------------------------------------------------------------
+
+    async def _on_updates(self, request: web.Request) -> web.Response:
+        try:
+            body = orjson.loads(await request.read())
+            items = body if isinstance(body, list) else [body]
+            updates = [self.expand(item) for item in items]
+        except (orjson.JSONDecodeError, TypeError, ValueError) as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        out = []
+        for update in updates:  # one by one: a chat's updates arrive in order
+            if self.webhook:
+                out.append({"update": update, "status": await self.fake.deliver(update)})
+            else:
+                out.append({"update": self.fake.add_update(update), "status": None})
+        return web.Response(body=orjson.dumps(out), content_type="application/json")
+
+    async def _on_calls(self, request: web.Request) -> web.Response:
+        try:
+            after = int(request.query.get("after", "0"))
+            wait = min(float(request.query.get("wait", "0")), 60.0)
+        except ValueError as exc:
+            return web.json_response({"error": str(exc)}, status=400)
+        deadline = time.monotonic() + wait
+        while len(self.fake.calls) <= after and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        calls = [
+            {"method": c.method, "params": c.params, "http_method": c.http_method}
+            for c in self.fake.calls[after:]
+        ]
+        payload = {"calls": calls, "next": after + len(calls)}
+        return web.Response(body=orjson.dumps(payload, default=str), content_type="application/json")
+
+    # -- shorthands ----------------------------------------------------------------
+
+    def expand(self, item: Any) -> dict[str, Any]:
+        """An update from a shorthand; a full update (with a kind) is taken as it is."""
+        if not isinstance(item, dict):
+            raise TypeError(f"an update is a JSON object, got {type(item).__name__}")
+        if "text" in item and "message" not in item:
+            return {"message": self._message(item)}
+        if "callback_data" in item:
+            return {"callback_query": self._callback(item)}
+        return item
+
+    def _user(self, item: dict[str, Any]) -> dict[str, Any]:
+        user_id = int(item.get("user_id", item.get("chat_id", 1)))
+        return {"id": user_id, **_USER_TEMPLATE, "first_name": item.get("first_name", "User")}
+
+    def _chat(self, item: dict[str, Any]) -> dict[str, Any]:
+        chat_id = int(item.get("chat_id", item.get("user_id", 1)))
+        if chat_id > 0:
+            return {"id": chat_id, "type": "private", "first_name": item.get("first_name", "User")}
+        return {"id": chat_id, "type": "supergroup", "title": "Group"}
+
+    def _message(self, item: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "message_id": int(item.get("message_id", next(self._message_ids))),
+            "date": int(time.time()),
+            "chat": self._chat(item),
+            "from": self._user(item),
+            "text": str(item["text"]),
+        }
+
+    def _callback(self, item: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(item)
+        query: dict[str, Any] = {
+            "id": str(next(self._message_ids)),
+            "from": self._user(item),
+            "chat_instance": str(chat["id"]),
+            "data": str(item["callback_data"]),
+        }
+        wanted = item.get("message_id")
+        sent = [m for m in self.fake.sent_messages(chat["id"])
+                if wanted is None or m["message_id"] == wanted]  # fmt: skip
+        if sent:
+            query["message"] = sent[-1]
+        return query
+
+    # -- echo of the bot's calls ------------------------------------------------------
+
+    def start_watching(self) -> None:
+        """Log each call the bot makes to the fake, as it arrives."""
+        if self._watcher is None:
+            self._watcher = asyncio.ensure_future(self._watch())
+
+    async def stop_watching(self) -> None:
+        """Stop, after logging the calls not logged yet."""
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            self._log_new_calls()
+
+    async def _watch(self) -> None:
+        while True:
+            self._log_new_calls()
+            await asyncio.sleep(0.05)
+
+    def _log_new_calls(self) -> None:
+        calls = self.fake.calls
+        for call in calls[self._logged :]:
+            if call.method != "getUpdates":
+                log.info("bot -> %s %s", call.method,
+                         orjson.dumps(call.params, default=str).decode())  # fmt: skip
+        self._logged = len(calls)
