@@ -79,8 +79,14 @@ class Contender:
 
 async def tgfast_contender(storage_kind: str, url: str | None) -> Contender:
     from tgfast import Bot, Dispatcher, convert
-    from tgfast.fsm import FSMContext, FSMContextMiddleware, MemoryStorage, State, StateFilter
-    from tgfast.fsm import StatesGroup
+    from tgfast.fsm import (
+        FSMContext,
+        FSMContextMiddleware,
+        MemoryStorage,
+        State,
+        StateFilter,
+        StatesGroup,
+    )
     from tgfast.types import Message, Update
 
     if storage_kind == "redis":
@@ -261,7 +267,7 @@ def machine_line(redis_version: str) -> str:
     except (OSError, StopIteration):
         pass
     build = "routing compiled" if routing.SPEEDUPS else "routing pure Python"
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     return (
         f"machine: {cpu}, {os.cpu_count()} cores | {platform.python_implementation()} "
         f"{platform.python_version()} | {platform.platform()} | tgfast {tgfast.__version__} "
@@ -336,8 +342,12 @@ async def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--count", type=int, default=0,
-                        help="conversations per round (default 3000 memory, 600 redis)")
+    parser.add_argument(
+        "--count",
+        type=int,
+        default=0,
+        help="conversations per round (default 3000 memory, 600 redis)",
+    )
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--quick", action="store_true", help="a fifth of the conversations")
     parser.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop")

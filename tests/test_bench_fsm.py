@@ -19,7 +19,7 @@ import tgfast
 ROOT = Path(__file__).resolve().parents[1]
 TGFAST_HOME = Path(tgfast.__file__).resolve().parents[1]
 ROW = re.compile(
-    r"^\| (memory|redis) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)× \| (PASS|FAIL) \|$", re.M
+    r"^\| (memory|redis) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)× \| (PASS|FAIL) \|$", re.MULTILINE
 )
 
 

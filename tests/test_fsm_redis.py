@@ -15,9 +15,8 @@ from typing import Any
 
 import orjson
 import pytest
-from redis_server import RedisServer
-
 import tgfast
+from redis_server import RedisServer
 from tgfast import Bot
 from tgfast.dispatcher import FAILED, Dispatcher
 from tgfast.fsm import (
@@ -168,7 +167,11 @@ async def test_update_data_is_atomic_between_clients(server: RedisServer) -> Non
     two = RedisStorage.from_url(server.url, key_prefix="atomic")
     try:
         await asyncio.gather(
-            *(s.update_data(KEY, {f"{n}:{i}": i}) for i in range(100) for n, s in enumerate((one, two)))
+            *(
+                s.update_data(KEY, {f"{n}:{i}": i})
+                for i in range(100)
+                for n, s in enumerate((one, two))
+            )
         )
         data = await one.get_data(KEY)
         assert data == {f"{n}:{i}": i for i in range(100) for n in range(2)}

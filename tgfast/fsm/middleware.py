@@ -44,7 +44,7 @@ class FSMContextMiddleware:
     answer or a reaction belongs to its ``user``.
     """
 
-    __slots__ = ("storage", "strategy", "_topics")
+    __slots__ = ("_topics", "storage", "strategy")
 
     def __init__(
         self, storage: BaseStorage, strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT
@@ -65,9 +65,7 @@ class FSMContextMiddleware:
             data["raw_state"] = await self.storage.get_state(key)
         return await handler(update, data)
 
-    def resolve_key(
-        self, bot_id: int, update: Update, chat: Any, user: Any
-    ) -> StorageKey | None:
+    def resolve_key(self, bot_id: int, update: Update, chat: Any, user: Any) -> StorageKey | None:
         """The key of ``update``'s record, None when the strategy has nothing to key on."""
         event = _event_of(update)
         if user is None:  # a poll answer or a reaction names its user ``user``
@@ -77,7 +75,7 @@ class FSMContextMiddleware:
             chat = getattr(message, "chat", None)
         thread_id = None
         if self._topics:
-            source = event if hasattr(event, "is_topic_message") else message
+            source: Any = event if hasattr(event, "is_topic_message") else message
             if getattr(source, "is_topic_message", None):
                 thread_id = source.message_thread_id
         business = getattr(event, "business_connection_id", None)

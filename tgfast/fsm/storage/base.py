@@ -11,10 +11,10 @@ from ...errors import TgfastError
 __all__ = [
     "DEFAULT_DESTINY",
     "BaseStorage",
+    "StateType",
     "StorageDataError",
     "StorageError",
     "StorageKey",
-    "StateType",
 ]
 
 DEFAULT_DESTINY = "default"

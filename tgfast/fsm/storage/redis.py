@@ -82,7 +82,7 @@ def connect_redis(
     kwargs.setdefault("socket_connect_timeout", connect_timeout)
     kwargs.setdefault("socket_timeout", timeout)
     kwargs.setdefault("retry", Retry(ExponentialBackoff(cap=0.25, base=0.05), retries))
-    return Redis.from_url(url, **kwargs)  # type: ignore[no-any-return]
+    return Redis.from_url(url, **kwargs)
 
 
 def _escape(part: str) -> str:
@@ -192,7 +192,7 @@ class RedisStorage(BaseStorage):
 
     async def get_data(self, key: StorageKey) -> dict[str, Any]:
         try:
-            fields = await self._redis.hgetall(self.key_name(key, "data"))  # type: ignore[misc]
+            fields = await self._redis.hgetall(self.key_name(key, "data"))
         except (RedisError, OSError) as exc:
             _unavailable("get_data", exc)
         return {_text(k): orjson.loads(v) for k, v in fields.items()}
