@@ -16,6 +16,7 @@ from tgfast.client.ratelimit import Limit, RateLimiter
 from tgfast.client.ratelimit_redis import RedisRateLimiter
 from tgfast.fsm import StorageError
 from tgfast.fsm.storage.redis import connect_redis
+from tgfast.server.seen import SeenUpdates
 from tgfast.server.seen_redis import RedisSeenUpdates
 
 STEP = 0.05  # 20 per second
@@ -179,6 +180,7 @@ async def test_penalize_without_a_loop_does_not_raise(
 
 async def test_claim_once_per_bot_and_update(clients: list[Redis]) -> None:
     seen = RedisSeenUpdates(clients[0], ttl=60)
+    assert isinstance(seen, SeenUpdates)  # what the serving layer takes
     assert await seen.claim(1, 100) is True
     assert await seen.claim(1, 100) is False
     assert await seen.claim(2, 100) is True  # another bot
