@@ -269,20 +269,24 @@ cdef class _Cut:
 
 cdef _Cut _cut(Node node, event):
     """None unless ``node`` has a command index and the text starts with a prefix."""
-    cdef _Cut cut
+    cdef _Cut cut = _Cut.__new__(_Cut)
+    return cut if _fill(cut, node, event) else None
+
+
+cdef bint _fill(_Cut cut, Node node, event) except -1:
+    """Cut the command of ``event`` into ``cut``; False when there is none to look up."""
     cdef Py_ssize_t end, i
     cdef Py_UCS4 ch
     cdef int kind
     cdef void* data
     if node.index is None:
-        return None
+        return False
     if type(event) is node.event_type:
         text = _read(event, node.text_at) or _read(event, node.caption_at)
     else:
         text = event.text or event.caption
     if not text or (<str>text)[0] not in node.prefixes:
-        return None
-    cut = _Cut.__new__(_Cut)
+        return False
     cut.text = text
     end = _head_end(text)
     kind = PyUnicode_KIND(text)
@@ -295,7 +299,7 @@ cdef _Cut _cut(Node node, event):
         if ch > 127 or (u"A" <= ch <= u"Z"):  # lower() only when it changes something
             cut.key = cut.head.lower()
             break
-    return cut
+    return True
 
 
 cdef inline tuple _items(Node node, _Cut cut):
@@ -464,14 +468,14 @@ cdef enum _State:
     _NEW, _HANDLER, _ROUTE, _ERROR, _DONE
 
 
-@cython.freelist(16)
-cdef class _Feed:
+cdef class _Feed(_Cut):
     """``feed_update``'s coroutine, written by hand: when the update's handler is found
     without awaiting anything (the usual case), this object drives the handler's own
     coroutine directly, so no coroutine of ours runs in between. Anything else
     (middlewares, async filters, a mention to check, ``SkipHandler``, an error) goes on
     in the ``async def`` functions above. Behaves as an ``async def`` would: nothing
-    happens until it is first awaited, and ``current_bot`` is set while it runs.
+    happens until it is first awaited, and ``current_bot`` is set while it runs. It is
+    a ``_Cut`` so that cutting the command costs no object of its own.
     """
 
     cdef DispatchCore core
@@ -604,7 +608,7 @@ cdef class _Feed:
         """
         cdef Call f
         cdef Entry entry
-        cdef _Cut cut
+        cdef _Cut cut = None
         cdef tuple items
         cdef Py_ssize_t pos
         cdef bint failed
@@ -625,7 +629,8 @@ cdef class _Feed:
                 self.pos = -1
                 return None
         self.base = data
-        cut = _cut(node, event)
+        if _fill(self, node, event):  # the cut is kept in this object's own fields
+            cut = self
         items = _items(node, cut)
         for pos in range(len(items)):
             item = items[pos]
@@ -698,6 +703,7 @@ cdef class _Feed:
     cdef void _done(self) except *:
         self.state = _DONE
         self.coro = self.event = self.data = self.base = self.passed = None
+        self.text = self.head = self.key = None
         if self.token is not None:
             token, self.token = self.token, None
             PyContextVar_Reset(self.table.current_bot, token)
