@@ -54,8 +54,8 @@ class Node:
 class Kind:
     name: str
     node: Node
-    user: str | None
-    chat: str | None
+    user: Callable[[Any], Any] | None
+    chat: Callable[[Any], Any] | None
     event_type: type
     bindable: bool
     needs_data: bool
@@ -63,8 +63,8 @@ class Kind:
         self,
         name: str,
         node: Node,
-        user: str | None,
-        chat: str | None,
+        user: Callable[[Any], Any] | None,
+        chat: Callable[[Any], Any] | None,
         event_type: type,
         needs_data: bool,
     ) -> None: ...

@@ -176,8 +176,8 @@ cdef class Table:
         cdef dict data = PyDict_Copy(self.workflow_data)
         data["bot"] = bot
         data["update"] = update
-        data["event_from_user"] = None if kind.user is None else getattr(event, kind.user)
-        data["event_chat"] = None if kind.chat is None else getattr(event, kind.chat)
+        data["event_from_user"] = None if kind.user is None else kind.user(event)
+        data["event_chat"] = None if kind.chat is None else kind.chat(event)
         if kwargs:
             data.update(kwargs)
         return data

@@ -115,15 +115,15 @@ class Kind:
         self,
         name: str,
         node: Node,
-        user: str | None,
-        chat: str | None,
+        user: Callable[[Any], Any] | None,
+        chat: Callable[[Any], Any] | None,
         event_type: type,
         needs_data: bool,
     ) -> None:
         self.name = name
         self.node = node
-        self.user = user  # the event's attribute holding the sender, if it has one
-        self.chat = chat
+        self.user = user  # reads the event's sender, if it has one
+        self.chat = chat  # reads the event's chat, if it has one
         self.event_type = event_type
         self.bindable = _has_bot_slot(event_type)  # it has a _bot slot for its shortcuts
         self.needs_data = needs_data
@@ -155,8 +155,8 @@ class Table:
         data = self.workflow_data.copy()
         data["bot"] = bot
         data["update"] = update
-        data["event_from_user"] = None if kind.user is None else getattr(event, kind.user)
-        data["event_chat"] = None if kind.chat is None else getattr(event, kind.chat)
+        data["event_from_user"] = None if kind.user is None else kind.user(event)
+        data["event_chat"] = None if kind.chat is None else kind.chat(event)
         if kwargs:
             data.update(kwargs)
         return data

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..fsm import FSMContextMiddleware, FSMStrategy, MemoryStorage
+from ..fsm.storage import BaseStorage
 from .router import Router
 from .routing import impl
 from .table import build_table
@@ -23,14 +25,34 @@ class Dispatcher(Router, impl.DispatchCore):
     ``UNHANDLED`` when none matched, or ``FAILED`` when one raised and no ``errors``
     handler took it (logged with the update id). ``feed_raw_update`` raises
     ``tgfast.DecodeError`` for a body that does not decode.
+
+    ``storage`` (a ``MemoryStorage`` by default) keeps conversation state, keyed as
+    ``fsm_strategy`` says; handlers and filters get ``state``, ``raw_state`` and
+    ``fsm_storage`` when they ask for them. The storage is read only for updates of
+    kinds where something asks (or a middleware might).
     """
 
     is_dispatcher = True
 
-    def __init__(self, *, name: str | None = None, **workflow_data: Any) -> None:
+    def __init__(
+        self,
+        *,
+        storage: BaseStorage | None = None,
+        fsm_strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT,
+        name: str | None = None,
+        **workflow_data: Any,
+    ) -> None:
         super().__init__(name=name or "dispatcher")
+        self.fsm = FSMContextMiddleware(
+            MemoryStorage() if storage is None else storage, fsm_strategy
+        )
         self.workflow_data: dict[str, Any] = {"dispatcher": self, **workflow_data}
         self._table = None
+
+    @property
+    def storage(self) -> BaseStorage:
+        """Where conversation state lives."""
+        return self.fsm.storage
 
     def __getitem__(self, key: str) -> Any:
         return self.workflow_data[key]
@@ -49,7 +71,7 @@ class Dispatcher(Router, impl.DispatchCore):
         if self._table is None:
             for router in self.chain_tail():
                 router._frozen = True
-            self._table = build_table(self, self.workflow_data)
+            self._table = build_table(self, self.workflow_data, self.fsm)
         return self._table
 
     def resolve_used_update_types(self) -> list[str]:
@@ -61,8 +83,11 @@ class Dispatcher(Router, impl.DispatchCore):
         await self._emit("startup", kwargs)
 
     async def emit_shutdown(self, **kwargs: Any) -> None:
-        """Run every router's shutdown callbacks, root first."""
-        await self._emit("shutdown", kwargs)
+        """Run every router's shutdown callbacks, root first, then close the storage."""
+        try:
+            await self._emit("shutdown", kwargs)
+        finally:
+            await self.fsm.storage.close()
 
     async def _emit(self, which: str, kwargs: dict[str, Any]) -> None:
         data = {**self.workflow_data, **kwargs}

@@ -10,6 +10,8 @@ update is looked up, not tried filter by filter.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..filters.command import Command
@@ -31,9 +33,12 @@ Item = Any  # an impl.Entry or an impl.Node
 Keys = frozenset[str] | None  # the command keys an item can match; None: any text
 
 
-def build_table(root: Router, workflow_data: dict[str, Any]) -> Any:
-    """The routing table of the tree under ``root`` (a Dispatcher)."""
+def build_table(root: Router, workflow_data: dict[str, Any], fsm: Any = None) -> Any:
+    """The routing table of the tree under ``root`` (a Dispatcher); ``fsm``, the FSM
+    middleware, runs first when anything could read what it provides."""
     update_outer = tuple(root.update.outer_middlewares)
+    if fsm is not None and _wants_fsm(root):
+        update_outer = (fsm, *update_outer)
     kinds = []
     for kind in UPDATE_KINDS:
         node = _node(root, kind, ())
@@ -44,14 +49,56 @@ def build_table(root: Router, workflow_data: dict[str, Any]) -> Any:
                 impl.Kind(
                     kind,
                     node,
-                    "from_user" if "from_user" in attrs else None,
-                    "chat" if "chat" in attrs else None,
+                    _user_reader(attrs),
+                    _chat_reader(attrs),
                     cls,
                     bool(update_outer) or _needs_data(node),
                 )
             )
     errors = _node(root, "errors", ())
     return impl.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot)
+
+
+def _user_reader(attrs: set[str]) -> Callable[[Any], Any] | None:
+    """How to read the user an event comes from (``event_from_user``)."""
+    for name in ("from_user", "user"):  # a poll answer or a reaction names it ``user``
+        if name in attrs:
+            return attrgetter(name)
+    return None
+
+
+def _chat_reader(attrs: set[str]) -> Callable[[Any], Any] | None:
+    """How to read the chat an event belongs to (``event_chat``); a callback query's is
+    that of the message its button is on."""
+    if "chat" in attrs:
+        return attrgetter("chat")
+    if "message" in attrs:
+        return _message_chat
+    return None
+
+
+def _message_chat(event: Any) -> Any:
+    message = event.message
+    return None if message is None else message.chat
+
+
+_FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})
+
+
+def _wants_fsm(root: Router) -> bool:
+    """Whether anything in the tree could read the FSM's data: a filter or handler that
+    asks for it (state filters ask for ``raw_state``), takes ``**kwargs``, or any
+    middleware (which sees all data)."""
+    for router in root.chain_tail():
+        for observer in (*router.observers.values(), router.errors, router.update):
+            if observer.outer_middlewares or observer.middlewares:
+                return True
+            calls = [*observer.filters]
+            for spec in observer.handlers:
+                calls += [spec.callback, *spec.filters]
+            if any(c.takes_all or _FSM_NAMES.intersection(c.names) for c in calls):
+                return True
+    return False
 
 
 def _needs_data(node: Any) -> bool:
