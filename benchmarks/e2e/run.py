@@ -1,7 +1,7 @@
 """End-to-end benchmark of issue #6: an echo bot under an open-loop update load.
 
     python benchmarks/e2e/run.py                 # full sweep (about 10 min on 2 cores)
-    python benchmarks/e2e/run.py --quick         # 4 rates, 2 s each (about 2 min)
+    python benchmarks/e2e/run.py --quick         # 5 rates, 2 s each (about 3 min)
     python benchmarks/e2e/run.py --rates 500,1000 --duration 3 --contender tgfast
     python benchmarks/e2e/run.py --json out.json --tgfast-path /path/to/tgfast/build
 
@@ -68,8 +68,8 @@ REPO = HERE.parents[1]
 TOKEN = "123456789:AAE2eBenchmarkTokenForTheSink_0000000"
 SECRET = "e2e-benchmark-secret_1"
 WEBHOOK_PATH = "/webhook"
-FULL_RATES = (200, 400, 700, 1000, 1500, 2000, 3000)
-QUICK_RATES = (200, 700, 1500, 3000)
+FULL_RATES = (200, 400, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000)
+QUICK_RATES = (200, 700, 1500, 3000, 5000)
 WARMUP_RATE = 200.0
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
 
@@ -533,8 +533,8 @@ def _pairs(contenders: list[str] | None, modes: list[str] | None) -> list[tuple[
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true", help="4 rates, 2 s each, shorter drains")
-    p.add_argument("--rates", help="comma-separated updates/s (default: a sweep 200–3000)")
+    p.add_argument("--quick", action="store_true", help="5 rates, 2 s each, shorter drains")
+    p.add_argument("--rates", help="comma-separated updates/s (default: a sweep 200–7000)")
     p.add_argument("--duration", type=float, help="seconds of load per rate (5; quick 2)")
     p.add_argument("--drain", type=float, help="in-time window after the last send (5; quick 3)")
     p.add_argument("--drain-max", type=float, help="extended drain limit (20; quick 10)")
