@@ -93,7 +93,7 @@ def check_every_update_echoed(
         assert row["loss"] == "0 %" and row["acked lost"] == "0", row
     assert markdown.startswith("machine: ")
     assert "#### Against the bar of issue #6" in markdown
-    assert len(data["bars"]) == 4
+    assert len(data["bars"]) == len(report.bars([])) == 5
     for bar in data["bars"]:
         assert bar["verdict"] in ("PASS", "FAIL", "n/a")
         assert f"| {bar['what']} | {bar['result']} | {bar['verdict']} |" in markdown
@@ -166,10 +166,11 @@ async def test_refusals_are_retried_until_delivered() -> None:
 
 
 def _result(name: str, rate: float, *, lost: int = 0, p99: float = 20.0, cpu: float = 0.3,
-            refused: int = 0, refused_undelivered: int = 0, acked_lost: int = 0) -> Any:  # fmt: skip
+            busy: float = 50.0, refused: int = 0, refused_undelivered: int = 0,
+            acked_lost: int = 0) -> Any:  # fmt: skip
     return report.RunResult(
         name, "webhook", rate, 5.0, sent=1000, echoed=1000 - lost, p50_ms=11.0, p99_ms=p99,
-        max_ms=p99, cpu_per_update_ms=cpu, refused=refused,
+        max_ms=p99, cpu_pct=busy, cpu_per_update_ms=cpu, refused=refused,
         refused_undelivered=refused_undelivered, acked_lost=acked_lost,
     )  # fmt: skip
 
@@ -179,27 +180,31 @@ def _verdicts(results: list[Any]) -> list[bool | None]:
 
 
 def test_bar_verdicts() -> None:
-    aiogram = [_result("aiogram", 200, cpu=0.9), _result("aiogram", 400, cpu=0.9, p99=90),
-               _result("aiogram", 1000, cpu=0.9, lost=300, p99=math.inf)]  # fmt: skip
+    aiogram = [_result("aiogram", 200, cpu=0.9, busy=20), _result("aiogram", 400, cpu=0.9, p99=90,
+               busy=40), _result("aiogram", 1000, cpu=0.9, lost=300, p99=math.inf, busy=99)]  # fmt: skip
     floor = [_result("floor", r, cpu=0.15) for r in (200, 400, 1000)] + [
         _result("floor", 2000, p99=70.0)
     ]
     tgfast = [_result("tgfast", r, cpu=0.25) for r in (200, 400, 1000)] + [
         _result("tgfast", 2000, p99=900.0, refused=500)
     ]
-    # 1000 >= 2.5 x 400; 0.25 / 0.9 <= 1/3; 1000 >= 0.8 x 1000; nothing acknowledged lost
-    assert _verdicts(aiogram + floor + tgfast) == [True, True, True, True]
+    # 1000 >= 2.5 x 400; 0.25 / 0.9 <= 1/3 under load (1000/s) and at light load (200, 400/s);
+    # 1000 >= 0.8 x 1000; nothing acknowledged lost
+    assert _verdicts(aiogram + floor + tgfast) == [True, True, True, True, True]
+    cpu_bars = report.bars(aiogram + floor + tgfast)[1:3]
+    assert "over 1000/s" in cpu_bars[0].result and "over 200, 400/s" in cpu_bars[1].result
     assert report.ceiling(aiogram, "aiogram", "webhook", 100.0).rate == 400
     assert report.ceiling(tgfast, "tgfast", "webhook", 50.0).first_fail == 2000
 
     slow = [_result("tgfast", r, cpu=0.5) for r in (200, 400)] + [
-        _result("tgfast", 1000, p99=60.0), _result("tgfast", 2000, acked_lost=3, refused=9,
-                                                    refused_undelivered=1, p99=math.inf)]  # fmt: skip
-    assert _verdicts(aiogram + floor + slow) == [False, False, False, False]
+        _result("tgfast", 1000, p99=60.0, cpu=0.5),
+        _result("tgfast", 2000, acked_lost=3, refused=9, refused_undelivered=1, p99=math.inf),
+    ]
+    assert _verdicts(aiogram + floor + slow) == [False, False, False, False, False]
 
     # Held everything, the floor too: "80 % of the floor" cannot be judged.
     top = [_result(n, r) for n in ("floor", "tgfast") for r in (200, 400, 1000, 2000)]
-    assert _verdicts(aiogram + top)[2:] == [None, None]
+    assert _verdicts(aiogram + top)[3:] == [None, None]
 
     # A lost update is loss, whatever the latency of the others.
     assert not _result("tgfast", 200, lost=1).holds(50.0)

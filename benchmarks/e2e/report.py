@@ -7,6 +7,7 @@ results and the Markdown can be parsed back (``parse_table``).
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -18,6 +19,7 @@ AIOGRAM_P99_MS = 100.0  # aiogram's ceiling: 0 % loss and p99 below this
 RATE_FACTOR = 2.5  # tgfast's ceiling >= this x aiogram's
 CPU_FACTOR = 1 / 3  # tgfast CPU per update <= this x aiogram's
 FLOOR_SHARE = 0.8  # tgfast's ceiling >= this x the floor's (the floor judged like tgfast)
+LOADED_PCT = 50.0  # aiogram's bot CPU (% of its core) from which a rate counts as "under load"
 
 
 @dataclass
@@ -44,6 +46,7 @@ class RunResult:
     duplicates: int = 0
     wrong_chat: int = 0
     connections: int = 0  # webhook connections the generator opened
+    api_connections: int = 0  # connections the bot opened to the sink during the run
     lag_p99_ms: float = math.nan  # harness lateness when emitting
     harness_cpu_pct: float = math.nan
     others_pct: float | None = None  # other processes' share of the bot's core
@@ -211,7 +214,7 @@ class Bar:
 
 
 def bars(results: list[RunResult]) -> list[Bar]:
-    """The four checks of issue #6, on the webhook runs of one sweep."""
+    """The checks of issue #6 (the CPU one under load and at light load), webhook runs."""
     mode = "webhook"
     out: list[Bar] = []
     tg = ceiling(results, "tgfast", mode, TGFAST_P99_MS)
@@ -238,29 +241,35 @@ def bars(results: list[RunResult]) -> list[Bar]:
         else:
             out.append(Bar(what, result, False))
 
-    # 2. CPU per update: tgfast <= 1/3 aiogram's, at rates both delivered in full
-    what = f"tgfast CPU per update ≤ 1/{1 / CPU_FACTOR:g} of aiogram's"
+    # 2. CPU per update: tgfast <= 1/3 aiogram's.  The issue's figure for aiogram (1.6 ms)
+    # is its CPU per update under load (one core / its saturation rate), so the verdict is
+    # taken where aiogram's core is busy; at light load every update wakes an idle loop,
+    # a cost no framework saves, and that ratio is shown apart.
     by = {(r.contender, r.rate): r for r in results if r.mode == mode and not r.error}
-    ratios = sorted(
-        (by["tgfast", rate].cpu_per_update_ms / by["aiogram", rate].cpu_per_update_ms, rate)
+    both = sorted(
+        rate
         for (name, rate) in by
         if name == "aiogram"
         and ("tgfast", rate) in by
-        and by["aiogram", rate].loss == 0
-        and by["tgfast", rate].loss == 0
         and by["aiogram", rate].cpu_per_update_ms > 0
+        and math.isfinite(by["tgfast", rate].cpu_per_update_ms)
     )
-    if not ratios:
-        out.append(Bar(what, "no rate at which both delivered everything", None))
-    else:
-        values = [v for v, _ in ratios]
-        mid = values[len(values) // 2] if len(values) % 2 else sum(
-            values[len(values) // 2 - 1 : len(values) // 2 + 1]
-        ) / 2
-        rates = ", ".join(f"{rate:g}" for _, rate in sorted(ratios, key=lambda x: x[1]))
+    for loaded in (True, False):
+        rates = [r for r in both if (by["aiogram", r].cpu_pct >= LOADED_PCT) is loaded]
+        what = (
+            f"tgfast CPU per update ≤ 1/{1 / CPU_FACTOR:g} of aiogram's, "
+            + (f"under load (rates where aiogram's core is ≥ {LOADED_PCT:g} % busy)" if loaded
+               else f"at light load (aiogram's core < {LOADED_PCT:g} % busy)")
+        )  # fmt: skip
+        if not rates:
+            out.append(Bar(what, "no such rate in the sweep", None))
+            continue
+        values = [by["tgfast", r].cpu_per_update_ms / by["aiogram", r].cpu_per_update_ms
+                  for r in rates]  # fmt: skip
+        mid = statistics.median(values)
         result = (
-            f"tgfast / aiogram {mid:.2f} (median over {rates}/s; "
-            f"{values[0]:.2f}–{values[-1]:.2f})"
+            f"tgfast / aiogram {mid:.2f} (median over {', '.join(f'{r:g}' for r in rates)}/s; "
+            f"{min(values):.2f}–{max(values):.2f})"
         )
         out.append(Bar(what, result, mid <= CPU_FACTOR))
 

@@ -1,6 +1,6 @@
 """End-to-end benchmark of issue #6: an echo bot under an open-loop update load.
 
-    python benchmarks/e2e/run.py                 # full sweep (about 10 min on 2 cores)
+    python benchmarks/e2e/run.py                 # full sweep (12-20 min on 2 cores)
     python benchmarks/e2e/run.py --quick         # 5 rates, 2 s each (about 3 min)
     python benchmarks/e2e/run.py --rates 500,1000 --duration 3 --contender tgfast
     python benchmarks/e2e/run.py --json out.json --tgfast-path /path/to/tgfast/build
@@ -68,7 +68,7 @@ REPO = HERE.parents[1]
 TOKEN = "123456789:AAE2eBenchmarkTokenForTheSink_0000000"
 SECRET = "e2e-benchmark-secret_1"
 WEBHOOK_PATH = "/webhook"
-FULL_RATES = (200, 400, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000)
+FULL_RATES = (200, 400, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
 QUICK_RATES = (200, 700, 1500, 3000, 5000)
 WARMUP_RATE = 200.0
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
@@ -216,7 +216,7 @@ async def _measured_run(
 ) -> None:  # fmt: skip
     clock = time.perf_counter
     tracker = Tracker(max(1, round(rate * settings.duration)), settings.chats)
-    stray0, bad0 = feed.sink.stray_echoes, feed.sink.bad_requests
+    stray0, bad0, conns0 = feed.sink.stray_echoes, feed.sink.bad_requests, feed.sink.connections
     emit = feed.emitter(tracker)
     hcore0 = core_busy_seconds(HARNESS_CPU)
     cpu0, core0, harness0 = bot.cpu_seconds(), core_busy_seconds(bot_cpu), time.process_time()
@@ -277,6 +277,7 @@ async def _measured_run(
         result.others_pct = max(0.0, 100 * ((core2 - core0) - (cpu2 - cpu0)) / (end - wall0))
     result.stray = feed.sink.stray_echoes - stray0
     result.bad_requests = feed.sink.bad_requests - bad0
+    result.api_connections = feed.sink.connections - conns0
     if feed.poster is not None and (other or tracker.connection_errors):
         result.last_error = feed.poster.last_error
 
@@ -534,7 +535,7 @@ def _pairs(contenders: list[str] | None, modes: list[str] | None) -> list[tuple[
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="5 rates, 2 s each, shorter drains")
-    p.add_argument("--rates", help="comma-separated updates/s (default: a sweep 200–7000)")
+    p.add_argument("--rates", help="comma-separated updates/s (default: a sweep 200–8000)")
     p.add_argument("--duration", type=float, help="seconds of load per rate (5; quick 2)")
     p.add_argument("--drain", type=float, help="in-time window after the last send (5; quick 3)")
     p.add_argument("--drain-max", type=float, help="extended drain limit (20; quick 10)")
