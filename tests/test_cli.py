@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import signal
+import socket
 import textwrap
 import tomllib
 from collections.abc import AsyncIterator
@@ -274,6 +275,17 @@ async def test_polling_fake_is_fed_through_its_control_routes(app_dir: Path) -> 
         code = await served.stop()
     assert code == 0, "".join(served.log)
     assert sent == ["first", "second"]
+
+
+async def test_a_port_in_use_is_a_clear_error(app_dir: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        code, _, err = await run_cli("webhook", "echo_app:dp", "--fake", "--port", port, cwd=app_dir)
+    assert code == 1
+    assert err.strip().splitlines()[-1].startswith("tgfast webhook: [Errno")
+    assert "Traceback" not in err
 
 
 # -- webhook management ---------------------------------------------------------------------

@@ -30,16 +30,25 @@ async def fake() -> AsyncIterator[FakeTelegram]:
 
 
 async def burst(
-    http: aiohttp.ClientSession, url: str, count: int, chats: int, *, connections: int = 16
+    http: aiohttp.ClientSession,
+    url: str,
+    chats: int,
+    *,
+    stopped: asyncio.Future[None],
+    limit: int = 20_000,
+    connections: int = 16,
 ) -> tuple[set[str], list[int]]:
-    """Post ``count`` updates over ``connections`` concurrent posters; returns the texts
+    """Post updates over ``connections`` concurrent posters until the server, once
+    ``stopped`` is done, refuses one (or ``limit`` were sent). Returns the texts
     acknowledged with a 200 and every status (0: the connection was refused/closed)."""
     acked: set[str] = set()
     statuses: list[int] = []
-    numbers = iter(range(1, count + 1))
+    numbers = iter(range(1, limit + 1))
 
     async def poster() -> None:
         for n in numbers:
+            if stopped.done() and (503 in statuses or 0 in statuses):
+                return
             try:
                 status = (await post(http, url, message(n, n % chats + 1, f"u{n}"), secret=SECRET))[0]
             except aiohttp.ClientError:
@@ -79,7 +88,7 @@ async def test_shutdown_in_the_middle_of_a_burst_loses_nothing_acknowledged(
             return server.processor.in_flight
 
         stopper = asyncio.ensure_future(stop_when_busy())
-        acked, statuses = await burst(http, url, 400, chats=10)
+        acked, statuses = await burst(http, url, chats=10, stopped=stopper)
         in_flight_at_stop = await stopper
         assert await serving == 0
 
@@ -203,7 +212,7 @@ async def test_sigterm_to_a_real_process_mid_burst_loses_nothing_acknowledged(
             bot.proc.send_signal(signal.SIGTERM)
 
         terminating = asyncio.ensure_future(terminate_when_busy())
-        acked, statuses = await burst(http, url, 600, chats=20)
+        acked, statuses = await burst(http, url, chats=20, stopped=terminating)
         await terminating
         code = await bot.wait(30)
 

@@ -152,6 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (TelegramAPIError, TelegramNetworkError) as exc:
         print(f"{parser.prog} {args.command}: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:  # cannot listen: the port is taken, the address is not ours
+        print(f"{parser.prog} {args.command}: {exc}", file=sys.stderr)
+        return 1
     return 0  # pragma: no cover - parser.exit raised
 
 

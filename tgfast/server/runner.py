@@ -121,12 +121,20 @@ async def serve_webhook(
                 await _maybe_await(on_ready(server))
             await signals.stop.wait()
             forced = await _wind_down(server.drain(), server.abort, signals)
+        except Exception:
+            await server.drain()  # e.g. setWebhook refused: still finish what was taken
+            raise
+        except BaseException:
+            await server.abort()
+            raise
         finally:
             await server.stop()
-        return await _finish(dispatcher, bot, forced, close_bot)
+        return await _shutdown(dispatcher, bot, forced)
     finally:
         if own_signals:
             signals.remove()
+        if close_bot:
+            await bot.close()
 
 
 async def serve_polling(
@@ -174,13 +182,15 @@ async def serve_polling(
         forced = await _wind_down(processor.drain(), processor.abort, signals)
         if not forced:
             await poller.confirm()
-        code = await _finish(dispatcher, bot, forced, close_bot)
+        code = await _shutdown(dispatcher, bot, forced)
         if error is not None:
             raise error
         return code
     finally:
         if own_signals:
             signals.remove()
+        if close_bot:
+            await bot.close()
 
 
 async def _wind_down(
@@ -205,13 +215,10 @@ async def _wind_down(
     return True
 
 
-async def _finish(dispatcher: Dispatcher, bot: Bot, forced: bool, close_bot: bool) -> int:
-    try:
-        if not forced:
-            await dispatcher.emit_shutdown(bot=bot)
-    finally:
-        if close_bot:
-            await bot.close()
+async def _shutdown(dispatcher: Dispatcher, bot: Bot, forced: bool) -> int:
+    """The shutdown callbacks (not after a forced stop); the exit status."""
+    if not forced:
+        await dispatcher.emit_shutdown(bot=bot)
     return 1 if forced else 0
 
 
