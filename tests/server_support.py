@@ -35,9 +35,7 @@ def make_bot(fake: FakeTelegram) -> Bot:
 
 
 @asynccontextmanager
-async def served(
-    dp: Dispatcher, bot: Bot, **options: Any
-) -> AsyncIterator[WebhookServer]:
+async def served(dp: Dispatcher, bot: Bot, **options: Any) -> AsyncIterator[WebhookServer]:
     """A ``WebhookServer`` listening on a free port of 127.0.0.1, stopped at the end."""
     server = WebhookServer(dp, bot, **options)
     await server.start("127.0.0.1", 0)

@@ -7,12 +7,12 @@ import re
 import signal
 import socket
 import textwrap
-import tomllib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
 import pytest
+import tomllib
 from server_support import ROOT, message, subprocess_env, tgfast_command
 
 import tgfast
@@ -127,7 +127,9 @@ async def test_version(tmp_path: Path) -> None:
     code, out, _ = await run_cli("--version", cwd=tmp_path)
     build = "compiled" if tgfast.__speedups__ else "pure-Python"
     assert code == 0
-    assert out.strip() == f"tgfast {tgfast.__version__} ({build} build, Bot API {tgfast.API_VERSION})"
+    assert (
+        out.strip() == f"tgfast {tgfast.__version__} ({build} build, Bot API {tgfast.API_VERSION})"
+    )
 
 
 @pytest.mark.parametrize(
@@ -145,8 +147,10 @@ async def test_version(tmp_path: Path) -> None:
         (["webhook", "echo_app:dp", "--fake", "--secret", "has spaces"], "secret_token"),
     ],
 )  # fmt: skip
-async def test_usage_errors_exit_2_with_a_reason(app_dir: Path, args: list[str], error: str) -> None:
-    code, out, err = await run_cli(*args, cwd=app_dir)
+async def test_usage_errors_exit_2_with_a_reason(
+    app_dir: Path, args: list[str], error: str
+) -> None:
+    code, _, err = await run_cli(*args, cwd=app_dir)
     assert code == 2, err
     assert error in err
 
@@ -270,7 +274,9 @@ async def test_polling_fake_is_fed_through_its_control_routes(app_dir: Path) -> 
                 async with http.get(f"{base}/fake/calls", params={"after": after, "wait": 5}) as r:
                     answer = await r.json()
                 after = answer["next"]
-                sent += [c["params"]["text"] for c in answer["calls"] if c["method"] == "sendMessage"]
+                sent += [
+                    c["params"]["text"] for c in answer["calls"] if c["method"] == "sendMessage"
+                ]
     finally:
         code = await served.stop()
     assert code == 0, "".join(served.log)
@@ -282,7 +288,9 @@ async def test_a_port_in_use_is_a_clear_error(app_dir: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = str(taken.getsockname()[1])
-        code, _, err = await run_cli("webhook", "echo_app:dp", "--fake", "--port", port, cwd=app_dir)
+        code, _, err = await run_cli(
+            "webhook", "echo_app:dp", "--fake", "--port", port, cwd=app_dir
+        )
     assert code == 1
     assert err.strip().splitlines()[-1].startswith("tgfast webhook: [Errno")
     assert "Traceback" not in err
@@ -321,7 +329,7 @@ async def test_set_webhook_info_and_delete(app_dir: Path, fake: FakeTelegram) ->
 
 async def test_a_refused_call_exits_1_without_the_token(app_dir: Path, fake: FakeTelegram) -> None:
     fake.fail("setWebhook", error_code=400, description="Bad Request: bad webhook: HTTPS needed")
-    code, out, err = await run_cli(
+    code, _, err = await run_cli(
         "set-webhook", "http://insecure", "--token", fake.token, "--api-url", fake.url,
         cwd=app_dir,
     )  # fmt: skip

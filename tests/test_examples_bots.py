@@ -44,8 +44,7 @@ class Conversation:
         assert await self.fake.deliver(update) == 200
         await self.server.processor.join()  # handled and answered
         return [
-            {"method": c.method, **c.params, "via": c.http_method}
-            for c in self.fake.calls[before:]
+            {"method": c.method, **c.params, "via": c.http_method} for c in self.fake.calls[before:]
         ]
 
 
@@ -120,7 +119,9 @@ async def test_callback_bot(fake: FakeTelegram) -> None:
             answer, edit = await chat.press(data, on=shown)
             assert answer["method"] == "answerCallbackQuery" and answer["text"] == str(expected)
             assert edit["method"] == "editMessageText"
-            assert edit["message_id"] == shown["message_id"] and edit["text"] == f"Count: {expected}"
+            assert (
+                edit["message_id"] == shown["message_id"] and edit["text"] == f"Count: {expected}"
+            )
             next_data = edit["reply_markup"]["inline_keyboard"][0][1]["callback_data"]
             assert next_data == f"counter:{expected}:1"
 

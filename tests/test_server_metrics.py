@@ -137,7 +137,9 @@ async def test_metrics_endpoint_counts_updates_calls_and_refusals(fake: FakeTele
     assert samples['tgfast_updates_unhandled_total{kind="message"}'] == 1
     assert samples["tgfast_handler_latency_seconds_count"] == 5
     assert samples['tgfast_handler_latency_seconds_bucket{le="+Inf"}'] == 5
-    buckets = [v for k, v in samples.items() if k.startswith("tgfast_handler_latency_seconds_bucket")]
+    buckets = [
+        v for k, v in samples.items() if k.startswith("tgfast_handler_latency_seconds_bucket")
+    ]
     assert buckets == sorted(buckets)
     assert samples['tgfast_api_calls_total{method="sendMessage",status="200"}'] == 2
     assert samples['tgfast_api_calls_total{method="sendMessage",status="429"}'] == 1

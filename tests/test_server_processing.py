@@ -66,7 +66,9 @@ async def test_fifty_interleaved_chats_each_in_order_and_chats_concurrently(
         for n in range(per_chat):  # round robin: chat 1 #0, chat 2 #0, ..., chat 1 #1, ...
             for chat in range(1, chats + 1):
                 update_id += 1
-                assert (await post(http, server.url or "", message(update_id, chat, str(n))))[0] == 200
+                assert (await post(http, server.url or "", message(update_id, chat, str(n))))[
+                    0
+                ] == 200
         await server.drain()
 
     assert sorted(handled) == list(range(1, chats + 1))
@@ -97,9 +99,12 @@ async def _two_of_one_chat_overlap(bot: Bot, concurrency: str) -> bool:
     for update_id, text in ((1, "first"), (2, "second")):
         await processor.submit(convert(Update, message(update_id, 9, text)))
     await processor.drain()
-    return second_started.is_set() and processor.metrics.handled["message"] == 2 and (
-        processor.metrics.latency.count == 2
-    ) and processor.metrics.latency.sum < 0.25
+    return (
+        second_started.is_set()
+        and processor.metrics.handled["message"] == 2
+        and (processor.metrics.latency.count == 2)
+        and processor.metrics.latency.sum < 0.25
+    )
 
 
 async def test_chat_mode_serializes_a_chat_and_full_mode_does_not(bot: Bot) -> None:

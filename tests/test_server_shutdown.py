@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 from server_support import make_bot, message, post, subprocess_env, tgfast_command
 
-from tgfast import Bot, Dispatcher
+from tgfast import Dispatcher
 from tgfast.server import Signals, WebhookServer, serve_webhook
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
@@ -50,7 +50,9 @@ async def burst(
             if stopped.done() and (503 in statuses or 0 in statuses):
                 return
             try:
-                status = (await post(http, url, message(n, n % chats + 1, f"u{n}"), secret=SECRET))[0]
+                status = (await post(http, url, message(n, n % chats + 1, f"u{n}"), secret=SECRET))[
+                    0
+                ]
             except aiohttp.ClientError:
                 status = 0
             statuses.append(status)

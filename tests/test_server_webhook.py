@@ -61,7 +61,9 @@ async def test_secret_token_is_required_and_checked(
     async with served(dp, bot, secret_token=SECRET) as server:
         assert server.url is not None
         assert (await post(http, server.url, message(1, 5, "none")))[0] == 403
-        assert (await post(http, server.url, message(2, 5, "wrong"), secret="s3cret-Token_2"))[0] == 403
+        assert (await post(http, server.url, message(2, 5, "wrong"), secret="s3cret-Token_2"))[
+            0
+        ] == 403
         assert (await post(http, server.url, message(3, 5, "prefix"), secret=SECRET[:-1]))[0] == 403
         # a header that is not even ASCII is a 403, not a crash
         status, _, _ = await post(
@@ -74,9 +76,7 @@ async def test_secret_token_is_required_and_checked(
         assert server.metrics.rejected["secret"] == 4
 
 
-async def test_telegram_delivers_with_the_registered_secret(
-    bot: Bot, fake: FakeTelegram
-) -> None:
+async def test_telegram_delivers_with_the_registered_secret(bot: Bot, fake: FakeTelegram) -> None:
     dp, handled = echo_dispatcher()
     async with served(dp, bot, secret_token=SECRET) as server:
         await bot.set_webhook(server.url or "", secret_token=SECRET)

@@ -28,8 +28,8 @@ from . import __speedups__, __version__
 from .client import Bot, TelegramServer
 from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
 from .server.loader import AppLoadError, load_dispatcher
-from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
 from .server.polling import DEFAULT_POLL_TIMEOUT
+from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
 from .server.runner import run, serve_polling, serve_webhook
 from .server.webhook import (
     DEFAULT_MAX_BODY_SIZE,
@@ -89,8 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     webhook = commands.add_parser("webhook", parents=[serving, api], help="serve webhooks",
                                   description="Receive updates as webhook POSTs.")  # fmt: skip
-    webhook.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    webhook.add_argument("--port", type=int, default=8080, help="(default: %(default)s; 0: any free port)")
+    webhook.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    webhook.add_argument(
+        "--port", type=int, default=8080, help="(default: %(default)s; 0: any free port)"
+    )
     webhook.add_argument("--path", default="/webhook", help="webhook path (default: %(default)s)")
     webhook.add_argument("--secret", default=os.environ.get("TGFAST_WEBHOOK_SECRET"),
                          help="secret_token Telegram sends in X-Telegram-Bot-Api-Secret-Token "
@@ -100,8 +104,12 @@ def build_parser() -> argparse.ArgumentParser:
                          "and the update kinds the dispatcher handles)")  # fmt: skip
     webhook.add_argument("--reply-mode", action="store_true",
                          help="answer each webhook with the method the handler returned")  # fmt: skip
-    webhook.add_argument("--reply-timeout", type=float, default=DEFAULT_REPLY_TIMEOUT,
-                         help="reply mode: seconds to wait for the handler (default: %(default)s)")
+    webhook.add_argument(
+        "--reply-timeout",
+        type=float,
+        default=DEFAULT_REPLY_TIMEOUT,
+        help="reply mode: seconds to wait for the handler (default: %(default)s)",
+    )
     webhook.add_argument("--max-body-size", type=_positive, default=DEFAULT_MAX_BODY_SIZE,
                          help="bytes (default: %(default)s)")  # fmt: skip
     webhook.set_defaults(handler=_cmd_webhook)
@@ -296,7 +304,10 @@ def _cmd_set_webhook(args: argparse.Namespace) -> int:
             )  # fmt: skip
 
     asyncio.run(main())
-    print(f"webhook set: {args.url}" + (f" (allowed_updates: {', '.join(allowed)})" if allowed else ""))
+    print(
+        f"webhook set: {args.url}"
+        + (f" (allowed_updates: {', '.join(allowed)})" if allowed else "")
+    )
     return 0
 
 

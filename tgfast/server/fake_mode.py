@@ -87,7 +87,9 @@ class FakeControl:
             for c in self.fake.calls[after:]
         ]
         payload = {"calls": calls, "next": after + len(calls)}
-        return web.Response(body=orjson.dumps(payload, default=str), content_type="application/json")
+        return web.Response(
+            body=orjson.dumps(payload, default=str), content_type="application/json"
+        )
 
     # -- shorthands ----------------------------------------------------------------
 

@@ -104,8 +104,8 @@ class Metrics:
             ("updates_received_total", self.received, "Updates taken for handling, by kind."),
             ("updates_handled_total", self.handled, "Updates a handler took, by kind."),
             ("updates_failed_total", self.failed,
-             "Updates whose handler raised (and no errors handler took it) or whose reply "
-             "could not be sent, by kind."),
+             ("Updates whose handler raised (and no errors handler took it) or whose reply "
+              "could not be sent, by kind.")),
             ("updates_unhandled_total", self.unhandled, "Updates no handler matched, by kind."),
         )  # fmt: skip
         for name, counts, help in by_kind:

@@ -188,7 +188,7 @@ class Poller:
         url = bot.server.api_url(bot.token, "getUpdates")
         async with bot.session.client.post(url, data=orjson.dumps({**params, "timeout": 0})) as r:
             answer = orjson.loads(await r.read())
-        updates = []
+        updates: list[Update] = []
         for item in answer.get("result") or ():
             try:
                 updates.append(convert(Update, item))

@@ -109,7 +109,7 @@ class UpdateProcessor:
         self.bot = bot
         self.concurrency: Concurrency = concurrency
         self.max_in_flight = max_in_flight
-        self.seen: SeenUpdates | None = MemorySeenUpdates() if seen == "memory" else seen  # type: ignore[assignment]
+        self.seen: SeenUpdates | None = MemorySeenUpdates() if seen == "memory" else seen
         self.metrics = metrics if metrics is not None else Metrics()
         self.in_flight = 0
         """Updates taken and not yet finished: queued, running, or sending their reply."""
@@ -208,10 +208,11 @@ class UpdateProcessor:
         self, update: Update, waiter: asyncio.Future[TelegramMethod[Any] | None] | None
     ) -> None:
         """Queue an update whose slot in ``in_flight`` is already counted."""
-        kind, key = update_key(update)
+        kind, chat = update_key(update)
         self.metrics.received[kind] += 1
         job = (update, kind, waiter)
         concurrency = self.concurrency
+        key: Hashable = chat
         if concurrency == "sequential":
             key = _SEQUENTIAL_KEY
         elif concurrency == "full" or key is None:
@@ -250,7 +251,7 @@ class UpdateProcessor:
             started = _perf()
             try:
                 result = await self._feed(self.bot, update)
-            except Exception as exc:  # noqa: BLE001 - feed_update logs handler errors itself
+            except Exception as exc:  # feed_update logs handler errors itself: a bug here
                 log.error("update %s: dispatcher raised %r", update.update_id, exc, exc_info=exc)
                 result = FAILED
             metrics = self.metrics
@@ -358,8 +359,8 @@ class UpdateProcessor:
     def _release_soon(self, update_ids: list[int]) -> None:
         if self.seen is not None:
             task = asyncio.ensure_future(self._release(self.seen, update_ids))
-            self._loose.add(task)  # type: ignore[arg-type]
-            task.add_done_callback(self._loose.discard)  # type: ignore[arg-type]
+            self._loose.add(task)
+            task.add_done_callback(self._loose.discard)
 
     def __repr__(self) -> str:
         return (

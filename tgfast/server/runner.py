@@ -95,7 +95,9 @@ async def serve_webhook(
     if server is None:
         server = WebhookServer(dispatcher, bot, **options)
     elif options:
-        raise TypeError(f"pass either server= or WebhookServer options, not both: {sorted(options)}")
+        raise TypeError(
+            f"pass either server= or WebhookServer options, not both: {sorted(options)}"
+        )
     own_signals = signals is None
     signals = signals or Signals()
     if own_signals:
@@ -241,5 +243,5 @@ def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool | None = None) -> T:
                 main.close()
                 raise
         else:
-            return uvloop.run(main)  # type: ignore[no-any-return]
+            return uvloop.run(main)
     return asyncio.run(main)
