@@ -77,7 +77,7 @@ class Metrics:
         self.api_calls: defaultdict[tuple[str, int], int] = defaultdict(int)
         self.flood_waits = 0
         self.latency = Histogram()
-        self._gauges: list[tuple[str, str, Callable[[], float]]] = []
+        self._gauges: dict[str, tuple[str, Callable[[], float]]] = {}
 
     def api_call(self, method: str, status: int) -> None:
         """``Bot.on_api_call``: one attempt of ``method`` answered with ``status``."""
@@ -86,8 +86,9 @@ class Metrics:
             self.flood_waits += 1
 
     def gauge(self, name: str, help: str, read: Callable[[], float]) -> None:
-        """Report ``read()`` as ``<namespace>_<name>`` on every scrape."""
-        self._gauges.append((name, help, read))
+        """Report ``read()`` as ``<namespace>_<name>`` on every scrape (the last one
+        registered under a name wins)."""
+        self._gauges[name] = (help, read)
 
     def render(self) -> str:
         """The Prometheus text exposition (format 0.0.4)."""
@@ -135,7 +136,7 @@ class Metrics:
         full = family("api_flood_waits_total", "counter", "Bot API answers 429 Too Many Requests.")
         lines.append(f"{full} {self.flood_waits}")
 
-        for name, help, read in self._gauges:
+        for name, (help, read) in self._gauges.items():
             full = family(name, "gauge", help)
             lines.append(f"{full} {_number(read())}")
         lines.append("")

@@ -70,7 +70,7 @@ _Job: TypeAlias = "tuple[Update, str, asyncio.Future[TelegramMethod[Any] | None]
 
 
 class Admission(enum.Enum):
-    """What ``put`` did with an update."""
+    """What ``submit`` (or ``put``) did with an update."""
 
     ACCEPTED = "accepted"  # taken: it will be handled (acknowledge it)
     DUPLICATE = "duplicate"  # a redelivery of an update already taken (acknowledge it)
@@ -228,7 +228,7 @@ class UpdateProcessor:
             queue.append(job)
 
     async def wait_for_room(self) -> int:
-        """Wait until ``put`` would take an update (or the processor is closed); the room."""
+        """Wait until ``submit`` would take an update (or the processor is closed); the room."""
         while self.in_flight >= self.max_in_flight and not self._closed:
             if self._room is None or self._room.done():
                 self._room = asyncio.get_running_loop().create_future()
