@@ -192,6 +192,7 @@ def test_bar_verdicts() -> None:
     assert _verdicts(aiogram + floor + tgfast) == [True, True, True, True, True]
     cpu_bars = report.bars(aiogram + floor + tgfast)[1:3]
     assert "over 1000/s" in cpu_bars[0].result and "over 200, 400/s" in cpu_bars[1].result
+    assert "the floor / aiogram 0.17" in cpu_bars[1].result  # 0.15 / 0.9
     assert report.ceiling(aiogram, "aiogram", "webhook", 100.0).rate == 400
     assert report.ceiling(tgfast, "tgfast", "webhook", 50.0).first_fail == 2000
 
