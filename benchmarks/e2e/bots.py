@@ -9,6 +9,7 @@ thread, plus any child process), so nothing inside the bot has to cooperate.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import signal
@@ -119,6 +120,21 @@ def tgfast_build(launch: Launch) -> dict[str, object]:
         return {"error": (done.stderr.strip().splitlines() or ["probe failed"])[-1]}
 
 
+_LIVE: set[subprocess.Popen[bytes]] = set()
+
+
+def kill_all() -> None:
+    """Kill every bot still running (the runner is exiting early)."""
+    for proc in list(_LIVE):
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    _LIVE.clear()
+
+
+atexit.register(kill_all)
+
+
 class BotProcess:
     """A running bot: start pinned, read its CPU time, stop it."""
 
@@ -131,6 +147,7 @@ class BotProcess:
             cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=self._log_file,
             stderr=subprocess.STDOUT,
         )  # fmt: skip
+        _LIVE.add(self.proc)
         if cpu is not None:  # children it starts later inherit the mask
             os.sched_setaffinity(self.proc.pid, {cpu})
 
@@ -168,6 +185,7 @@ class BotProcess:
             if self.alive():
                 self.proc.kill()
             self.proc.wait()
+        _LIVE.discard(self.proc)
         self._log_file.close()
         return self.proc.returncode
 

@@ -42,6 +42,7 @@ import json  # noqa: E402
 import math  # noqa: E402
 import os  # noqa: E402
 import platform  # noqa: E402
+import signal  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
@@ -57,7 +58,7 @@ if str(HERE) not in sys.path:
 
 import report  # noqa: E402
 from bots import PAIRS, BotProcess, Launch, command, core_busy_seconds, environment  # noqa: E402
-from bots import tgfast_build  # noqa: E402
+from bots import kill_all, tgfast_build  # noqa: E402
 from loadgen import WebhookPoster, pace  # noqa: E402
 from record import Tracker, percentile  # noqa: E402
 from report import RunResult  # noqa: E402
@@ -602,8 +603,14 @@ def _loop_runner() -> Callable[..., object]:
     return uvloop.run
 
 
+def _on_sigterm(signum: int, frame: object) -> None:
+    kill_all()  # no bot outlives the runner
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     args, settings = parse_args(argv)
+    signal.signal(signal.SIGTERM, _on_sigterm)
     launch = Launch(0, "", TOKEN, SECRET, WEBHOOK_PATH, settings.loop, settings.tgfast_path)
     build = tgfast_build(launch)
     cpus = pin_cores(settings.pin)
