@@ -80,7 +80,8 @@ def check_every_update_echoed(
         assert r["acked_lost"] == 0 and r["late"] == 0, where
         assert r["duplicates"] == 0 and r["wrong_chat"] == 0 and r["stray"] == 0, where
         assert r["bad_requests"] == 0 and r["errors"] == 0, where
-        assert r["cpu_per_update_ms"] > 0, where
+        # measured (10 ms clock ticks: at 40 updates it may round down to 0)
+        assert r["cpu_per_update_ms"] is not None and r["cpu_per_update_ms"] >= 0, where
         assert 10.0 <= r["p50_ms"] <= r["p99_ms"] <= r["max_ms"], where  # the handler sleeps 10 ms
     rows = report.parse_table(markdown)
     assert {(row["contender"], row["rate/s"]) for row in rows} == {
