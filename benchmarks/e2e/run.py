@@ -1,6 +1,6 @@
 """End-to-end benchmark of issue #6: an echo bot under an open-loop update load.
 
-    python benchmarks/e2e/run.py                 # full sweep (12-20 min on 2 cores)
+    python benchmarks/e2e/run.py                 # full sweep (8-20 min on 2 cores)
     python benchmarks/e2e/run.py --quick         # 5 rates, 2 s each (about 3 min)
     python benchmarks/e2e/run.py --rates 500,1000 --duration 3 --contender tgfast
     python benchmarks/e2e/run.py --json out.json --tgfast-path /path/to/tgfast/build
