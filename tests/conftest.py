@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
 
@@ -19,6 +20,7 @@ from implementations import (
 )
 
 import tgfast
+from tgfast.testing import FakeTelegram
 
 # Hypothesis keeps caches in a directory of its own: keep it inside tests/
 # (ignored by git), and keep no example database at all; a failure prints its
@@ -86,3 +88,11 @@ def decoder(request: pytest.FixtureRequest) -> ModuleType:
     """A decoder module: ``tgfast._speedups._decode`` (``c``) or ``_decode_py`` (``py``)."""
     module: ModuleType = request.param
     return module
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    """A FakeTelegram for the test, which must end with nothing gone wrong inside it."""
+    async with FakeTelegram() as fake:
+        yield fake
+        assert fake.errors == []

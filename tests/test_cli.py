@@ -7,7 +7,6 @@ import re
 import signal
 import socket
 import textwrap
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -46,13 +45,6 @@ not_a_dispatcher = 42
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
 _FAKE_FEED = re.compile(r"feed it: .* (http://\S+)/fake/updates")
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
 
 
 @pytest.fixture

@@ -3,21 +3,12 @@ each step decided by the state the dispatcher's storage kept for that user."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 
-import pytest
 from server_support import ROOT, make_bot, message
 
 from tgfast.server import WebhookServer
 from tgfast.server.loader import load_dispatcher
 from tgfast.testing import FakeTelegram
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
 
 
 async def test_form_bot(fake: FakeTelegram) -> None:

@@ -48,13 +48,6 @@ class Conversation:
         ]
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
-
-
 def example(name: str) -> Dispatcher:
     return load_dispatcher(f"{ROOT / 'examples' / name}:dp")
 

@@ -71,13 +71,6 @@ class Api:
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
-
-
-@pytest.fixture
 async def api(fake: FakeTelegram) -> AsyncIterator[Api]:
     async with aiohttp.ClientSession() as http:
         yield Api(fake, http)

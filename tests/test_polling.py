@@ -21,13 +21,6 @@ FAST = Backoff(min_delay=0.01, max_delay=0.04)
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
-
-
-@pytest.fixture
 async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
     async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=NO_RETRY) as bot:
         yield bot

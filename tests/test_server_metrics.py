@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
@@ -41,13 +40,6 @@ def parse(text: str) -> dict[str, float]:
         assert family in types, f"{name} has no TYPE"
         samples[name + (match.group(2) or "")] = float(match.group(3))
     return samples
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
 
 
 async def test_the_bot_reports_every_attempt_to_its_observer(fake: FakeTelegram) -> None:

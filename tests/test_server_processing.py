@@ -18,13 +18,6 @@ from tgfast.types import Message, Update
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
-
-
-@pytest.fixture
 async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
     async with make_bot(fake) as bot:
         yield bot

@@ -7,7 +7,6 @@ import re
 import signal
 import sys
 import textwrap
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -20,13 +19,6 @@ from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
 SECRET = "drain-test"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
 
 
 async def burst(

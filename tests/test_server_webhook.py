@@ -21,13 +21,6 @@ SECRET = "s3cret-Token_1"
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    async with FakeTelegram() as fake:
-        yield fake
-        assert fake.errors == []
-
-
-@pytest.fixture
 async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
     async with make_bot(fake) as bot:
         yield bot
