@@ -238,6 +238,19 @@ async def _passes(tuple filters, event, dict data):
     return data
 
 
+cdef object _sync_passes(tuple filters, event, dict data):
+    """``_passes`` for filters known to be sync: called inline, no coroutine."""
+    cdef Call f
+    for f in filters:
+        result = _invoke(f, event, data)
+        if type(result) is dict:
+            if result:
+                data = _merged(data, <dict>result)
+        elif not result:
+            return None
+    return data
+
+
 async def _handle(Entry entry, Py_ssize_t index, event, dict data):
     if index == len(entry.inner):
         result = _invoke(entry, event, data)
@@ -336,7 +349,6 @@ async def _route(Node node, event, dict data, bot, bint outer_done=False, Py_ssi
     cdef Entry entry
     cdef _Cut cut
     cdef tuple items
-    cdef bint failed
     cdef Py_ssize_t pos
     if node.outer and not outer_done:
         return await _outer(node, 0, bot, event, data)
@@ -370,18 +382,8 @@ async def _route(Node node, event, dict data, bot, bint outer_done=False, Py_ssi
                 if entry.inject_command:
                     passed = _merged(data, {"command": parsed})
         if entry.filters:
-            failed = False
-            for f in entry.filters:
-                result = _invoke(f, event, passed)
-                if f.is_async:
-                    result = await result
-                if type(result) is dict:
-                    if result:
-                        passed = _merged(passed, <dict>result)
-                elif not result:
-                    failed = True
-                    break
-            if failed:
+            passed = await _passes(entry.filters, event, passed)
+            if passed is None:
                 continue
         try:
             return await _handle(entry, 0, event, passed)
@@ -611,7 +613,6 @@ cdef class _Feed(_Cut):
         cdef _Cut cut = None
         cdef tuple items
         cdef Py_ssize_t pos
-        cdef bint failed
         event = self.event
         data = self.data
         self.pos = 0
@@ -620,14 +621,10 @@ cdef class _Feed(_Cut):
                 self.base = data
                 self.pos = -2  # _route runs the node's filters itself
                 return None
-        for f in node.filters:
-            result = _invoke(f, event, data)
-            if type(result) is dict:
-                if result:
-                    data = _merged(data, <dict>result)
-            elif not result:
-                self.pos = -1
-                return None
+        data = _sync_passes(node.filters, event, data)
+        if data is None:
+            self.pos = -1
+            return None
         self.base = data
         if _fill(self, node, event):  # the cut is kept in this object's own fields
             cut = self
@@ -647,18 +644,12 @@ cdef class _Feed(_Cut):
                 passed = _command_passes(entry, cut, data)
                 if passed is None:
                     continue
-            failed = False
-            for f in entry.filters:
-                result = _invoke(f, event, passed)
-                if type(result) is dict:
-                    if result:
-                        passed = _merged(passed, <dict>result)
-                elif not result:
-                    failed = True
-                    break
-            if not failed:
-                self.passed = passed
-                return entry
+            if entry.filters:
+                passed = _sync_passes(entry.filters, event, passed)
+                if passed is None:
+                    continue
+            self.passed = passed
+            return entry
         self.pos = -1
         return None
 

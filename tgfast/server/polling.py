@@ -106,8 +106,6 @@ class Poller:
             seen=seen, metrics=metrics,
         )  # fmt: skip
         self.metrics = self.processor.metrics
-        if bot.on_api_call is None:
-            bot.on_api_call = self.metrics.api_call
         self.offset: int | None = None
         """The next update id to ask for: every update before it was handed over."""
         self._stopping = asyncio.Event()

@@ -111,6 +111,8 @@ class UpdateProcessor:
         self.max_in_flight = max_in_flight
         self.seen: SeenUpdates | None = MemorySeenUpdates() if seen == "memory" else seen
         self.metrics = metrics if metrics is not None else Metrics()
+        if bot.on_api_call is None:  # API calls by method and status, unless watched already
+            bot.on_api_call = self.metrics.api_call
         self.in_flight = 0
         """Updates taken and not yet finished: queued, running, or sending their reply."""
         self._feed = dispatcher.feed_update
@@ -157,17 +159,12 @@ class UpdateProcessor:
         can go out as a webhook reply, else ``None``; cancel it to have the method
         sent by a normal call instead.
         """
-        if self._closed:
-            self.metrics.rejected[Rejected.DRAINING] += 1
-            return Admission.CLOSED
-        if self.in_flight >= self.max_in_flight:
-            self.metrics.rejected[Rejected.OVERLOADED] += 1
-            return Admission.FULL
         seen = self.seen
         if seen is None:
-            self.in_flight += 1
-            self._enqueue(update, waiter)
-            return Admission.ACCEPTED
+            return self.put(update, waiter)
+        refused = self._refusal()
+        if refused is not None:
+            return refused
         self.in_flight += 1  # the slot is held while the claim is out
         update_id = update.update_id
         try:
@@ -194,15 +191,22 @@ class UpdateProcessor:
         waiter: asyncio.Future[TelegramMethod[Any] | None] | None = None,
     ) -> Admission:
         """``submit`` without dedup, synchronously: ``ACCEPTED``, ``FULL`` or ``CLOSED``."""
+        refused = self._refusal()
+        if refused is not None:
+            return refused
+        self.in_flight += 1
+        self._enqueue(update, waiter)
+        return Admission.ACCEPTED
+
+    def _refusal(self) -> Admission | None:
+        """``CLOSED`` while draining, ``FULL`` at the bound (counted), else None."""
         if self._closed:
             self.metrics.rejected[Rejected.DRAINING] += 1
             return Admission.CLOSED
         if self.in_flight >= self.max_in_flight:
             self.metrics.rejected[Rejected.OVERLOADED] += 1
             return Admission.FULL
-        self.in_flight += 1
-        self._enqueue(update, waiter)
-        return Admission.ACCEPTED
+        return None
 
     def _enqueue(
         self, update: Update, waiter: asyncio.Future[TelegramMethod[Any] | None] | None

@@ -106,8 +106,6 @@ class WebhookServer:
             seen=seen, metrics=metrics,
         )  # fmt: skip
         self.metrics = self.processor.metrics
-        if bot.on_api_call is None:
-            bot.on_api_call = self.metrics.api_call
         self.secret_token = secret_token
         self._secret = None if secret_token is None else secret_token.encode()
         self._access_log = access_log
