@@ -11,8 +11,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# the FSM, rate limiter and seen-updates tests run against a real redis-server
-command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; }
+# the FSM, rate limiter and seen-updates tests run against a real redis-server, the
+# scale-out tests behind a real nginx
+missing=()
+command -v redis-server >/dev/null || missing+=(redis-server)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update -qq && apt-get install -y -qq "${missing[@]}"
+fi
 
 PYTHON=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
