@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Self
 
 __all__ = ["NGINX", "Nginx", "nginx_config"]
 
@@ -97,7 +98,9 @@ def _free_port() -> int:
 class Nginx:
     """One nginx process in front of ``upstreams`` (ports on 127.0.0.1)."""
 
-    def __init__(self, upstreams: Sequence[int], port: int | None = None, **options: object) -> None:
+    def __init__(
+        self, upstreams: Sequence[int], port: int | None = None, **options: object
+    ) -> None:
         if NGINX is None:
             raise RuntimeError(
                 "nginx is not installed (scripts/test.sh installs it: apt-get install nginx)"
@@ -138,9 +141,11 @@ class Nginx:
             except OSError:
                 pass
             if self.process.poll() is not None or time.monotonic() > deadline:
-                stderr = self.process.stderr.read().decode(errors="replace") if (
-                    self.process.poll() is not None and self.process.stderr
-                ) else ""
+                stderr = (
+                    self.process.stderr.read().decode(errors="replace")
+                    if (self.process.poll() is not None and self.process.stderr)
+                    else ""
+                )
                 self.kill()
                 raise RuntimeError(
                     f"nginx on port {self.port} did not start:\n{stderr}{self.error_log[-2000:]}"
@@ -172,7 +177,7 @@ class Nginx:
         self.kill()
         shutil.rmtree(self.directory, ignore_errors=True)
 
-    def __enter__(self) -> Nginx:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
