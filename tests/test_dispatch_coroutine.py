@@ -170,6 +170,27 @@ async def test_current_bot_is_set_while_handling_and_restored(bot: Bot) -> None:
         current_bot.reset(token)
 
 
+async def test_current_bot_already_this_bot_is_left_alone(bot: Bot) -> None:
+    """A serving task sets current_bot once; feeding then neither sets nor restores it,
+    and another bot's update still gets its own bot and gives the first one back."""
+    dp = Dispatcher()
+
+    @dp.message()
+    async def which(message: Message) -> Any:
+        return current_bot.get()
+
+    other = Bot("43:other-token", rate_limiter=None)
+    token = current_bot.set(bot)
+    try:
+        assert await dp.feed_update(bot, update("x")) is bot
+        assert current_bot.get() is bot
+        assert await dp.feed_update(other, update("y", 2)) is other
+        assert current_bot.get() is bot
+    finally:
+        current_bot.reset(token)
+        await other.close()
+
+
 async def test_skip_handler_goes_on_with_the_next_match(bot: Bot) -> None:
     dp = Dispatcher()
     child = dp.include_router(Router())

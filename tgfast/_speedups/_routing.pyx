@@ -8,7 +8,7 @@ an update to its handler is two coroutines (``feed_update`` and the node's) besi
 handler's own. ``_routing_py`` is the reference for every behaviour.
 """
 
-from cpython.contextvars cimport PyContextVar_Reset, PyContextVar_Set
+from cpython.contextvars cimport PyContextVar_Reset, PyContextVar_Set, get_value
 from cpython.dict cimport PyDict_Copy, PyDict_GetItem
 from cpython.object cimport PyObject
 
@@ -476,7 +476,7 @@ cdef class _Feed(_Cut):
     coroutine directly, so no coroutine of ours runs in between. Anything else
     (middlewares, async filters, a mention to check, ``SkipHandler``, an error) goes on
     in the ``async def`` functions above. Behaves as an ``async def`` would: nothing
-    happens until it is first awaited, and ``current_bot`` is set while it runs. It is
+    happens until it is first awaited, and ``current_bot`` is this bot while it runs. It is
     a ``_Cut`` so that cutting the command costs no object of its own.
     """
 
@@ -574,7 +574,8 @@ cdef class _Feed(_Cut):
             else:
                 event._bot = self.bot
         self.data = table.data(kind, self.bot, update, event, self.kwargs) if kind.needs_data else _EMPTY
-        self.token = PyContextVar_Set(table.current_bot, self.bot)
+        if get_value(table.current_bot) is not self.bot:  # a serving task sets it once
+            self.token = PyContextVar_Set(table.current_bot, self.bot)
         self.state = _ROUTE
         try:
             if table.update_outer:

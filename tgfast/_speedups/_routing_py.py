@@ -328,7 +328,8 @@ class DispatchCore:
         if kind.bindable:
             event._bot = bot
         data = table.data(kind, bot, update, event, kwargs) if kind.needs_data else _EMPTY
-        token = table.current_bot.set(bot)
+        # a serving task sets current_bot once: then there is nothing to set nor restore
+        token = None if table.current_bot.get() is bot else table.current_bot.set(bot)
         try:
             if table.update_outer:
                 return await _update_outer(table, kind, 0, bot, update, data)
@@ -338,7 +339,8 @@ class DispatchCore:
                 data = table.data(kind, bot, update, event, kwargs)
             return await _on_error(table, update, exc, data, bot)
         finally:
-            table.current_bot.reset(token)
+            if token is not None:
+                table.current_bot.reset(token)
 
     async def feed_raw_update(self, bot: Any, data: bytes | str, **kwargs: Any) -> Any:
         """Decode a webhook body or one ``getUpdates`` item and handle it.

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from ..client.encoding import prepare
 from ..dispatcher import FAILED, UNHANDLED
 from ..methods.base import TelegramMethod
+from ..types.binding import current_bot
 from .keys import update_key
 from .metrics import Metrics, Rejected
 from .seen import MemorySeenUpdates, SeenUpdates
@@ -251,6 +252,9 @@ class UpdateProcessor:
 
     async def _process(self, job: _Job) -> None:
         update, kind, waiter = job
+        if current_bot.get() is not self.bot:
+            # always in a task of ours (own context): set once, feed_update then skips it
+            current_bot.set(self.bot)
         try:
             started = _perf()
             try:
