@@ -112,6 +112,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     webhook.add_argument("--max-body-size", type=_positive, default=DEFAULT_MAX_BODY_SIZE,
                          help="bytes (default: %(default)s)")  # fmt: skip
+    webhook.add_argument("--trusted-proxy", action="append", type=_networks,
+                         metavar="ADDR_OR_CIDR", help="a balancer whose X-Forwarded-For is "
+                         "believed (repeatable; default: $TGFAST_TRUSTED_PROXIES, "
+                         "comma-separated; none)")  # fmt: skip
+    webhook.add_argument("--allow-ip", action="append", type=_allowed_networks,
+                         metavar="CIDR|telegram", help="take updates only from these clients "
+                         "(their real address; repeatable; telegram: Telegram's webhook "
+                         "networks); others get 403 (default: any)")  # fmt: skip
     webhook.set_defaults(handler=_cmd_webhook)
 
     polling = commands.add_parser("polling", parents=[serving, api], help="long polling",
@@ -186,6 +194,8 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
         "concurrency": args.concurrency,
         "max_in_flight": args.max_in_flight,
         "access_log": logging.getLogger("aiohttp.access") if args.log_level == "debug" else None,
+        "trusted_proxies": _trusted_proxies(args),
+        "allowed_ips": None if args.allow_ip is None else [n for ns in args.allow_ip for n in ns],
     }
     if args.fake:
         return run(_webhook_fake(args, dp, options), use_uvloop=args.uvloop)
@@ -366,3 +376,26 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _networks(text: str, presets: bool = False) -> tuple[Any, ...]:
+    from .server.addresses import parse_networks
+
+    try:
+        return parse_networks(text, presets=presets)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _allowed_networks(text: str) -> tuple[Any, ...]:
+    return _networks(text, presets=True)
+
+
+def _trusted_proxies(args: argparse.Namespace) -> list[Any]:
+    if args.trusted_proxy is not None:
+        return [network for networks in args.trusted_proxy for network in networks]
+    text = os.environ.get("TGFAST_TRUSTED_PROXIES", "").strip()
+    try:
+        return list(_networks(text)) if text else []
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"$TGFAST_TRUSTED_PROXIES: {exc}") from None

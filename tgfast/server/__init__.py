@@ -11,6 +11,7 @@ drops redeliveries (``SeenUpdates``); ``WebhookServer`` and ``Poller`` feed it;
 
 from __future__ import annotations
 
+from .addresses import TELEGRAM_NETWORKS, AddressPolicy
 from .keys import update_key
 from .metrics import Metrics, Rejected
 from .polling import DEFAULT_POLL_TIMEOUT, Backoff, Poller
@@ -38,6 +39,8 @@ __all__ = [
     "DEFAULT_REPLY_TIMEOUT",
     "DEFAULT_SEEN_SIZE",
     "SECRET_HEADER",
+    "TELEGRAM_NETWORKS",
+    "AddressPolicy",
     "Admission",
     "Backoff",
     "Concurrency",

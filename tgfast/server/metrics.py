@@ -23,6 +23,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 class Rejected:
     """Why a request or an update was not taken: the ``reason`` label of ``rejected``."""
 
+    FORBIDDEN_IP = "forbidden_ip"  # 403: the client is not in the IP allow-list
     SECRET = "secret"  # 403: missing or wrong X-Telegram-Bot-Api-Secret-Token
     METHOD = "method"  # 405: not a POST
     PATH = "path"  # 404: nothing there

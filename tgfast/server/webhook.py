@@ -7,7 +7,8 @@ reply mode the request waits for the handler and answers with the method object 
 returned, so that Telegram performs the call; a handler slower than ``reply_timeout``
 gets an empty 200 and its method is sent by a normal call when it is done.
 
-What is refused, and why Telegram behaves well with it: 403 for a wrong secret, 413
+What is refused, and why Telegram behaves well with it: 403 for a client outside
+``allowed_ips`` (its real address: see ``addresses``) or a wrong secret, 413
 for a body over ``max_body_size``, 400 for a body that is not an update (logged with
 the reason), 405/404 for a wrong method/path, and 503 with ``Retry-After`` while the
 processor is full or draining: Telegram delivers that update again later.
@@ -20,12 +21,14 @@ import hmac
 import logging
 import re
 import socket
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from aiohttp import web
 
 from ..client.encoding import dumps
 from ..decoding import decode_update
+from .addresses import AddressPolicy, IPNetwork
 from .metrics import CONTENT_TYPE, Metrics, Rejected
 from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
 from .seen import SeenUpdates
@@ -65,7 +68,10 @@ class WebhookServer:
     """Serve ``dispatcher`` for ``bot`` at ``path``; see the module docstring.
 
     ``processor`` (or the processing options, used to make one) decides ordering,
-    bounds and dedup. ``start`` listens; ``drain`` refuses new updates with 503 and
+    bounds and dedup. ``allowed_ips`` (networks; ``TELEGRAM_NETWORKS``) restricts
+    the update path to those clients, told by ``X-Forwarded-For`` when the peer is
+    one of ``trusted_proxies``; the health and metrics paths stay open to the
+    balancer. ``start`` listens; ``drain`` refuses new updates with 503 and
     waits for the ones taken; ``stop`` closes the listener; ``abort`` drops what is
     in flight. ``app`` is the aiohttp application, to mount or to extend.
     """
@@ -89,6 +95,8 @@ class WebhookServer:
         health_paths: bool = True,
         metrics_path: str | None = "/metrics",
         access_log: logging.Logger | None = None,
+        trusted_proxies: Iterable[str | IPNetwork] = (),
+        allowed_ips: Iterable[str | IPNetwork] | None = None,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError(f"path must start with '/', got {path!r}")
@@ -109,6 +117,10 @@ class WebhookServer:
         self.secret_token = secret_token
         self._secret = None if secret_token is None else secret_token.encode()
         self._access_log = access_log
+        self.addresses = AddressPolicy(trusted_proxies, allowed_ips)
+        """Who a request's client is (``client_of``) and the allow-list."""
+        self._allows = None if allowed_ips is None else self.addresses.allows_request
+        self._forbidden_logged = False
         self._runner: web.AppRunner | None = None
         self._listening = False
         self.url: str | None = None
@@ -126,6 +138,9 @@ class WebhookServer:
 
     async def _on_update(self, request: web.Request) -> web.StreamResponse:
         rejected = self.metrics.rejected
+        allows = self._allows
+        if allows is not None and not allows(request):
+            return self._forbidden(request)
         if request.method != "POST":
             rejected[Rejected.METHOD] += 1
             return web.Response(status=405, headers={"Allow": "POST"})
@@ -176,6 +191,15 @@ class WebhookServer:
             return web.Response()
         reply = dumps(method.as_webhook_reply(self.bot.defaults))
         return web.Response(body=reply, content_type="application/json")
+
+    def _forbidden(self, request: web.Request) -> web.Response:
+        self.metrics.rejected[Rejected.FORBIDDEN_IP] += 1
+        if not self._forbidden_logged:  # once: a missing --trusted-proxy refuses everything
+            self._forbidden_logged = True
+            log.warning("webhook: refused a request from %s (peer %s), not in allowed_ips; "
+                        "further refusals are only counted in /metrics",
+                        self.addresses.client_of(request), request.remote)  # fmt: skip
+        return web.Response(status=403)
 
     def _unavailable(self) -> web.Response:
         return web.Response(status=503, headers={"Retry-After": self.retry_after})
