@@ -160,7 +160,7 @@ class BotProcess:
 
     def cpu_seconds(self) -> float:
         """utime + stime of the bot and its live descendants, in seconds."""
-        return sum(_proc_cpu(pid) for pid in _tree(self.proc.pid))
+        return proc_tree_cpu(self.proc.pid)
 
     def log_tail(self, lines: int = 15) -> str:
         if not self._log_file.closed:
@@ -204,6 +204,11 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
+def proc_tree_cpu(pid: int) -> float:
+    """utime + stime of a process and its live descendants, in seconds."""
+    return sum(_proc_cpu(p) for p in _tree(pid))
+
+
 def _proc_cpu(pid: int) -> float:
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
@@ -217,15 +222,17 @@ def _proc_cpu(pid: int) -> float:
 def core_busy_seconds(cpu: int | None) -> float | None:
     """Seconds one CPU has run processes since boot (user, nice, system, steal), /proc/stat.
 
-    Interrupt and softirq time is left out: loopback TCP is processed there, much of it
-    this benchmark's own traffic, which is not what "other processes" should show.
+    ``cpu`` -1: every CPU of the machine together.  Interrupt and softirq time is left
+    out: loopback TCP is processed there, much of it this benchmark's own traffic, which
+    is not what "other processes" should show.
     """
     if cpu is None:
         return None
+    prefix = "cpu " if cpu < 0 else f"cpu{cpu} "
     try:
         with open("/proc/stat", encoding="ascii") as f:
             for line in f:
-                if line.startswith(f"cpu{cpu} "):
+                if line.startswith(prefix):
                     v = [int(x) for x in line.split()[1:9]]
                     return (v[0] + v[1] + v[2] + v[7]) / CLK_TCK
     except (OSError, ValueError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from bots import PAIRS
@@ -56,6 +56,13 @@ class RunResult:
     last_error: str = ""  # the latest unexpected webhook answer, if any
     tries: int = 1  # runs made (a run disturbed by other processes is repeated)
     error: str = ""  # the run could not be measured (bot did not start, ...)
+    # Scale-out mode (issue #7): through a balancer, over several workers.
+    balancer: str = ""  # "nginx", or "" when the generator posts to the bot directly
+    workers: int = 1
+    deployment: str = ""  # how the workers ran: "2 processes", "supervisor of 2"
+    nginx_cpu_pct: float = math.nan  # nginx (master + worker) while sending, % of one core
+    nginx_cpu_per_update_ms: float = math.nan  # nginx CPU over the run / updates echoed
+    worker_share: list[float] = field(default_factory=list)  # % of the workers' CPU, each
 
     @property
     def loss(self) -> float:
@@ -105,10 +112,15 @@ class Ceiling:
         return f"≥ {self.rate:g}/s (top of the sweep)" if self.top else f"{self.rate:g}/s"
 
 
-def ceiling(results: list[RunResult], contender: str, mode: str, p99_ms: float) -> Ceiling:
+def ceiling(
+    results: list[RunResult], contender: str, mode: str, p99_ms: float, *,
+    balancer: str = "", workers: int = 1,
+) -> Ceiling:  # fmt: skip
     runs = sorted(
-        (r for r in results if r.contender == contender and r.mode == mode), key=lambda r: r.rate
-    )
+        (r for r in results if r.contender == contender and r.mode == mode
+         and r.balancer == balancer and r.workers == workers),
+        key=lambda r: r.rate,
+    )  # fmt: skip
     best: float | None = None
     for r in runs:
         if not r.holds(p99_ms):
@@ -176,7 +188,8 @@ def _row(r: RunResult) -> list[str]:
 def results_table(results: list[RunResult], mode: str) -> str:
     order = {name: k for k, (name, _) in enumerate(p for p in PAIRS if p[1] == mode)}
     rows = sorted(
-        (r for r in results if r.mode == mode), key=lambda r: (r.rate, order.get(r.contender, 9))
+        (r for r in results if r.mode == mode),
+        key=lambda r: (r.rate, order.get(r.contender, 9)),
     )
     return md_table(TABLE_HEADER, [_row(r) for r in rows])
 
@@ -192,7 +205,10 @@ def parse_table(markdown: str) -> list[dict[str, str]]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if header is None:
             header = cells
-        elif not all(set(c) <= set(":-") for c in cells) and header == TABLE_HEADER:
+        elif not all(set(c) <= set(":-") for c in cells) and header in (
+            TABLE_HEADER,
+            SCALE_HEADER,
+        ):
             out.append(dict(zip(header, cells, strict=True)))
     return out
 
@@ -350,3 +366,118 @@ def bars_table(results: list[RunResult]) -> str:
     lines = ["| bar | result | met |", "|:---|:---|---:|"]
     lines += [f"| {b.what} | {b.result} | {b.verdict} |" for b in bars(results)]
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# scale-out through a balancer (issue #7)
+# --------------------------------------------------------------------------
+
+SCALE_HEADER = [
+    "rate/s", "contender", "workers", "sent", "echoed", "loss", "p50", "p99", "max",
+    "bot CPU", "CPU/update", "nginx CPU", "nginx/update", "refused", "retries", "acked lost",
+]  # fmt: skip
+
+
+def _ms(v: float) -> str:
+    return f"{v:.3f} ms" if math.isfinite(v) else "—"
+
+
+def _scale_row(r: RunResult) -> list[str]:
+    if r.error:
+        return [f"{r.rate:g}", r.contender, str(r.workers), *["—"] * 12,
+                f"error: {r.error[:60]}"]  # fmt: skip
+    row = _row(r)
+    return [*row[:2], str(r.workers), *row[2:10], fmt_pct(r.nginx_cpu_pct),
+            _ms(r.nginx_cpu_per_update_ms), *row[10:]]  # fmt: skip
+
+
+def _order(name: str) -> int:
+    return {n: k for k, (n, m) in enumerate(p for p in PAIRS if p[1] == "webhook")}.get(name, 9)
+
+
+def scale_table(results: list[RunResult]) -> str:
+    rows = sorted(results, key=lambda r: (r.rate, _order(r.contender), r.workers))
+    return md_table(SCALE_HEADER, [_scale_row(r) for r in rows])
+
+
+def _variants(results: list[RunResult]) -> list[tuple[str, int]]:
+    return sorted({(r.contender, r.workers) for r in results},
+                  key=lambda v: (_order(v[0]), v[1]))  # fmt: skip
+
+
+def own_bar(contender: str) -> float:
+    """The p99 a contender is judged by: issue #6 holds aiogram to 100 ms, the rest to 50."""
+    return AIOGRAM_P99_MS if contender == "aiogram" else TGFAST_P99_MS
+
+
+def scale_ceilings_table(results: list[RunResult]) -> str:
+    rows = []
+    for name, workers in _variants(results):
+        c50, c100 = (ceiling(results, name, "webhook", p99, balancer="nginx", workers=workers)
+                     for p99 in (TGFAST_P99_MS, AIOGRAM_P99_MS))  # fmt: skip
+        one = ceiling(results, name, "webhook", own_bar(name), balancer="nginx", workers=1)
+        own = c100 if own_bar(name) == AIOGRAM_P99_MS else c50
+        gain = (f"{own.rate / one.rate:.2f}×" if workers > 1 and own.rate and one.rate
+                else "—")  # fmt: skip
+        rows.append([name, str(workers), str(c50), str(c100), gain])
+    return md_table(
+        ["contender", "workers", f"0 % loss, p99 < {TGFAST_P99_MS:g} ms",
+         f"0 % loss, p99 < {AIOGRAM_P99_MS:g} ms", "own bar vs 1 worker"],
+        rows,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class WorkerCost:
+    """CPU per update of one contender's workers at their highest rate held (own p99 bar)."""
+
+    contender: str
+    workers: int
+    rate: float | None
+    worker_ms: float  # all workers (+ supervisor) / updates echoed
+    nginx_ms: float
+    busy_pct: float  # the workers' CPU while sending, % of one core
+
+
+def worker_costs(results: list[RunResult]) -> list[WorkerCost]:
+    out = []
+    for name, workers in _variants(results):
+        c = ceiling(results, name, "webhook", own_bar(name), balancer="nginx", workers=workers)
+        run = next((r for r in results if (r.contender, r.workers, r.rate) == (name, workers,
+                    c.rate) and r.balancer == "nginx"), None)  # fmt: skip
+        if run is None:
+            out.append(WorkerCost(name, workers, None, math.nan, math.nan, math.nan))
+        else:
+            out.append(WorkerCost(name, workers, run.rate, run.cpu_per_update_ms,
+                                  run.nginx_cpu_per_update_ms, run.cpu_pct))  # fmt: skip
+    return out
+
+
+def estimate(cost: WorkerCost, cores: float, busy: float, redis_ms: float) -> float:
+    """Updates/s a ``cores``-core machine would hold: every core ``busy`` (0–1) busy, each
+    update costing the workers', nginx's and Redis's CPU.  An estimate, nothing measured."""
+    per = cost.worker_ms + cost.nginx_ms + redis_ms
+    return cores * busy * 1000 / per if per > 0 and math.isfinite(per) else math.nan
+
+
+def cost_table(results: list[RunResult], cores: float, busy: float, redis_ms: float) -> str:
+    rows = []
+    for c in worker_costs(results):
+        if c.rate is None:
+            rows.append([c.contender, str(c.workers), "held no rate", *["—"] * 5])
+            continue
+        est = estimate(c, cores, busy, redis_ms)
+        per = c.worker_ms + c.nginx_ms + redis_ms
+        rows.append([
+            c.contender, str(c.workers), f"{c.rate:g}/s", _ms(c.worker_ms),
+            fmt_pct(c.busy_pct), _ms(c.nginx_ms),
+            (f"{100 * c.worker_ms / per:.0f} % / {100 * c.nginx_ms / per:.0f} % / "
+             f"{100 * redis_ms / per:.0f} %"),
+            f"≈ {est:,.0f}/s" if math.isfinite(est) else "—",
+        ])  # fmt: skip
+    return md_table(
+        ["contender", "workers", "at (highest rate held, own bar)", "workers CPU/update",
+         "workers busy", "nginx CPU/update", "CPU share workers / nginx / Redis",
+         f"estimate, {cores:g} cores"],
+        rows,
+    )  # fmt: skip

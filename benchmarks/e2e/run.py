@@ -34,36 +34,45 @@ import sys
 
 sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
 
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import contextlib  # noqa: E402
-import datetime  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
-import signal  # noqa: E402
-import socket  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from importlib import metadata  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import asyncio
+import contextlib
+import datetime
+import json
+import math
+import os
+import platform
+import signal
+import socket
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-import report  # noqa: E402
-from bots import PAIRS, BotProcess, Launch, command, core_busy_seconds, environment  # noqa: E402
-from bots import kill_all, tgfast_build  # noqa: E402
-from loadgen import WebhookPoster, pace  # noqa: E402
-from record import Tracker, percentile  # noqa: E402
-from report import RunResult  # noqa: E402
-from sink import Sink  # noqa: E402
-from updates import update_body  # noqa: E402
+import report
+from bots import (
+    PAIRS,
+    BotProcess,
+    Launch,
+    command,
+    core_busy_seconds,
+    environment,
+    kill_all,
+    tgfast_build,
+)
+from fleet import Balancer, Workers, consecutive_ports, supervisor_available
+from loadgen import WebhookPoster, pace
+from record import Tracker, percentile
+from report import RunResult
+from sink import Sink
+from updates import update_body
 
 REPO = HERE.parents[1]
 TOKEN = "123456789:AAE2eBenchmarkTokenForTheSink_0000000"
@@ -71,6 +80,9 @@ SECRET = "e2e-benchmark-secret_1"
 WEBHOOK_PATH = "/webhook"
 FULL_RATES = (200, 400, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
 QUICK_RATES = (200, 700, 1500, 3000, 5000)
+# Through nginx (--nginx): 2 workers x 3 contenders, kept to about 10 minutes.
+NGINX_RATES = (400, 1000, 1500, 2000, 3000, 4000, 5000)
+NGINX_QUICK_RATES = (400, 1500, 3000)
 WARMUP_RATE = 200.0
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
 
@@ -93,6 +105,12 @@ class Settings:
     loop: str
     pairs: list[tuple[str, str]]
     tgfast_path: str
+    nginx: bool = False  # through a real nginx, over each count of ``workers``
+    workers: list[int] = field(default_factory=lambda: [1])
+    supervisor: bool = False  # tgfast's N workers: its --workers supervisor, else N processes
+    cores: float = 16.0  # the estimate: a machine of this many cores ...
+    busy: float = 0.7  # ... each this busy at most ...
+    redis_ms: float = 0.03  # ... and Redis costing this much CPU per update
     tgfast_args: list[str] = field(default_factory=list)
     tries: int = 3  # runs of one (rate, contender, mode) at most, when neighbours disturb it
     noisy: float = 25.0  # % of a core taken by other processes that makes a run disturbed
@@ -110,7 +128,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def wait_ready(bot: BotProcess, mode: str, port: int, sink: Sink, timeout: float) -> None:
+async def wait_ready(bot: Bot, mode: str, port: int, sink: Sink, timeout: float) -> None:
     """Webhook: the port accepts connections.  Polling: the bot called getUpdates."""
     end = time.perf_counter() + timeout
     polls = sink.methods["getupdates"]
@@ -129,7 +147,10 @@ async def wait_ready(bot: BotProcess, mode: str, port: int, sink: Sink, timeout:
     raise RunError(f"bot not ready after {timeout:g} s: {bot.log_tail(8)}")
 
 
-async def wait_until(cond: Callable[[], bool], deadline: float, bot: BotProcess) -> None:
+Bot = BotProcess | Workers
+
+
+async def wait_until(cond: Callable[[], bool], deadline: float, bot: Bot) -> None:
     while not cond() and time.perf_counter() < deadline and bot.alive():
         await asyncio.sleep(0.01)
 
@@ -165,7 +186,7 @@ class Feed:
         self.sink.reset_queue()
 
 
-async def warm_up(feed: Feed, bot: BotProcess, settings: Settings, rate: float) -> None:
+async def warm_up(feed: Feed, bot: Bot, settings: Settings, rate: float) -> None:
     warm_rate = min(WARMUP_RATE, rate)
     tracker = Tracker(max(1, int(warm_rate * settings.warmup)), settings.chats)
     await pace(warm_rate, tracker, feed.emitter(tracker))
@@ -181,30 +202,47 @@ async def warm_up(feed: Feed, bot: BotProcess, settings: Settings, rate: float) 
 
 
 async def measure(
-    sink: Sink, name: str, mode: str, rate: float, settings: Settings, bot_cpu: int | None
-) -> RunResult:
+    sink: Sink, name: str, mode: str, rate: float, settings: Settings, bot_cpu: int | None,
+    workers: int = 1,
+) -> RunResult:  # fmt: skip
     result = RunResult(name, mode, rate, settings.duration)
-    port = free_port() if mode == "webhook" else 0
+    ports = consecutive_ports(workers) if settings.nginx else [free_port()]
+    port = ports[0] if mode == "webhook" else 0
     launch = Launch(
         port=port, api_url=sink.url, token=TOKEN, secret=SECRET, path=WEBHOOK_PATH,
         loop=settings.loop, tgfast_path=settings.tgfast_path,
         tgfast_args=tuple(settings.tgfast_args),
     )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="tgfast-e2e-") as tmp:
-        bot = BotProcess(
-            command(name, mode, launch), environment(name, launch), Path(tmp),
-            Path(tmp) / "bot.log", bot_cpu,
-        )  # fmt: skip
-        feed = Feed(mode, sink, port, settings.connections)
+        bot: Bot
+        balancer: Balancer | None = None
+        if settings.nginx:
+            bot = Workers(name, launch, ports, Path(tmp), settings.supervisor)
+            balancer = Balancer(ports)
+            result.balancer, result.workers = "nginx", workers
+            result.deployment = bot.describe()
+        else:
+            bot = BotProcess(
+                command(name, mode, launch), environment(name, launch), Path(tmp),
+                Path(tmp) / "bot.log", bot_cpu,
+            )  # fmt: skip
+        feed = Feed(mode, sink, balancer.port if balancer else port, settings.connections)
         try:
-            await wait_ready(bot, mode, port, sink, timeout=60)
+            for p in ports if mode == "webhook" else [0]:
+                await wait_ready(bot, mode, p, sink, timeout=60)
+            if balancer is not None:
+                await balancer.start()
             await warm_up(feed, bot, settings, rate)
             await asyncio.sleep(0.2)
-            await _measured_run(feed, bot, settings, rate, bot_cpu, result)
-        except RunError as exc:
+            await _measured_run(feed, bot, settings, rate, bot_cpu, result, balancer)
+        except (RunError, RuntimeError) as exc:
             result.error = " ".join(str(exc).split())
         finally:
             feed.close()
+            if balancer is not None:
+                if result.error:
+                    result.error += f" nginx: {balancer.error_log()}"
+                balancer.close()
             status = await bot.stop()
             if not result.error and status not in (0, -15):
                 result.last_error = f"bot exit status {status}: {bot.log_tail(3)}"
@@ -212,8 +250,8 @@ async def measure(
 
 
 async def _measured_run(
-    feed: Feed, bot: BotProcess, settings: Settings, rate: float, bot_cpu: int | None,
-    result: RunResult,
+    feed: Feed, bot: Bot, settings: Settings, rate: float, bot_cpu: int | None,
+    result: RunResult, balancer: Balancer | None,
 ) -> None:  # fmt: skip
     clock = time.perf_counter
     tracker = Tracker(max(1, round(rate * settings.duration)), settings.chats)
@@ -221,10 +259,12 @@ async def _measured_run(
     emit = feed.emitter(tracker)
     hcore0 = core_busy_seconds(HARNESS_CPU)
     cpu0, core0, harness0 = bot.cpu_seconds(), core_busy_seconds(bot_cpu), time.process_time()
+    lb0, all0 = (balancer.cpu_seconds() if balancer else 0.0), core_busy_seconds(-1)
     wall0 = clock()
     t0 = await pace(rate, tracker, emit)
     send_end = clock()
     cpu1, harness1 = bot.cpu_seconds(), time.process_time()
+    lb1 = balancer.cpu_seconds() if balancer else 0.0
     hcore1 = core_busy_seconds(HARNESS_CPU)
     schedule_end = t0 + (tracker.n - 1) / rate
     deadline = schedule_end + settings.drain
@@ -244,6 +284,11 @@ async def _measured_run(
         await asyncio.sleep(0.05)
     end = clock()
     cpu2, core2 = bot.cpu_seconds(), core_busy_seconds(bot_cpu)
+    lb2, all2 = (balancer.cpu_seconds() if balancer else 0.0), core_busy_seconds(-1)
+    harness2 = time.process_time()
+    if isinstance(bot, Workers):
+        split = bot.per_worker_cpu()
+        result.worker_share = [100 * c / max(1e-9, sum(split)) for c in split]
     if not bot.alive():
         result.error = f"bot exited during the run (status {bot.proc.returncode})"
 
@@ -276,6 +321,15 @@ async def _measured_run(
         )
     if core0 is not None and core2 is not None:
         result.others_pct = max(0.0, 100 * ((core2 - core0) - (cpu2 - cpu0)) / (end - wall0))
+    if balancer is not None:
+        result.nginx_cpu_pct = 100 * (lb1 - lb0) / max(1e-9, send_end - wall0)
+        result.nginx_cpu_per_update_ms = (
+            1000 * (lb2 - lb0) / echoed_total if echoed_total else math.nan
+        )
+        if bot_cpu is None and all0 is not None and all2 is not None:
+            # nothing pinned: what other processes took of the whole machine, in % of a core
+            ours = (cpu2 - cpu0) + (lb2 - lb0) + (harness2 - harness0)
+            result.others_pct = max(0.0, 100 * ((all2 - all0) - ours) / (end - wall0))
     result.stray = feed.sink.stray_echoes - stray0
     result.bad_requests = feed.sink.bad_requests - bad0
     result.api_connections = feed.sink.connections - conns0
@@ -305,7 +359,8 @@ def disturbance(r: RunResult) -> float:
 
 
 def _progress(r: RunResult, took: float) -> str:
-    head = f"[e2e] {r.rate:>6g}/s {r.contender:>7} {r.mode:<7} try {r.tries} "
+    mode = f"nginx×{r.workers}" if r.balancer else r.mode
+    head = f"[e2e] {r.rate:>6g}/s {r.contender:>7} {mode:<7} try {r.tries} "
     if r.error:
         return head + f"ERROR {r.error[:200]} ({took:.1f} s)"
     return head + (
@@ -316,13 +371,14 @@ def _progress(r: RunResult, took: float) -> str:
 
 
 async def measure_quietly(
-    sink: Sink, name: str, mode: str, rate: float, settings: Settings, bot_cpu: int | None
-) -> RunResult:
+    sink: Sink, name: str, mode: str, rate: float, settings: Settings, bot_cpu: int | None,
+    workers: int = 1,
+) -> RunResult:  # fmt: skip
     """Measure; repeat a run that neighbours disturbed, keep the least disturbed one."""
     best: RunResult | None = None
     for attempt in range(1, settings.tries + 1):
         t = time.perf_counter()
-        r = await measure(sink, name, mode, rate, settings, bot_cpu)
+        r = await measure(sink, name, mode, rate, settings, bot_cpu, workers)
         r.tries = attempt
         print(_progress(r, time.perf_counter() - t), file=sys.stderr, flush=True)
         if best is None or (not r.error and (best.error or disturbance(r) < disturbance(best))):
@@ -333,22 +389,29 @@ async def measure_quietly(
     return best
 
 
+def variants(settings: Settings) -> list[tuple[str, str, int]]:
+    """(contender, mode, workers) of every run at one rate."""
+    counts = settings.workers if settings.nginx else [1]
+    return [(name, mode, w) for w in counts for name, mode in settings.pairs]
+
+
 async def sweep(settings: Settings, bot_cpu: int | None) -> list[RunResult]:
     sink = Sink()
     await sink.start()
     results: list[RunResult] = []
-    given_up: set[tuple[str, str]] = set()
+    given_up: set[tuple[str, str, int]] = set()
+    runs = variants(settings)
     try:
         for k, rate in enumerate(settings.rates):
-            shift = k % len(settings.pairs)
+            shift = k % len(runs)
             # The order rotates from rate to rate: noise hits every contender alike.
-            for name, mode in settings.pairs[shift:] + settings.pairs[:shift]:
-                if (name, mode) in given_up:
+            for name, mode, workers in runs[shift:] + runs[:shift]:
+                if (name, mode, workers) in given_up:
                     continue
-                r = await measure_quietly(sink, name, mode, rate, settings, bot_cpu)
+                r = await measure_quietly(sink, name, mode, rate, settings, bot_cpu, workers)
                 results.append(r)
                 if not r.error and r.loss * 100 > settings.give_up_loss:
-                    given_up.add((name, mode))
+                    given_up.add((name, mode, workers))
     finally:
         await sink.close()
     return results
@@ -410,22 +473,27 @@ def render(
     parts = [
         "### End-to-end: echo bot under an open-loop update load (issue #6)",
         "",
-        (f"Settings: rates {', '.join(f'{r:g}' for r in settings.rates)} updates/s, "
-        f"{settings.duration:g} s each; echoes count until {settings.drain:g} s after the last "
-        f"send (extended drain up to {settings.drain_max:g} s to tell late from lost); "
-        f"{settings.connections} webhook connections at most, {settings.chats:,} chats; "
-        f"{pinning}; a fresh bot process per run, warmed up first; floor and aiogram on "
-        f"{settings.loop}, tgfast on its CLI's default loop. The handler sleeps 10 ms, then "
-        "sends the text back. Latency: scheduled send → echo at the sink, over every update "
-        "sent (∞ = not echoed in time). `bot CPU`: % of one core while sending; "
-        "`CPU/update`: bot CPU over the run / updates echoed. `refused`: 503/429 answers "
-        "(retried like Telegram). `acked lost`: acknowledged, never echoed."),
+        (
+            f"Settings: rates {', '.join(f'{r:g}' for r in settings.rates)} updates/s, "
+            f"{settings.duration:g} s each; echoes count until {settings.drain:g} s after the last "
+            f"send (extended drain up to {settings.drain_max:g} s to tell late from lost); "
+            f"{settings.connections} webhook connections at most, {settings.chats:,} chats; "
+            f"{pinning}; a fresh bot process per run, warmed up first; floor and aiogram on "
+            f"{settings.loop}, tgfast on its CLI's default loop. The handler sleeps 10 ms, then "
+            "sends the text back. Latency: scheduled send → echo at the sink, over every update "
+            "sent (∞ = not echoed in time). `bot CPU`: % of one core while sending; "
+            "`CPU/update`: bot CPU over the run / updates echoed. `refused`: 503/429 answers "
+            "(retried like Telegram). `acked lost`: acknowledged, never echoed."
+        ),
     ]
     build_note = describe_tgfast(build)
     if "file" in build:
         build_note += f", imported from `{Path(str(build['file'])).parent}`"
     parts += ["", f"tgfast under test: {build_note}."]
-    for mode, title in (("webhook", "Webhook"), ("polling", "Long polling (getUpdates)")):
+    for mode, title in (
+        ("webhook", "Webhook"),
+        ("polling", "Long polling (getUpdates)"),
+    ):
         if any(r.mode == mode for r in results):
             parts += ["", f"#### {title}", "", report.results_table(results, mode)]
     parts += [
@@ -442,16 +510,89 @@ def render(
     return "\n".join(parts)
 
 
+def render_scale(results: list[RunResult], settings: Settings, build: dict[str, object]) -> str:
+    """Scale-out mode: one table over contenders x workers, ceilings, CPU and the estimate."""
+    deployments = sorted({f"{r.contender} ×{r.workers}: {r.deployment}" for r in results
+                          if r.deployment and r.workers > 1})  # fmt: skip
+    counts = " and ".join(map(str, settings.workers))
+    parts = [
+        f"### Scale-out: the echo bot through nginx, {counts} workers (issue #7)",
+        "",
+        (
+            f"Settings: rates {', '.join(f'{r:g}' for r in settings.rates)} updates/s, "
+            f"{settings.duration:g} s each; echoes count until {settings.drain:g} s after the "
+            f"last send (extended drain up to {settings.drain_max:g} s); the generator posts to "
+            "a real nginx (one worker process, round robin, `proxy_next_upstream` on "
+            "error/timeout/502/503/504 including POSTs, upstream keepalive: "
+            "`tests/nginx_server.py`) in front of N workers on N ports, "
+            f"{settings.connections} connections at most, {settings.chats:,} chats; nothing "
+            "pinned: workers, nginx and the harness (generator + sink, one process) share the "
+            f"machine's {os.cpu_count()} cores; a fresh nginx and fresh workers per run, warmed "
+            f"up first; floor and aiogram on {settings.loop}. `bot CPU`: all workers (and "
+            "tgfast's supervisor) while sending, % of one core; `CPU/update`: their CPU over the "
+            "run / updates echoed; `nginx CPU`, `nginx/update`: nginx's, apart. Other columns as "
+            "in the one-worker table."
+        ),
+        "",
+        f"tgfast under test: {describe_tgfast(build)}"
+        + (f", imported from `{Path(str(build['file'])).parent}`" if "file" in build else "")
+        + "; N workers: "
+        + (
+            "`tgfast webhook --workers N --port-per-worker` (the supervisor)"
+            if settings.supervisor
+            else "N independent `tgfast webhook` processes (no supervisor used)"
+        )
+        + ".",
+        "",
+        report.scale_table(results),
+        "",
+        "#### Ceilings: the highest rate held through nginx, every lower rate held too",
+        "",
+        report.scale_ceilings_table(results),
+        "",
+        "#### CPU per update at the highest rate held, and what it implies (an estimate)",
+        "",
+        report.cost_table(results, settings.cores, settings.busy, settings.redis_ms),
+        "",
+        (
+            f"The estimate is arithmetic, not a measurement: {settings.cores:g} cores × "
+            f"{settings.busy:.0%} busy / (workers' + nginx's CPU per update measured here + "
+            f"{settings.redis_ms:g} ms assumed for Redis), i.e. workers, nginx and Redis "
+            "alone on the machine and scaling linearly with cores."
+        ),
+        "",
+    ]
+    extra = []
+    if deployments:
+        extra.append("How the workers ran: " + "; ".join(deployments) + ".")
+    split = [r for r in results if len(r.worker_share) > 1 and not r.error]
+    if split:
+        worst = max(split, key=lambda r: max(r.worker_share) - min(r.worker_share))
+        extra.append(
+            "Round robin: the most uneven CPU split between workers was "
+            + " / ".join(f"{x:.0f} %" for x in worst.worker_share)
+            + f" ({_label(worst)} at {worst.rate:g}/s)."
+        )
+    parts += [f"- {n}" for n in extra + notes(results, settings)]
+    return "\n".join(parts)
+
+
+def _label(r: RunResult) -> str:
+    if r.balancer:
+        return f"{r.contender} ×{r.workers}"
+    return f"{r.contender} {r.mode}"
+
+
 def notes(results: list[RunResult], settings: Settings) -> list[str]:
     ok = [r for r in results if not r.error]
     out: list[str] = []
-    for name, mode in settings.pairs:
-        ran = sorted((r for r in results if (r.contender, r.mode) == (name, mode)),
-                     key=lambda r: r.rate)  # fmt: skip
+    for name, mode, workers in variants(settings):
+        ran = sorted((r for r in results if (r.contender, r.mode, r.workers) ==
+                      (name, mode, workers)), key=lambda r: r.rate)  # fmt: skip
         skipped = [rate for rate in settings.rates if rate > (ran[-1].rate if ran else 0)]
         if ran and skipped:
             out.append(
-                f"{name} {mode}: not run at {', '.join(f'{x:g}' for x in skipped)}/s after "
+                f"{_label(ran[-1])}: not run at {', '.join(f'{x:g}' for x in skipped)}/s after "
                 f"losing {100 * ran[-1].loss:.0f} % at {ran[-1].rate:g}/s "
                 f"(`--give-up-loss {settings.give_up_loss:g}`)."
             )
@@ -461,7 +602,7 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
             f"Runs repeated because other processes took more than {settings.noisy:g} % of a "
             f"core (the least disturbed of up to {settings.tries} kept): "
             + ", ".join(
-                f"{r.contender} {r.mode} {r.rate:g}/s ×{r.tries} (kept: {disturbance(r):.0f} %)"
+                f"{_label(r)} {r.rate:g}/s ×{r.tries} (kept: {disturbance(r):.0f} %)"
                 for r in repeated
             )
             + "."
@@ -471,9 +612,9 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
         worst_h = max(ok, key=lambda r: r.harness_cpu_pct)
         out.append(
             f"Harness: p99 lateness of a scheduled send at most {worst_lag.lag_p99_ms:.2f} ms "
-            f"({worst_lag.contender} {worst_lag.mode} at {worst_lag.rate:g}/s); its core at "
-            f"most {worst_h.harness_cpu_pct:.0f} % busy with generator + sink "
-            f"({worst_h.contender} {worst_h.mode} at {worst_h.rate:g}/s)."
+            f"({_label(worst_lag)} at {worst_lag.rate:g}/s); at most "
+            f"{worst_h.harness_cpu_pct:.0f} % of a core busy with generator + sink "
+            f"({_label(worst_h)} at {worst_h.rate:g}/s)."
         )
         h_others = [r.harness_others_pct for r in ok if r.harness_others_pct is not None]
         if h_others:
@@ -482,7 +623,13 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
                 f"while it was sending (median over runs), {max(h_others):.0f} % at worst."
             )
         others = [r.others_pct for r in ok if r.others_pct is not None]
-        if others:
+        if others and settings.nginx:
+            out.append(
+                f"Other processes took {statistics.median(others):.0f} % of a core of the "
+                f"machine (both cores together, median over runs), {max(others):.0f} % at "
+                "worst."
+            )
+        elif others:
             out.append(
                 f"Other processes took {statistics.median(others):.0f} % of the bot's core "
                 f"(median over runs), {max(others):.0f} % at worst: a busy machine inflates "
@@ -492,7 +639,7 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
         if late:
             out.append(
                 "Echoed after the deadline (counted as lost above): "
-                + ", ".join(f"{r.contender} {r.mode} {r.rate:g}/s {r.late:,}" for r in late)
+                + ", ".join(f"{_label(r)} {r.rate:g}/s {r.late:,}" for r in late)
                 + "."
             )
     odd = []
@@ -505,7 +652,7 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
         if r.last_error:
             items.append(r.last_error[:200])
         if items:
-            odd.append(f"{r.contender} {r.mode} {r.rate:g}/s: {', '.join(items)}")
+            odd.append(f"{_label(r)} {r.rate:g}/s: {', '.join(items)}")
     out.append(
         "Anomalies: "
         + ("; ".join(odd) if odd else "none (no duplicate, misrouted, stray or failed request, "
@@ -515,7 +662,7 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
     if failed:
         out.append(
             "Runs that could not be measured: "
-            + "; ".join(f"{r.contender} {r.mode} {r.rate:g}/s: {r.error[:300]}" for r in failed)
+            + "; ".join(f"{_label(r)} {r.rate:g}/s: {r.error[:300]}" for r in failed)
         )
     return out
 
@@ -557,21 +704,66 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     )
     p.add_argument("--tgfast-arg", action="append", default=[],
                    help="extra option for the tgfast command (repeatable)")  # fmt: skip
-    p.add_argument("--tries", type=int, default=3,
-                   help="repeat a run disturbed by other processes, up to this many runs")
-    p.add_argument("--noisy", type=float, default=25.0,
-                   help="%% of either core taken by other processes that makes a run disturbed")
+    p.add_argument(
+        "--tries",
+        type=int,
+        default=3,
+        help="repeat a run disturbed by other processes, up to this many runs",
+    )
+    p.add_argument(
+        "--noisy",
+        type=float,
+        default=25.0,
+        help="%% of either core taken by other processes that makes a run disturbed",
+    )
     p.add_argument("--give-up-loss", type=float, default=50.0,
                    help="after losing more than this %% at one rate, skip the contender's "
                    "higher rates")  # fmt: skip
+    p.add_argument("--nginx", action="store_true",
+                   help="scale-out mode (issue #7): webhook through a real nginx, over "
+                   "--workers workers; nothing pinned")  # fmt: skip
+    p.add_argument(
+        "--workers",
+        default="1,2",
+        help="--nginx: comma-separated worker counts (default: 1,2)",
+    )
+    p.add_argument(
+        "--tgfast-workers",
+        choices=("auto", "supervisor", "processes"),
+        default="auto",
+        help="--nginx: tgfast's N workers as its --workers supervisor, as N "
+        "processes, or the supervisor when the CLI has --port-per-worker (auto)",
+    )
+    p.add_argument(
+        "--estimate-cores",
+        type=float,
+        default=16.0,
+        help="--nginx: the machine the estimate is for (cores)",
+    )
+    p.add_argument(
+        "--estimate-busy",
+        type=float,
+        default=0.7,
+        help="--nginx: the estimate keeps every core at most this busy (0-1)",
+    )
+    p.add_argument(
+        "--redis-cpu-ms",
+        type=float,
+        default=0.03,
+        help="--nginx: Redis CPU per update assumed in the estimate (ms)",
+    )
     p.add_argument("--json", metavar="PATH", help="also write settings and results as JSON")
     p.add_argument("--no-machine-line", action="store_true")
     args = p.parse_args(argv)
     quick = args.quick
-    rates = (
-        [float(x) for x in args.rates.split(",")] if args.rates
-        else [float(x) for x in (QUICK_RATES if quick else FULL_RATES)]
-    )  # fmt: skip
+    grid = ((NGINX_QUICK_RATES if quick else NGINX_RATES) if args.nginx
+            else (QUICK_RATES if quick else FULL_RATES))  # fmt: skip
+    rates = [float(x) for x in args.rates.split(",")] if args.rates else [float(x) for x in grid]
+    modes = args.mode
+    if args.nginx:
+        if modes and modes != ["webhook"]:
+            p.error("--nginx measures webhook mode only")
+        modes = ["webhook"]
     settings = Settings(
         rates=rates,
         duration=args.duration or (2.0 if quick else 5.0),
@@ -581,15 +773,26 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         warmup=args.warmup if args.warmup is not None else (0.5 if quick else 1.0),
         connections=args.connections,
         chats=args.chats,
-        pin=not args.no_pin,
+        pin=not args.no_pin and not args.nginx,
         loop=args.loop,
-        pairs=_pairs(args.contender, args.mode),
+        pairs=_pairs(args.contender, modes),
         tgfast_path=args.tgfast_path,
         tgfast_args=args.tgfast_arg,
         tries=max(1, args.tries),
         noisy=args.noisy,
         give_up_loss=args.give_up_loss,
+        nginx=args.nginx,
+        workers=[int(x) for x in args.workers.split(",")],
+        supervisor=args.tgfast_workers == "supervisor",
+        cores=args.estimate_cores,
+        busy=args.estimate_busy,
+        redis_ms=args.redis_cpu_ms,
     )
+    if args.nginx and args.tgfast_workers == "auto" and any(n == "tgfast" for n, _ in
+                                                           settings.pairs):  # fmt: skip
+        settings.supervisor = supervisor_available(
+            Launch(0, "", TOKEN, SECRET, WEBHOOK_PATH, settings.loop, settings.tgfast_path)
+        )
     if not settings.pairs:
         p.error("no contender runs in the modes asked for")
     return args, settings
@@ -621,7 +824,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_machine_line:
         print(machine_line(build))
         print()
-    print(render(results, settings, cpus, build))
+    if settings.nginx:
+        print(render_scale(results, settings, build))
+    else:
+        print(render(results, settings, cpus, build))
     print(f"\nSweep took {took:.0f} s.", flush=True)
     if args.json:
         Path(args.json).write_text(
@@ -632,7 +838,9 @@ def main(argv: list[str] | None = None) -> int:
                     "settings": settings.__dict__,
                     "cpus": {"harness": cpus[0], "bot": cpus[1]},
                     "results": [r.to_json() for r in results],
-                    "bars": [b.__dict__ | {"verdict": b.verdict} for b in report.bars(results)],
+                    "bars": []
+                    if settings.nginx
+                    else [b.__dict__ | {"verdict": b.verdict} for b in report.bars(results)],
                 },
                 indent=1,
             )
