@@ -6,7 +6,9 @@ both modes with the tgfast this test run imports), the load generator and
 the sink run in the runner; every update sent must come back as an echo, in
 the JSON results and in the Markdown table.  The generator's refusal and
 retry path is checked against a webhook that refuses every first delivery,
-and the bar verdicts against made-up results.  No timing is asserted.
+and the bar verdicts against made-up results.  The scale-out mode (issue #7)
+runs the same way through a real nginx in front of 1 and 2 workers of every
+contender.  No timing is asserted.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def _import_harness() -> Iterator[Any]:
 loadgen, record, report, sink = _import_harness()
 
 
-def run_harness(tmp_path: Path, contenders: list[str]) -> tuple[dict[str, Any], str]:
+def run_harness(tmp_path: Path, contenders: list[str], *options: str) -> tuple[dict[str, Any], str]:
     """Run benchmarks/e2e/run.py at RATE for DURATION; (its JSON, its Markdown)."""
     out = tmp_path / "e2e.json"
     cmd = [
@@ -61,7 +63,7 @@ def run_harness(tmp_path: Path, contenders: list[str]) -> tuple[dict[str, Any], 
     for name in contenders:
         cmd += ["--contender", name]
     done = subprocess.run(
-        cmd, cwd=tmp_path, capture_output=True, text=True, timeout=90, check=False
+        [*cmd, *options], cwd=tmp_path, capture_output=True, text=True, timeout=90, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(out.read_text()), done.stdout
@@ -110,6 +112,43 @@ def test_tgfast_cli(tmp_path: Path) -> None:
     check_every_update_echoed(data, markdown, {("tgfast", "webhook"), ("tgfast", "polling")})
     assert data["tgfast"]["cli"] is True
     assert Path(data["tgfast"]["file"]).resolve().parents[1] == TGFAST_HOME
+
+
+def test_scale_out_through_nginx(tmp_path: Path) -> None:
+    """--nginx: a real nginx in front of 1 and 2 workers of each contender, every update
+    echoed, the workers' and nginx's CPU apart, the scale-out tables rendered."""
+    data, markdown = run_harness(tmp_path, [], "--nginx", "--workers", "1,2")
+    results = data["results"]
+    variants = {(r["contender"], r["workers"]) for r in results}
+    assert variants == {(n, w) for n in ("floor", "aiogram", "tgfast") for w in (1, 2)}
+    supervised = data["settings"]["supervisor"]
+    for r in results:
+        where = f"{r['contender']} x{r['workers']}: {r}"
+        assert r["error"] == "" and r["balancer"] == "nginx" and r["mode"] == "webhook", where
+        assert r["sent"] == r["echoed"] == RATE * DURATION, where
+        assert r["acked_lost"] == r["late"] == r["duplicates"] == r["wrong_chat"] == 0, where
+        assert r["stray"] == r["bad_requests"] == r["errors"] == 0, where
+        assert r["cpu_per_update_ms"] is not None and r["cpu_per_update_ms"] >= 0, where
+        assert r["nginx_cpu_per_update_ms"] is not None and r["nginx_cpu_per_update_ms"] >= 0
+        assert 10.0 <= r["p50_ms"] <= r["p99_ms"] <= r["max_ms"], where
+        assert len(r["worker_share"]) == r["workers"], where
+        if r["workers"] == 2:
+            expected = (
+                "supervisor of 2" if supervised and r["contender"] == "tgfast" else ("2 processes")
+            )
+            assert r["deployment"] == expected, where
+    rows = report.parse_table(markdown)
+    assert len(rows) == len(results) == 6
+    assert list(rows[0]) == report.SCALE_HEADER
+    for row in rows:
+        assert row["sent"] == row["echoed"] == str(RATE * DURATION), row
+        assert row["loss"] == "0 %" and row["acked lost"] == "0", row
+        assert row["nginx/update"].endswith(" ms"), row
+    assert markdown.startswith("machine: ")
+    assert "#### Ceilings: the highest rate held through nginx" in markdown
+    assert "#### CPU per update at the highest rate held" in markdown
+    assert "estimate, 16 cores" in markdown
+    assert data["bars"] == []  # the bar of issue #6 is for one worker, no balancer
 
 
 async def test_refusals_are_retried_until_delivered() -> None:
