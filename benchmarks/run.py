@@ -3,6 +3,13 @@
     python benchmarks/run.py            # full run (~4 min on 2 cores)
     python benchmarks/run.py --quick    # smoke run (~1 min), noisier numbers
     python benchmarks/run.py --json out.json -- --benchmark-disable-gc
+    python benchmarks/run.py --section e2e      # end-to-end sweep, issue #6 (8-20 min)
+    python benchmarks/run.py --section scale    # through nginx, 1 and 2 workers (~10 min)
+    python benchmarks/run.py --all              # everything (~25-35 min; --quick ~8 min)
+
+The end-to-end sweeps (``e2e``, ``scale``) take minutes each, so the default run
+leaves them out: name them with ``--section`` or pass ``--all``.  Like the
+micro benchmarks they measure the *installed* tgfast (``--tgfast-path ''``).
 
 Output (stdout): first a one-line machine description, then one Markdown
 section per benchmark file.  pytest's own progress goes to stderr, so
@@ -496,16 +503,21 @@ SECTIONS = [
 class Script:
     key: str
     script: str  # relative to benchmarks/; prints one Markdown section on stdout
+    args: tuple[str, ...] = ()  # options of its own
+    default: bool = True  # run without --section (False: only when named, or with --all)
 
 
 SCRIPTS = [
     Script("roundtrip", "roundtrip.py"),  # client round trip, mock Bot API server
+    # The end-to-end sweeps (issue #6; issue #7 through nginx), on the installed tgfast.
+    Script("e2e", "e2e/run.py", ("--tgfast-path", ""), default=False),
+    Script("scale", "e2e/run.py", ("--nginx", "--tgfast-path", ""), default=False),
 ]
 
 
 def run_script(script: Script, mode: str, json_path: str | None) -> int:
     """Run a script section; its Markdown goes straight to our stdout."""
-    cmd = [sys.executable, str(HERE / script.script), "--no-machine-line"]
+    cmd = [sys.executable, str(HERE / script.script), *script.args, "--no-machine-line"]
     if mode == "quick":
         cmd.append("--quick")
     if json_path:
@@ -525,7 +537,10 @@ def main(argv: list[str] | None = None) -> int:
         "--section",
         action="append",
         choices=[s.key for s in SECTIONS] + [s.key for s in SCRIPTS],
-        help="run only this section (repeatable); default: all",
+        help="run only this section (repeatable); default: all but the end-to-end sweeps",
+    )
+    parser.add_argument(
+        "--all", action="store_true", help="every section, the end-to-end sweeps included"
     )
     parser.add_argument(
         "--json",
@@ -569,13 +584,23 @@ def main(argv: list[str] | None = None) -> int:
         print("\n" + section.render(records), flush=True)
         for failure in failures:
             print(f"\n{failure}", flush=True)
+    skipped = []
     for script in SCRIPTS:
         if args.section and script.key not in args.section:
+            continue
+        if not (args.section or args.all or script.default):
+            skipped.append(script.key)
             continue
         rc = run_script(script, mode, args.json)
         if rc != 0:
             print(f"\n**{script.script} exited with code {rc}: see stderr.**", flush=True)
             worst_rc = worst_rc or rc
+    if skipped:
+        print(
+            f"\nNot run (minutes each): {', '.join(skipped)}; "
+            f"`--section {skipped[0]}` or `--all` runs them.",
+            flush=True,
+        )
     if args.json:
         slim = [{k: v for k, v in r.items() if k != "data"} for r in all_records]
         Path(args.json).write_text(json.dumps(slim, indent=1))
