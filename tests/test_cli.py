@@ -129,7 +129,8 @@ async def test_version(tmp_path: Path) -> None:
     [
         (["webhook", "echo_app:dp"], "no bot token: pass --token, set TGFAST_TOKEN or BOT_TOKEN"),
         (["polling", "echo_app:dp", "--token", "1:a", "--workers", "2"],
-         "--workers 2: several worker processes are not supported yet"),
+         "polling with --workers 2 needs --redis"),
+        (["webhook", "echo_app:dp", "--fake", "--workers", "2"], "--fake runs one process"),
         (["webhook", "echo_app:dp", "--fake", "--token", "1:a"], "drop --token and --api-url"),
         (["webhook", "echo_app:missing", "--fake"], "has no attribute 'missing'"),
         (["webhook", "echo_app:not_a_dispatcher", "--fake"], "expected a Dispatcher, got int"),

@@ -3,12 +3,14 @@
     tgfast webhook app:dp --secret S --webhook-url https://bot.example.com/webhook
     tgfast polling path/to/bot.py:dp
     tgfast webhook examples/echo_bot.py --fake      # no token: against a built-in fake
+    tgfast webhook app:dp --workers 4 --redis redis://127.0.0.1:6379/0
     tgfast set-webhook URL | delete-webhook | webhook-info
     tgfast --version
 
 The token comes from ``--token`` or ``TGFAST_TOKEN``/``BOT_TOKEN`` (the environment
-keeps it out of the process list). Exit status: 0 after a clean stop, 1 after a forced
-stop (second signal) or a failed call, 2 for a usage error.
+keeps it out of the process list; with ``--workers`` it reaches the workers through
+their environment, never their command line). Exit status: 0 after a clean stop, 1
+after a forced stop (second signal) or a failed call, 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from aiohttp import web
@@ -27,10 +30,18 @@ from aiohttp import web
 from . import __speedups__, __version__
 from .client import Bot, TelegramServer
 from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
+from .fsm.storage.base import StorageError
 from .server.loader import AppLoadError, load_dispatcher
 from .server.polling import DEFAULT_POLL_TIMEOUT
 from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
-from .server.runner import run, serve_polling, serve_webhook
+from .server.runner import Signals, run, serve_polling, serve_webhook
+from .server.supervisor import (
+    Supervisor,
+    WorkerIdentity,
+    notify_ready,
+    this_worker,
+    watch_supervisor,
+)
 from .server.webhook import (
     DEFAULT_MAX_BODY_SIZE,
     DEFAULT_REPLY_TIMEOUT,
@@ -70,7 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
     serving = argparse.ArgumentParser(add_help=False)
     serving.add_argument("app", metavar="APP", help="module:attribute or path/to/file.py:attribute "
                          "naming a Dispatcher or a function returning one (attribute: dp)")  # fmt: skip
-    serving.add_argument("--workers", type=int, default=1, help="worker processes (1 for now)")
+    serving.add_argument("--workers", type=_positive, default=1,
+                         help="worker processes; above 1 a supervisor starts them, restarts "
+                         "one that dies and stops them all on SIGTERM (default: 1)")  # fmt: skip
+    serving.add_argument("--redis", metavar="URL", default=os.environ.get("TGFAST_REDIS_URL"),
+                         help="share FSM state, seen update ids and rate limits between workers "
+                         "in this Redis (default: $TGFAST_REDIS_URL)")  # fmt: skip
     serving.add_argument("--uvloop", action=argparse.BooleanOptionalAction, default=None,
                          help="run on uvloop (default: when installed)")  # fmt: skip
     serving.add_argument("--concurrency", choices=CONCURRENCY_MODES, default="chat",
@@ -95,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     webhook.add_argument(
         "--port", type=int, default=8080, help="(default: %(default)s; 0: any free port)"
     )
+    webhook.add_argument("--port-per-worker", action="store_true",
+                         help="worker i listens on PORT+i, for a balancer that sees each worker "
+                         "(default: all on PORT with SO_REUSEPORT)")  # fmt: skip
     webhook.add_argument("--path", default="/webhook", help="webhook path (default: %(default)s)")
     webhook.add_argument("--secret", default=os.environ.get("TGFAST_WEBHOOK_SECRET"),
                          help="secret_token Telegram sends in X-Telegram-Bot-Api-Secret-Token "
@@ -154,9 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``tgfast`` console script; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    worker = this_worker()
     logging.basicConfig(
         level=args.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format="%(asctime)s %(levelname)s "
+        + ("" if worker is None else f"[worker {worker.id}] ")
+        + "%(name)s: %(message)s",
         stream=sys.stderr,
     )
     try:
@@ -165,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
     except AppLoadError as exc:
         parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
-    except (TelegramAPIError, TelegramNetworkError) as exc:
+    except (TelegramAPIError, TelegramNetworkError, StorageError) as exc:
         print(f"{parser.prog} {args.command}: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # cannot listen: the port is taken, the address is not ours
@@ -184,6 +207,8 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
                          "0-9, _ and -")  # fmt: skip
     if not args.path.startswith("/"):
         raise UsageError(f"--path must start with '/', got {args.path!r}")
+    if args.workers > 1:
+        return _supervise(args)
     dp = load_dispatcher(args.app)
     options: dict[str, Any] = {
         "path": args.path,
@@ -202,12 +227,22 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
     if args.secret is None:
         log.warning("no --secret: anyone who learns the webhook URL can post updates to it")
     bot = _bot(args)
+    worker = this_worker()
+    port = args.port
+    if worker is not None and args.port_per_worker:
+        port += worker.id
+    # several workers share the port unless each has its own
+    reuse_port = worker is not None and worker.count > 1 and not args.port_per_worker
+    once = _does_once_only_work(worker)
 
     async def main() -> int:
-        return await serve_webhook(
-            dp, bot, host=args.host, port=args.port, webhook_url=args.webhook_url,
-            drop_pending_updates=args.drop_pending_updates, **options,
-        )  # fmt: skip
+        async with _worker_context(args, dp, bot, options, worker) as signals:
+            return await serve_webhook(
+                dp, bot, host=args.host, port=port, reuse_port=reuse_port or None,
+                webhook_url=args.webhook_url if once else None,
+                drop_pending_updates=args.drop_pending_updates and once,
+                signals=signals, on_ready=lambda server: notify_ready(), **options,
+            )  # fmt: skip
 
     return run(main(), use_uvloop=args.uvloop)
 
@@ -245,17 +280,27 @@ async def _webhook_fake(args: argparse.Namespace, dp: Any, options: dict[str, An
 
 def _cmd_polling(args: argparse.Namespace) -> int:
     _check_serving(args)
+    if args.workers > 1:
+        return _supervise(args)
     dp = load_dispatcher(args.app)
+    worker = this_worker()
     options: dict[str, Any] = {
         "timeout": args.timeout,
-        "drop_pending_updates": args.drop_pending_updates,
+        "drop_pending_updates": args.drop_pending_updates and _does_once_only_work(worker),
         "concurrency": args.concurrency,
         "max_in_flight": args.max_in_flight,
     }
     if args.fake:
         return run(_polling_fake(args, dp, options), use_uvloop=args.uvloop)
     bot = _bot(args)
-    return run(serve_polling(dp, bot, **options), use_uvloop=args.uvloop)
+
+    async def main() -> int:
+        async with _worker_context(args, dp, bot, options, worker) as signals:
+            return await serve_polling(
+                dp, bot, signals=signals, on_ready=lambda poller: notify_ready(), **options
+            )
+
+    return run(main(), use_uvloop=args.uvloop)
 
 
 async def _polling_fake(args: argparse.Namespace, dp: Any, options: dict[str, Any]) -> int:
@@ -280,11 +325,24 @@ async def _polling_fake(args: argparse.Namespace, dp: Any, options: dict[str, An
 
 
 def _check_serving(args: argparse.Namespace) -> None:
-    if args.workers != 1:
-        if args.workers < 1:
-            raise UsageError("--workers must be at least 1")
-        raise UsageError(f"--workers {args.workers}: several worker processes are not "
-                         "supported yet; run one worker")  # fmt: skip
+    if args.workers > 1:
+        if args.fake:
+            raise UsageError(f"--fake runs one process (each of {args.workers} workers would "
+                             "get a fake of its own): drop --workers")  # fmt: skip
+        if args.command == "webhook" and args.port == 0:
+            raise UsageError(f"--port 0 with --workers {args.workers}: the workers could not "
+                             "agree on a port; give one")  # fmt: skip
+        if (
+            args.command == "webhook"
+            and args.port_per_worker
+            and (args.port + args.workers - 1 > 65535)
+        ):
+            raise UsageError(f"--port-per-worker: ports {args.port}-"
+                             f"{args.port + args.workers - 1} go past 65535")  # fmt: skip
+        if args.command == "polling" and not args.redis:
+            raise UsageError(f"polling with --workers {args.workers} needs --redis: several "
+                             "pollers would fetch the same updates (a Redis lock lets one "
+                             "poll at a time)")  # fmt: skip
     if args.fake:
         if args.token or args.api_url:
             raise UsageError("--fake serves against a built-in fake: drop --token and --api-url")
@@ -292,6 +350,122 @@ def _check_serving(args: argparse.Namespace) -> None:
         raise UsageError(
             "no bot token: pass --token, set TGFAST_TOKEN or BOT_TOKEN, or try it with --fake"
         )
+
+
+# -- several workers ----------------------------------------------------------------------
+
+# Options whose values are secrets: the workers get them in their environment (``ps``
+# shows a command line to every user of the machine, not the environment).
+_SECRET_OPTIONS = {
+    "--token": "TGFAST_TOKEN",
+    "--secret": "TGFAST_WEBHOOK_SECRET",
+    "--redis": "TGFAST_REDIS_URL",
+}
+
+
+def _supervise(args: argparse.Namespace) -> int:
+    """Run ``args.workers`` copies of this command under a ``Supervisor``."""
+    _bot(args)  # a malformed token is a usage error here, not N workers failing
+    argv, env = _worker_command(args)
+    if args.command == "webhook":
+        if args.port_per_worker:
+            where = f"{args.host}, ports {args.port}-{args.port + args.workers - 1} (one each)"
+        else:
+            where = f"{args.host}:{args.port} (shared, SO_REUSEPORT)"
+        log.info("supervisor: %d workers on %s", args.workers, where)
+    else:
+        log.info("supervisor: %d polling workers, one polls at a time (Redis lock)", args.workers)
+    if not args.redis:
+        log.warning("%d workers without --redis: FSM state, redelivered-update dedup and rate "
+                    "limits are per worker (a conversation continued on another worker starts "
+                    "over); see docs/serving.md", args.workers)  # fmt: skip
+    return asyncio.run(Supervisor(argv, args.workers, env=env).run())
+
+
+def _worker_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of one worker: this command, ``--workers 1``,
+    the secret options moved to the environment."""
+    argv = list(args.argv)
+    env = dict(os.environ)
+    for option, variable in _SECRET_OPTIONS.items():
+        value = getattr(args, option[2:], None)
+        if value:
+            env[variable] = value
+        argv = _without_option(argv, option)
+    argv = _without_option(argv, "--workers")
+    token = _token(args)
+    if token and any(token in arg for arg in argv):  # pragma: no cover - a safety net
+        raise UsageError("the token would be on the workers' command line: pass it in the "
+                         "TGFAST_TOKEN environment variable")  # fmt: skip
+    interpreter = [sys.executable, *(f"-W{option}" for option in sys.warnoptions)]
+    return [*interpreter, "-m", "tgfast", *argv, "--workers", "1"], env
+
+
+def _without_option(argv: list[str], option: str) -> list[str]:
+    """``argv`` without ``option VALUE`` / ``option=VALUE`` (or an abbreviation of it,
+    which argparse takes too)."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        name, eq, _ = arg.partition("=")
+        if len(name) > 3 and name.startswith("--") and option.startswith(name):
+            skip = not eq
+            continue
+        else:
+            out.append(arg)
+    return out
+
+
+def _does_once_only_work(worker: WorkerIdentity | None) -> bool:
+    """Whether this process registers the webhook and drops pending updates.
+
+    Worker 0 does it, on its first start: setWebhook N times would be N calls for one
+    setting, and a restarted worker dropping pending updates would lose the ones that
+    arrived meanwhile. The supervisor itself could not: it does not import the
+    application, whose handlers say which update kinds to ask for.
+    """
+    return worker is None or (worker.id == 0 and not worker.restarted)
+
+
+@asynccontextmanager
+async def _worker_context(
+    args: argparse.Namespace,
+    dp: Any,
+    bot: Bot,
+    options: dict[str, Any],
+    worker: WorkerIdentity | None,
+) -> AsyncIterator[Signals]:
+    """Signals, the shared Redis state (``--redis``), and, under a supervisor, a watch
+    that drains this worker if the supervisor dies."""
+    signals = Signals()
+    signals.install()
+    watch: asyncio.Future[None] | None = None
+    if worker is not None:
+        watch = asyncio.ensure_future(
+            watch_supervisor(lambda: signals.request_stop("the supervisor is gone"))
+        )
+    shared = None
+    try:
+        if args.redis:
+            from .server.shared import RedisShared
+
+            shared = RedisShared.from_url(args.redis, bot_id=bot.id, rate_limit=args.rate_limit)
+            await shared.check()
+            shared.install(dp, bot)
+            options["seen"] = shared.seen
+            log.info("sharing FSM state, seen update ids%s through %s",
+                     " and rate limits" if shared.rate_limiter else "",
+                     shared.description)  # fmt: skip
+        yield signals
+    finally:
+        if watch is not None:
+            watch.cancel()
+        signals.remove()
+        if shared is not None:
+            await shared.close()
 
 
 # -- webhook management -----------------------------------------------------------------

@@ -43,9 +43,12 @@ class Dispatcher(Router, impl.DispatchCore):
         **workflow_data: Any,
     ) -> None:
         super().__init__(name=name or "dispatcher")
-        self.fsm = FSMContextMiddleware(
-            MemoryStorage() if storage is None else storage, fsm_strategy
-        )
+        if storage is None:
+            storage = MemoryStorage()
+            self._default_storage: BaseStorage | None = storage
+        else:
+            self._default_storage = None
+        self.fsm = FSMContextMiddleware(storage, fsm_strategy)
         self.workflow_data: dict[str, Any] = {"dispatcher": self, **workflow_data}
         self._table = None
 
@@ -53,6 +56,12 @@ class Dispatcher(Router, impl.DispatchCore):
     def storage(self) -> BaseStorage:
         """Where conversation state lives."""
         return self.fsm.storage
+
+    @property
+    def storage_is_default(self) -> bool:
+        """Whether the storage is the ``MemoryStorage`` made for want of one (which
+        ``--redis`` may replace), not one the application chose."""
+        return self.fsm.storage is self._default_storage
 
     def __getitem__(self, key: str) -> Any:
         return self.workflow_data[key]

@@ -6,7 +6,10 @@ from tgfast.server import WebhookServer, serve_webhook, serve_polling
 
 ``UpdateProcessor`` keeps a chat's updates in order, bounds the work in flight and
 drops redeliveries (``SeenUpdates``); ``WebhookServer`` and ``Poller`` feed it;
-``serve_webhook``/``serve_polling`` run either until SIGTERM/SIGINT and drain.
+``serve_webhook``/``serve_polling`` run either until SIGTERM/SIGINT and drain;
+``Supervisor`` runs several worker processes of one command (``--workers N``).
+What several workers share lives in Redis: ``tgfast.server.shared.RedisShared``
+(it needs redis-py, so it is not imported here).
 """
 
 from __future__ import annotations
@@ -24,6 +27,13 @@ from .processing import (
 )
 from .runner import Signals, run, serve_polling, serve_webhook
 from .seen import DEFAULT_SEEN_SIZE, MemorySeenUpdates, SeenUpdates
+from .supervisor import (
+    RestartBackoff,
+    Supervisor,
+    WorkerIdentity,
+    notify_ready,
+    this_worker,
+)
 from .webhook import (
     DEFAULT_MAX_BODY_SIZE,
     DEFAULT_REPLY_TIMEOUT,
@@ -48,12 +58,17 @@ __all__ = [
     "Metrics",
     "Poller",
     "Rejected",
+    "RestartBackoff",
     "SeenUpdates",
     "Signals",
+    "Supervisor",
     "UpdateProcessor",
     "WebhookServer",
+    "WorkerIdentity",
+    "notify_ready",
     "run",
     "serve_polling",
     "serve_webhook",
+    "this_worker",
     "update_key",
 ]

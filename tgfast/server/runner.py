@@ -75,6 +75,7 @@ async def serve_webhook(
     host: str = "127.0.0.1",
     port: int = 8080,
     sock: socket.socket | None = None,
+    reuse_port: bool | None = None,
     webhook_url: str | None = None,
     drop_pending_updates: bool = False,
     signals: Signals | None = None,
@@ -87,10 +88,11 @@ async def serve_webhook(
 
     ``options`` go to ``WebhookServer`` (path, secret_token, reply_mode, concurrency,
     max_in_flight, seen, ...), or ``server`` is one made beforehand (to add routes to
-    its ``app``). With ``webhook_url`` the webhook is registered with Telegram
-    (``setWebhook``: that URL, the secret, the kinds the dispatcher handles) once the
-    server listens; ``on_ready(server)`` runs then too. Without ``signals`` the
-    process's SIGTERM/SIGINT are handled.
+    its ``app``). ``reuse_port`` lets several processes listen on one port
+    (``SO_REUSEPORT``: the kernel spreads the connections). With ``webhook_url`` the
+    webhook is registered with Telegram (``setWebhook``: that URL, the secret, the
+    kinds the dispatcher handles) once the server listens; ``on_ready(server)`` runs
+    then too. Without ``signals`` the process's SIGTERM/SIGINT are handled.
     """
     if server is None:
         server = WebhookServer(dispatcher, bot, **options)
@@ -104,7 +106,7 @@ async def serve_webhook(
         signals.install()
     try:
         await dispatcher.emit_startup(bot=bot)
-        await server.start(host, port, sock=sock)
+        await server.start(host, port, sock=sock, reuse_port=reuse_port)
         try:
             if webhook_url is not None:
                 await bot.set_webhook(

@@ -1,0 +1,146 @@
+"""What the workers of one bot share, made from one Redis URL: ``--redis URL``.
+
+Each worker process keeps three things that are wrong once there are several of them:
+the FSM storage (a conversation whose next message reaches another worker would start
+over), the recently seen update ids (a redelivery reaching another worker would be
+handled twice) and the rate limiter's buckets (N workers would send N times Telegram's
+limits). ``RedisShared`` moves all three to one Redis, on one client::
+
+    shared = RedisShared.from_url("redis://127.0.0.1:6379/0", bot_id=bot.id)
+    shared.install(dp, bot)              # the FSM storage and the bot's rate limiter
+    await shared.check()                 # fail now, clearly, on a wrong URL
+    try:
+        await serve_webhook(dp, bot, seen=shared.seen, ...)
+    finally:
+        await shared.close()
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from ..client.ratelimit_redis import RedisRateLimiter
+from ..fsm.storage.base import StorageError
+from ..fsm.storage.redis import RedisStorage, connect_redis
+from .seen_redis import RedisSeenUpdates
+
+if TYPE_CHECKING:
+    from ..client import Bot
+    from ..dispatcher import Dispatcher
+
+__all__ = ["REDIS_URL_ENV", "RedisShared", "redacted_url"]
+
+log = logging.getLogger("tgfast.server")
+
+REDIS_URL_ENV = "TGFAST_REDIS_URL"
+"""Where ``--redis`` is read from when it is not given (it may carry a password)."""
+
+
+def redacted_url(url: str) -> str:
+    """``url`` without its password, for logs and error messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    user = f"{parts.username}:***@" if parts.username else ":***@"
+    return urlunsplit(parts._replace(netloc=user + host))
+
+
+class RedisShared:
+    """The FSM ``storage``, the ``seen`` update ids and (unless ``rate_limit`` is off)
+    the ``rate_limiter`` of bot ``bot_id``, all on ``redis``.
+
+    The keys are those of the parts' own defaults (``fsm:...``, ``tgfast:seen:...``,
+    ``tgfast:ratelimit:...``) unless ``key_prefix`` is given (``PREFIX:fsm:...``,
+    ``PREFIX:seen:...``, ``PREFIX:ratelimit:...``). ``close()`` closes the client
+    when ``from_url`` made it.
+    """
+
+    def __init__(
+        self,
+        redis: Redis,
+        *,
+        bot_id: int,
+        rate_limit: bool = True,
+        key_prefix: str | None = None,
+        description: str = "Redis",
+    ) -> None:
+        self.redis = redis
+        self.bot_id = int(bot_id)
+        self.description = description
+        self.storage = RedisStorage(redis, key_prefix=_keys(key_prefix, "fsm", "fsm"))
+        self.seen = RedisSeenUpdates(redis, key_prefix=_keys(key_prefix, "seen", "tgfast:seen"))
+        self.rate_limiter: RedisRateLimiter | None = None
+        if rate_limit:
+            self.rate_limiter = RedisRateLimiter(
+                redis, bot_id=self.bot_id,
+                key_prefix=_keys(key_prefix, "ratelimit", "tgfast:ratelimit"),
+            )  # fmt: skip
+        self._owns = False
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        bot_id: int,
+        rate_limit: bool = True,
+        key_prefix: str | None = None,
+        **redis_kwargs: Any,
+    ) -> RedisShared:
+        """On a new fail-fast client for ``url`` (``connect_redis``), closed by ``close()``."""
+        shared = cls(
+            connect_redis(url, **redis_kwargs), bot_id=bot_id, rate_limit=rate_limit,
+            key_prefix=key_prefix, description=f"Redis at {redacted_url(url)}",
+        )  # fmt: skip
+        shared._owns = True
+        return shared
+
+    def install(self, dispatcher: Dispatcher, bot: Bot | None = None) -> None:
+        """Give ``dispatcher`` the shared FSM storage and ``bot`` the shared rate limiter.
+
+        A storage the dispatcher was given on purpose is kept (it may be shared
+        already, or per worker on purpose): only the default ``MemoryStorage`` is
+        replaced. A bot without a rate limiter keeps none.
+        """
+        if dispatcher.storage_is_default:
+            dispatcher.fsm.storage = self.storage
+        else:
+            log.info("--redis: keeping the dispatcher's own FSM storage (%s)",
+                     type(dispatcher.storage).__name__)  # fmt: skip
+        if bot is not None and bot.rate_limiter is not None:
+            if bot.id != self.bot_id:
+                raise ValueError(f"this RedisShared is for bot {self.bot_id}, not {bot.id}")
+            bot.rate_limiter = self.rate_limiter
+
+    async def check(self) -> None:
+        """PING the server: a wrong URL or a Redis that is down fails here, clearly,
+        instead of as a 503 on every update."""
+        try:
+            await self.redis.ping()
+        except (RedisError, OSError) as exc:
+            raise StorageError(
+                f"cannot reach {self.description}: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    async def close(self) -> None:
+        """Finish the rate limiter's writes, then close the client if it is ours."""
+        if self.rate_limiter is not None:
+            await self.rate_limiter.flush()
+        if self._owns:
+            await self.redis.aclose()
+
+    def __repr__(self) -> str:
+        limits = "shared" if self.rate_limiter is not None else "off"
+        return f"RedisShared({self.description}, bot_id={self.bot_id}, rate limits {limits})"
+
+
+def _keys(prefix: str | None, part: str, default: str) -> str:
+    return default if prefix is None else f"{prefix}:{part}"
