@@ -151,6 +151,18 @@ def test_scale_out_through_nginx(tmp_path: Path) -> None:
     assert data["bars"] == []  # the bar of issue #6 is for one worker, no balancer
 
 
+def test_scale_out_with_shared_redis(tmp_path: Path) -> None:
+    """--redis: tgfast's two workers share a real redis-server, whose CPU is counted."""
+    data, markdown = run_harness(tmp_path, ["tgfast"], "--nginx", "--workers", "2", "--redis")
+    [r] = data["results"]
+    assert r["error"] == "" and r["sent"] == r["echoed"] == RATE * DURATION, r
+    assert r["acked_lost"] == r["duplicates"] == r["errors"] == 0, r
+    assert r["redis_cpu_per_update_ms"] is not None and r["redis_cpu_per_update_ms"] >= 0, r
+    assert data["settings"]["redis"] is True
+    assert "tgfast's workers share a real redis-server" in markdown
+    assert "| Redis CPU/update |" in markdown
+
+
 async def test_refusals_are_retried_until_delivered() -> None:
     """A webhook that answers 503 to every first delivery: each update comes again, once."""
     the_sink = sink.Sink()

@@ -11,7 +11,9 @@ keepalive), which spreads the updates over N workers, each on a port of its own:
   ``tgfast webhook`` processes (``--tgfast-workers processes`` forces that).
 
 CPU is read from ``/proc`` as for one bot: the workers' (and the supervisor's)
-together, nginx's (master and worker) apart.
+together, nginx's (master and worker) apart.  With ``--redis`` a real redis-server
+is started for the sweep and tgfast's workers share it (``--redis URL``), its CPU
+apart too.
 """
 
 from __future__ import annotations
@@ -35,8 +37,11 @@ if str(REPO / "tests") not in sys.path:
     sys.path.append(str(REPO / "tests"))
 
 from nginx_server import NGINX, Nginx
+from redis_server import RedisServer
 
-__all__ = ["NGINX", "Balancer", "Workers", "consecutive_ports", "supervisor_available"]
+__all__ = [
+    "NGINX", "Balancer", "SharedRedis", "Workers", "consecutive_ports", "supervisor_available",
+]  # fmt: skip
 
 
 def _bindable(port: int) -> bool:
@@ -172,3 +177,25 @@ class Balancer:
 
     def close(self) -> None:
         self.nginx.close()
+
+
+class SharedRedis:
+    """A real redis-server (``tests/redis_server.py``) that tgfast's workers share
+    (``--redis URL``: FSM storage, seen update ids), its CPU read apart."""
+
+    def __init__(self) -> None:
+        self.server = RedisServer()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    async def start(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.server.start)
+
+    def cpu_seconds(self) -> float:
+        process = self.server.process
+        return proc_tree_cpu(process.pid) if process is not None else 0.0
+
+    def close(self) -> None:
+        self.server.close()

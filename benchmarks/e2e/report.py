@@ -63,6 +63,7 @@ class RunResult:
     nginx_cpu_pct: float = math.nan  # nginx (master + worker) while sending, % of one core
     nginx_cpu_per_update_ms: float = math.nan  # nginx CPU over the run / updates echoed
     worker_share: list[float] = field(default_factory=list)  # % of the workers' CPU, each
+    redis_cpu_per_update_ms: float = math.nan  # the shared redis-server's, when there is one
 
     @property
     def loss(self) -> float:
@@ -437,6 +438,7 @@ class WorkerCost:
     worker_ms: float  # all workers (+ supervisor) / updates echoed
     nginx_ms: float
     busy_pct: float  # the workers' CPU while sending, % of one core
+    redis_ms: float = math.nan  # measured (a redis-server was shared), else nan
 
 
 def worker_costs(results: list[RunResult]) -> list[WorkerCost]:
@@ -449,35 +451,43 @@ def worker_costs(results: list[RunResult]) -> list[WorkerCost]:
             out.append(WorkerCost(name, workers, None, math.nan, math.nan, math.nan))
         else:
             out.append(WorkerCost(name, workers, run.rate, run.cpu_per_update_ms,
-                                  run.nginx_cpu_per_update_ms, run.cpu_pct))  # fmt: skip
+                                  run.nginx_cpu_per_update_ms, run.cpu_pct,
+                                  run.redis_cpu_per_update_ms))  # fmt: skip
     return out
 
 
 def estimate(cost: WorkerCost, cores: float, busy: float, redis_ms: float) -> float:
     """Updates/s a ``cores``-core machine would hold: every core ``busy`` (0–1) busy, each
-    update costing the workers', nginx's and Redis's CPU.  An estimate, nothing measured."""
-    per = cost.worker_ms + cost.nginx_ms + redis_ms
+    update costing the workers', nginx's and Redis's CPU (``redis_ms`` unless measured).
+    An estimate, nothing measured."""
+    per = cost.worker_ms + cost.nginx_ms + _redis(cost, redis_ms)
     return cores * busy * 1000 / per if per > 0 and math.isfinite(per) else math.nan
+
+
+def _redis(cost: WorkerCost, assumed: float) -> float:
+    return cost.redis_ms if math.isfinite(cost.redis_ms) else assumed
 
 
 def cost_table(results: list[RunResult], cores: float, busy: float, redis_ms: float) -> str:
     rows = []
     for c in worker_costs(results):
         if c.rate is None:
-            rows.append([c.contender, str(c.workers), "held no rate", *["—"] * 5])
+            rows.append([c.contender, str(c.workers), "held no rate", *["—"] * 6])
             continue
         est = estimate(c, cores, busy, redis_ms)
-        per = c.worker_ms + c.nginx_ms + redis_ms
+        r = _redis(c, redis_ms)
+        per = c.worker_ms + c.nginx_ms + r
         rows.append([
             c.contender, str(c.workers), f"{c.rate:g}/s", _ms(c.worker_ms),
             fmt_pct(c.busy_pct), _ms(c.nginx_ms),
+            _ms(r) + ("" if math.isfinite(c.redis_ms) else " (assumed)"),
             (f"{100 * c.worker_ms / per:.0f} % / {100 * c.nginx_ms / per:.0f} % / "
-             f"{100 * redis_ms / per:.0f} %"),
+             f"{100 * r / per:.0f} %"),
             f"≈ {est:,.0f}/s" if math.isfinite(est) else "—",
         ])  # fmt: skip
     return md_table(
         ["contender", "workers", "at (highest rate held, own bar)", "workers CPU/update",
-         "workers busy", "nginx CPU/update", "CPU share workers / nginx / Redis",
-         f"estimate, {cores:g} cores"],
+         "workers busy", "nginx CPU/update", "Redis CPU/update",
+         "CPU share workers / nginx / Redis", f"estimate, {cores:g} cores"],
         rows,
     )  # fmt: skip

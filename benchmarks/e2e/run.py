@@ -67,7 +67,7 @@ from bots import (
     kill_all,
     tgfast_build,
 )
-from fleet import Balancer, Workers, consecutive_ports, supervisor_available
+from fleet import Balancer, SharedRedis, Workers, consecutive_ports, supervisor_available
 from loadgen import WebhookPoster, pace
 from record import Tracker, percentile
 from report import RunResult
@@ -111,6 +111,7 @@ class Settings:
     cores: float = 16.0  # the estimate: a machine of this many cores ...
     busy: float = 0.7  # ... each this busy at most ...
     redis_ms: float = 0.03  # ... and Redis costing this much CPU per update
+    redis: bool = False  # --nginx: tgfast's workers share a real redis-server (--redis URL)
     tgfast_args: list[str] = field(default_factory=list)
     tries: int = 3  # runs of one (rate, contender, mode) at most, when neighbours disturb it
     noisy: float = 25.0  # % of a core taken by other processes that makes a run disturbed
@@ -203,9 +204,11 @@ async def warm_up(feed: Feed, bot: Bot, settings: Settings, rate: float) -> None
 
 async def measure(
     sink: Sink, name: str, mode: str, rate: float, settings: Settings, bot_cpu: int | None,
-    workers: int = 1,
+    workers: int = 1, redis: SharedRedis | None = None,
 ) -> RunResult:  # fmt: skip
     result = RunResult(name, mode, rate, settings.duration)
+    if name != "tgfast":
+        redis = None  # only tgfast's workers are given the shared Redis
     ports = consecutive_ports(workers) if settings.nginx else [free_port()]
     port = ports[0] if mode == "webhook" else 0
     launch = Launch(
@@ -234,7 +237,7 @@ async def measure(
                 await balancer.start()
             await warm_up(feed, bot, settings, rate)
             await asyncio.sleep(0.2)
-            await _measured_run(feed, bot, settings, rate, bot_cpu, result, balancer)
+            await _measured_run(feed, bot, settings, rate, bot_cpu, result, balancer, redis)
         except (RunError, RuntimeError) as exc:
             result.error = " ".join(str(exc).split())
         finally:
@@ -251,7 +254,7 @@ async def measure(
 
 async def _measured_run(
     feed: Feed, bot: Bot, settings: Settings, rate: float, bot_cpu: int | None,
-    result: RunResult, balancer: Balancer | None,
+    result: RunResult, balancer: Balancer | None, redis: SharedRedis | None = None,
 ) -> None:  # fmt: skip
     clock = time.perf_counter
     tracker = Tracker(max(1, round(rate * settings.duration)), settings.chats)
@@ -260,6 +263,7 @@ async def _measured_run(
     hcore0 = core_busy_seconds(HARNESS_CPU)
     cpu0, core0, harness0 = bot.cpu_seconds(), core_busy_seconds(bot_cpu), time.process_time()
     lb0, all0 = (balancer.cpu_seconds() if balancer else 0.0), core_busy_seconds(-1)
+    kv0 = redis.cpu_seconds() if redis else 0.0
     wall0 = clock()
     t0 = await pace(rate, tracker, emit)
     send_end = clock()
@@ -286,6 +290,7 @@ async def _measured_run(
     cpu2, core2 = bot.cpu_seconds(), core_busy_seconds(bot_cpu)
     lb2, all2 = (balancer.cpu_seconds() if balancer else 0.0), core_busy_seconds(-1)
     harness2 = time.process_time()
+    kv2 = redis.cpu_seconds() if redis else 0.0
     if isinstance(bot, Workers):
         split = bot.per_worker_cpu()
         result.worker_share = [100 * c / max(1e-9, sum(split)) for c in split]
@@ -321,6 +326,8 @@ async def _measured_run(
         )
     if core0 is not None and core2 is not None:
         result.others_pct = max(0.0, 100 * ((core2 - core0) - (cpu2 - cpu0)) / (end - wall0))
+    if redis is not None and echoed_total:
+        result.redis_cpu_per_update_ms = 1000 * (kv2 - kv0) / echoed_total
     if balancer is not None:
         result.nginx_cpu_pct = 100 * (lb1 - lb0) / max(1e-9, send_end - wall0)
         result.nginx_cpu_per_update_ms = (
@@ -328,7 +335,7 @@ async def _measured_run(
         )
         if bot_cpu is None and all0 is not None and all2 is not None:
             # nothing pinned: what other processes took of the whole machine, in % of a core
-            ours = (cpu2 - cpu0) + (lb2 - lb0) + (harness2 - harness0)
+            ours = (cpu2 - cpu0) + (lb2 - lb0) + (harness2 - harness0) + (kv2 - kv0)
             result.others_pct = max(0.0, 100 * ((all2 - all0) - ours) / (end - wall0))
     result.stray = feed.sink.stray_echoes - stray0
     result.bad_requests = feed.sink.bad_requests - bad0
@@ -372,13 +379,13 @@ def _progress(r: RunResult, took: float) -> str:
 
 async def measure_quietly(
     sink: Sink, name: str, mode: str, rate: float, settings: Settings, bot_cpu: int | None,
-    workers: int = 1,
+    workers: int = 1, redis: SharedRedis | None = None,
 ) -> RunResult:  # fmt: skip
     """Measure; repeat a run that neighbours disturbed, keep the least disturbed one."""
     best: RunResult | None = None
     for attempt in range(1, settings.tries + 1):
         t = time.perf_counter()
-        r = await measure(sink, name, mode, rate, settings, bot_cpu, workers)
+        r = await measure(sink, name, mode, rate, settings, bot_cpu, workers, redis)
         r.tries = attempt
         print(_progress(r, time.perf_counter() - t), file=sys.stderr, flush=True)
         if best is None or (not r.error and (best.error or disturbance(r) < disturbance(best))):
@@ -398,6 +405,11 @@ def variants(settings: Settings) -> list[tuple[str, str, int]]:
 async def sweep(settings: Settings, bot_cpu: int | None) -> list[RunResult]:
     sink = Sink()
     await sink.start()
+    redis: SharedRedis | None = None
+    if settings.redis:
+        redis = SharedRedis()
+        await redis.start()
+        settings.tgfast_args = [*settings.tgfast_args, "--redis", redis.url]
     results: list[RunResult] = []
     given_up: set[tuple[str, str, int]] = set()
     runs = variants(settings)
@@ -408,12 +420,14 @@ async def sweep(settings: Settings, bot_cpu: int | None) -> list[RunResult]:
             for name, mode, workers in runs[shift:] + runs[:shift]:
                 if (name, mode, workers) in given_up:
                     continue
-                r = await measure_quietly(sink, name, mode, rate, settings, bot_cpu, workers)
+                r = await measure_quietly(sink, name, mode, rate, settings, bot_cpu, workers, redis)
                 results.append(r)
                 if not r.error and r.loss * 100 > settings.give_up_loss:
                     given_up.add((name, mode, workers))
     finally:
         await sink.close()
+        if redis is not None:
+            redis.close()
     return results
 
 
@@ -532,6 +546,12 @@ def render_scale(results: list[RunResult], settings: Settings, build: dict[str, 
             "tgfast's supervisor) while sending, % of one core; `CPU/update`: their CPU over the "
             "run / updates echoed; `nginx CPU`, `nginx/update`: nginx's, apart. Other columns as "
             "in the one-worker table."
+            + (
+                " tgfast's workers share a real redis-server (`--redis URL`: FSM storage, "
+                "seen update ids), its CPU counted apart (Redis column below)."
+                if settings.redis
+                else " No Redis: every worker keeps its own state (the echo bot needs none)."
+            )
         ),
         "",
         f"tgfast under test: {describe_tgfast(build)}"
@@ -557,8 +577,8 @@ def render_scale(results: list[RunResult], settings: Settings, build: dict[str, 
         (
             f"The estimate is arithmetic, not a measurement: {settings.cores:g} cores × "
             f"{settings.busy:.0%} busy / (workers' + nginx's CPU per update measured here + "
-            f"{settings.redis_ms:g} ms assumed for Redis), i.e. workers, nginx and Redis "
-            "alone on the machine and scaling linearly with cores."
+            f"Redis's: measured with `--redis`, else {settings.redis_ms:g} ms assumed), i.e. "
+            "workers, nginx and Redis alone on the machine and scaling linearly with cores."
         ),
         "",
     ]
@@ -707,8 +727,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     p.add_argument(
         "--tries",
         type=int,
-        default=3,
-        help="repeat a run disturbed by other processes, up to this many runs",
+        help="repeat a run disturbed by other processes, up to this many runs (3; --nginx: 1, "
+        "nothing is pinned there and the whole machine is judged)",
     )
     p.add_argument(
         "--noisy",
@@ -734,6 +754,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         help="--nginx: tgfast's N workers as its --workers supervisor, as N "
         "processes, or the supervisor when the CLI has --port-per-worker (auto)",
     )
+    p.add_argument("--redis", action="store_true",
+                   help="--nginx: tgfast's workers share a real redis-server (--redis URL: FSM "
+                   "storage, seen update ids), its CPU per update measured")  # fmt: skip
     p.add_argument(
         "--estimate-cores",
         type=float,
@@ -778,7 +801,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         pairs=_pairs(args.contender, modes),
         tgfast_path=args.tgfast_path,
         tgfast_args=args.tgfast_arg,
-        tries=max(1, args.tries),
+        tries=max(1, args.tries if args.tries is not None else (1 if args.nginx else 3)),
         noisy=args.noisy,
         give_up_loss=args.give_up_loss,
         nginx=args.nginx,
@@ -787,7 +810,10 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         cores=args.estimate_cores,
         busy=args.estimate_busy,
         redis_ms=args.redis_cpu_ms,
+        redis=args.redis,
     )
+    if args.redis and not args.nginx:
+        p.error("--redis goes with --nginx")
     if args.nginx and args.tgfast_workers == "auto" and any(n == "tgfast" for n, _ in
                                                            settings.pairs):  # fmt: skip
         settings.supervisor = supervisor_available(
