@@ -116,6 +116,7 @@ class Settings:
     tries: int = 3  # runs of one (rate, contender, mode) at most, when neighbours disturb it
     noisy: float = 25.0  # % of a core taken by other processes that makes a run disturbed
     give_up_loss: float = 50.0  # % lost at one rate: higher rates of that contender skipped
+    give_up_p99: float = math.inf  # ms; a p99 above it at one rate: likewise (--nginx: 1,000)
 
 
 # --------------------------------------------------------------------------
@@ -422,7 +423,9 @@ async def sweep(settings: Settings, bot_cpu: int | None) -> list[RunResult]:
                     continue
                 r = await measure_quietly(sink, name, mode, rate, settings, bot_cpu, workers, redis)
                 results.append(r)
-                if not r.error and r.loss * 100 > settings.give_up_loss:
+                if not r.error and (
+                    r.loss * 100 > settings.give_up_loss or r.p99_ms > settings.give_up_p99
+                ):
                     given_up.add((name, mode, workers))
     finally:
         await sink.close()
@@ -611,10 +614,16 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
                       (name, mode, workers)), key=lambda r: r.rate)  # fmt: skip
         skipped = [rate for rate in settings.rates if rate > (ran[-1].rate if ran else 0)]
         if ran and skipped:
+            last = ran[-1]
+            why = (
+                f"losing {100 * last.loss:.0f} % at {last.rate:g}/s "
+                f"(`--give-up-loss {settings.give_up_loss:g}`)"
+                if last.loss * 100 > settings.give_up_loss
+                else f"a p99 of {report.fmt_ms(last.p99_ms)} at {last.rate:g}/s "
+                f"(`--give-up-p99 {settings.give_up_p99:g}`)"
+            )
             out.append(
-                f"{_label(ran[-1])}: not run at {', '.join(f'{x:g}' for x in skipped)}/s after "
-                f"losing {100 * ran[-1].loss:.0f} % at {ran[-1].rate:g}/s "
-                f"(`--give-up-loss {settings.give_up_loss:g}`)."
+                f"{_label(last)}: not run at {', '.join(f'{x:g}' for x in skipped)}/s after {why}."
             )
     repeated = [r for r in results if r.tries > 1]
     if repeated:
@@ -739,6 +748,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     p.add_argument("--give-up-loss", type=float, default=50.0,
                    help="after losing more than this %% at one rate, skip the contender's "
                    "higher rates")  # fmt: skip
+    p.add_argument("--give-up-p99", type=float,
+                   help="after a p99 above this (ms) at one rate, skip the contender's higher "
+                   "rates (default: never; --nginx: 1000, the ceiling is found by then)")  # fmt: skip
     p.add_argument("--nginx", action="store_true",
                    help="scale-out mode (issue #7): webhook through a real nginx, over "
                    "--workers workers; nothing pinned")  # fmt: skip
@@ -804,6 +816,11 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         tries=max(1, args.tries if args.tries is not None else (1 if args.nginx else 3)),
         noisy=args.noisy,
         give_up_loss=args.give_up_loss,
+        give_up_p99=(
+            args.give_up_p99
+            if args.give_up_p99 is not None
+            else (1000.0 if args.nginx else math.inf)
+        ),
         nginx=args.nginx,
         workers=[int(x) for x in args.workers.split(",")],
         supervisor=args.tgfast_workers == "supervisor",
