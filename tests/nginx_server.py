@@ -164,12 +164,16 @@ class Nginx:
             process.kill()
             process.wait()
         finally:
+            if process.stderr is not None:
+                process.stderr.close()
             self.process = None
 
     def kill(self) -> None:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
+            if self.process.stderr is not None:
+                self.process.stderr.close()
             self.process = None
 
     def close(self) -> None:
