@@ -101,6 +101,8 @@ async def post_ok(
          "--port 0 with --workers 2"),
         (["polling", BOT, "--token", "1:a", "--workers", "2"],
          "polling with --workers 2 needs --redis"),
+        (["polling", BOT, "--token", "1:a", "--workers", "2", "--redis", "redis://127.0.0.1:1/0"],
+         "not supported yet"),
         (["webhook", BOT, "--token", "1:a", "--workers", "0"], "must be at least 1"),
         (["webhook", BOT, "--token", "1:a", "--workers", "3", "--port", "65534",
           "--port-per-worker"], "go past 65535"),

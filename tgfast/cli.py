@@ -343,6 +343,10 @@ def _check_serving(args: argparse.Namespace) -> None:
             raise UsageError(f"polling with --workers {args.workers} needs --redis: several "
                              "pollers would fetch the same updates (a Redis lock lets one "
                              "poll at a time)")  # fmt: skip
+        if args.command == "polling":  # until the Redis leader lock is wired in
+            raise UsageError(f"polling with --workers {args.workers}: not supported yet (one "
+                             "poller at a time needs the Redis leader lock); run one worker, "
+                             "or serve webhooks with several")  # fmt: skip
     if args.fake:
         if args.token or args.api_url:
             raise UsageError("--fake serves against a built-in fake: drop --token and --api-url")
