@@ -16,7 +16,7 @@ from tgfast.client.ratelimit import Limit, RateLimiter
 from tgfast.client.ratelimit_redis import RedisRateLimiter
 from tgfast.fsm import StorageError
 from tgfast.fsm.storage.redis import connect_redis
-from tgfast.server.seen import SeenUpdates
+from tgfast.server.seen import Claim, SeenUpdates
 from tgfast.server.seen_redis import RedisSeenUpdates
 
 STEP = 0.05  # 20 per second
@@ -178,16 +178,24 @@ async def test_penalize_without_a_loop_does_not_raise(
 # -- RedisSeenUpdates -----------------------------------------------------------------
 
 
+NEW, DONE, BUSY = Claim.NEW, Claim.DONE, Claim.BUSY
+
+
 async def test_claim_once_per_bot_and_update(clients: list[Redis]) -> None:
     seen = RedisSeenUpdates(clients[0], ttl=60)
     assert isinstance(seen, SeenUpdates)  # what the serving layer takes
-    assert await seen.claim(1, 100) is True
-    assert await seen.claim(1, 100) is False
-    assert await seen.claim(2, 100) is True  # another bot
+    assert await seen.claim(1, 100) is NEW
+    assert await seen.claim(1, 100) is BUSY  # ours, not done yet
+    assert await seen.claim(2, 100) is NEW  # another bot
+    assert 59_000 < await clients[2].pttl("tgfast:seen:1:100") <= 60_000
+    await seen.done(1, [100])
+    assert await seen.claim(1, 100) is DONE
+    assert await clients[2].get("tgfast:seen:1:100") == b"done"
     assert 59_000 < await clients[2].pttl("tgfast:seen:1:100") <= 60_000
     await seen.release(1, 100)
-    assert await seen.claim(1, 100) is True
+    assert await seen.claim(1, 100) is NEW
     await seen.release(1, 999)  # forgetting what was never claimed is fine
+    await seen.close()
 
 
 async def test_workers_race_for_each_update(clients: list[Redis]) -> None:
@@ -196,14 +204,43 @@ async def test_workers_race_for_each_update(clients: list[Redis]) -> None:
         *(w.claim(1, update_id) for update_id in range(50) for w in workers)
     )
     per_update = [results[i : i + 3] for i in range(0, len(results), 3)]
-    assert all(sorted(r) == [False, False, True] for r in per_update)
+    assert all(sorted(r, key=lambda c: c.value) == [BUSY, BUSY, NEW] for r in per_update)
+    await workers[0].done(1, range(50))
+    assert {await w.claim(1, u) for w in workers for u in range(50)} == {DONE}
+    for w in workers:
+        await w.close()
+
+
+async def test_a_dead_workers_unfinished_claims_are_taken_over(clients: list[Redis]) -> None:
+    """A worker that dies mid-update leaves its claim behind: refused as busy while its
+    lease lasts, taken over after, so the update is not dropped as a duplicate."""
+    dying = RedisSeenUpdates(clients[0], key_prefix="lease", lease=0.3)
+    alive = RedisSeenUpdates(clients[1], key_prefix="lease", lease=0.3)
+    assert await dying.claim(1, 7) is NEW
+    assert await dying.claim(1, 8) is NEW
+    await dying.done(1, [8])
+    await asyncio.sleep(0.5)  # renewed meanwhile: still alive
+    assert await alive.claim(1, 7) is BUSY
+    assert dying._renewing is not None
+    dying._renewing.cancel()  # dies: its lease is no longer renewed
+    started = time.monotonic()
+    while (claim := await alive.claim(1, 7)) is BUSY:
+        assert time.monotonic() - started < 2.0, "the dead worker's lease never lapsed"
+        await asyncio.sleep(0.05)
+    assert claim is NEW  # taken over: the next delivery handles it
+    assert time.monotonic() - started < 0.5
+    assert await alive.claim(1, 8) is DONE  # what it finished stays done
+    await alive.close()
+    assert await clients[2].exists(f"lease:lease:{alive._token}") == 0  # closed: let go
 
 
 async def test_seen_ids_expire(clients: list[Redis]) -> None:
     seen = RedisSeenUpdates(clients[0], ttl=0.2)
-    assert await seen.claim(1, 5) is True
+    assert await seen.claim(1, 5) is NEW
+    await seen.done(1, [5])
     await asyncio.sleep(0.3)
-    assert await seen.claim(1, 5) is True
+    assert await seen.claim(1, 5) is NEW
+    await seen.close()
 
 
 async def test_seen_while_redis_is_down() -> None:
@@ -215,6 +252,8 @@ async def test_seen_while_redis_is_down() -> None:
         await seen.claim(1, 1)
     with pytest.raises(StorageError, match="release failed"):
         await seen.release(1, 1)
+    with pytest.raises(StorageError, match="done failed"):
+        await seen.done(1, [1])
     assert time.monotonic() - started < 2.0
     await seen.close()
     with pytest.raises(ValueError, match="ttl must be a positive"):

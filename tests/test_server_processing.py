@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import aiohttp
 import pytest
 from server_support import deliver_like_telegram, make_bot, message, post, served
 
 from tgfast import Bot, Dispatcher, convert
-from tgfast.server import MemorySeenUpdates, UpdateProcessor, update_key
+from tgfast.server import Claim, MemorySeenUpdates, UpdateProcessor, update_key
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message, Update
 
@@ -211,7 +211,9 @@ async def test_overload_is_refused_with_503_and_redelivery_handles_everything_on
     assert server.metrics.rejected["duplicate"] == 3
 
 
-async def test_a_redelivery_while_the_first_copy_is_queued_is_handled_once(bot: Bot) -> None:
+async def test_a_redelivery_is_busy_while_the_first_copy_runs_and_a_duplicate_after(
+    bot: Bot,
+) -> None:
     dp = Dispatcher()
     handled: list[int] = []
 
@@ -221,15 +223,22 @@ async def test_a_redelivery_while_the_first_copy_is_queued_is_handled_once(bot: 
 
     seen = MemorySeenUpdates()
     processor = UpdateProcessor(dp, bot, seen=seen)
-    admissions = [
-        (await processor.submit(convert(Update, message(update_id, 4, "x")))).value
-        for update_id in (1, 2, 1, 3, 2)
-    ]
-    assert admissions == ["accepted", "accepted", "duplicate", "accepted", "duplicate"]
-    assert processor.in_flight == 3  # a duplicate holds no slot
-    await processor.drain()
+
+    async def submit(update_id: int) -> str:
+        return (await processor.submit(convert(Update, message(update_id, 4, "x")))).value
+
+    admissions = [await submit(update_id) for update_id in (1, 2, 1, 3, 2)]
+    # not handled yet: refused (503) so that the redelivery comes back, rather than
+    # acknowledged on the word of a copy that may yet be lost
+    assert admissions == ["accepted", "accepted", "busy", "accepted", "busy"]
+    assert processor.in_flight == 3  # a refused redelivery holds no slot
+    await processor.join()  # handled, and marked done
     assert handled == [1, 2, 3]
+    assert [await submit(update_id) for update_id in (1, 2)] == ["duplicate"] * 2
+    await processor.drain()
+    assert processor.metrics.rejected["busy"] == 2
     assert processor.metrics.rejected["duplicate"] == 2
+    assert processor.in_flight == 0
 
     # without dedup, a redelivery is handled again
     processor = UpdateProcessor(dp, bot, seen=None)
@@ -246,8 +255,11 @@ class BrokenSeen:
     def __init__(self) -> None:
         self.claims = 0
 
-    async def claim(self, bot_id: int, update_id: int) -> bool:
+    async def claim(self, bot_id: int, update_id: int) -> Claim:
         self.claims += 1
+        raise ConnectionError("redis is down")
+
+    async def done(self, bot_id: int, update_ids: Sequence[int]) -> None:
         raise ConnectionError("redis is down")
 
     async def release(self, bot_id: int, update_id: int) -> None:
@@ -285,7 +297,7 @@ async def test_the_bound_is_checked_before_the_shared_store_is_asked(bot: Bot) -
     class CountingSeen(MemorySeenUpdates):
         claims = 0
 
-        async def claim(self, bot_id: int, update_id: int) -> bool:
+        async def claim(self, bot_id: int, update_id: int) -> Claim:
             self.claims += 1
             await asyncio.sleep(0)  # a round trip: other submits run meanwhile
             return await super().claim(bot_id, update_id)
@@ -303,15 +315,19 @@ async def test_the_bound_is_checked_before_the_shared_store_is_asked(bot: Bot) -
 
 
 async def test_seen_updates_are_bounded_per_bot_and_released_on_request() -> None:
+    new, done, busy = Claim.NEW, Claim.DONE, Claim.BUSY
     seen = MemorySeenUpdates(size=3)
-    assert [await seen.claim(1, i) for i in (1, 2, 3, 1)] == [True, True, True, False]
-    assert await seen.claim(2, 1) is True  # another bot: its own ids
-    assert await seen.claim(1, 4) is True  # 1 is forgotten now: the oldest of bot 1
-    assert await seen.claim(1, 1) is True
+    assert [await seen.claim(1, i) for i in (1, 2, 3, 1)] == [new, new, new, busy]
+    await seen.done(1, [1, 3, 99])  # 99 was never claimed: nothing to mark
+    assert [await seen.claim(1, i) for i in (1, 2, 3)] == [done, busy, done]
+    assert await seen.claim(2, 1) is new  # another bot: its own ids
+    assert await seen.claim(1, 4) is new  # 1 is forgotten now: the oldest of bot 1
+    assert await seen.claim(1, 1) is new
     assert len(seen) == 4  # three of bot 1, one of bot 2
     await seen.release(1, 4)
-    assert await seen.claim(1, 4) is True
+    assert await seen.claim(1, 4) is new
     await seen.release(9, 9)  # nothing to forget: no error
+    await seen.done(9, [9])
     with pytest.raises(ValueError):
         MemorySeenUpdates(size=0)
 
@@ -337,8 +353,8 @@ async def test_abort_drops_what_is_in_flight_and_releases_its_claims(bot: Bot) -
     assert await processor.abort() == 4
     assert processor.in_flight == 0 and processor.closed
     # the abandoned claims are gone (running and queued): a redelivery would be handled
-    assert [await seen.claim(bot.id, i) for i in (1, 2, 3, 5)] == [True] * 4
-    assert await seen.claim(bot.id, 4) is True  # never claimed at all
+    assert [await seen.claim(bot.id, i) for i in (1, 2, 3, 5)] == [Claim.NEW] * 4
+    assert await seen.claim(bot.id, 4) is Claim.NEW  # never claimed at all
     assert (await processor.submit(convert(Update, message(6, 4, "x")))).value == "closed"
 
 

@@ -26,7 +26,7 @@ from .processing import (
     UpdateProcessor,
 )
 from .runner import Signals, run, serve_polling, serve_webhook
-from .seen import DEFAULT_SEEN_SIZE, MemorySeenUpdates, SeenUpdates
+from .seen import DEFAULT_SEEN_SIZE, Claim, MemorySeenUpdates, SeenUpdates
 from .supervisor import (
     RestartBackoff,
     Supervisor,
@@ -53,6 +53,7 @@ __all__ = [
     "AddressPolicy",
     "Admission",
     "Backoff",
+    "Claim",
     "Concurrency",
     "MemorySeenUpdates",
     "Metrics",

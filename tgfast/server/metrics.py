@@ -31,7 +31,8 @@ class Rejected:
     BAD_BODY = "bad_body"  # 400: the body is not an update
     OVERLOADED = "overloaded"  # 503: in-flight work at its bound
     DRAINING = "draining"  # 503: shutting down
-    DUPLICATE = "duplicate"  # 200, but dropped: a redelivery of an update already taken
+    DUPLICATE = "duplicate"  # 200, but dropped: a redelivery of an update already handled
+    BUSY = "busy"  # 503: a redelivery of an update still being handled
     UNAVAILABLE = "unavailable"  # 503: SeenUpdates could not say whether it is a redelivery
 
 

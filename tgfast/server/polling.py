@@ -210,7 +210,9 @@ class Poller:
                 return
             if admission is Admission.CLOSED:
                 return  # not taken, offset not moved: it is fetched again next time
-            if admission is Admission.UNAVAILABLE:  # the shared SeenUpdates is down
+            if admission is Admission.UNAVAILABLE or admission is Admission.BUSY:
+                # the shared SeenUpdates is down, or another worker (a poller that lost
+                # the lead) is still on it: wait until it is done or its lease lapses
                 await self._sleep(self.backoff.delay(failures))
                 failures += 1
                 if self._stopping.is_set():

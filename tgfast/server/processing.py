@@ -18,10 +18,13 @@ therefore bounded by ``max_in_flight`` updates, whatever the load.
 Dedup: ``submit`` claims the update id from ``SeenUpdates`` after the bound check,
 holding a slot while the claim is out, so a claimed update is always taken: a refusal
 never has a claim to undo, and a refused update costs no round trip to a shared
-store. A failed claim is a redelivery (``DUPLICATE``: acknowledge it, do nothing); a
-store that cannot answer gives ``UNAVAILABLE`` (503: Telegram tries again later).
-Claims of updates that were taken and then abandoned (``abort``, a cancelled
-``submit``) are released, so that a redelivery or a refetch is handled.
+store. A redelivery of an update handled already is ``DUPLICATE`` (acknowledge it, do
+nothing); one of an update still being handled, here or by another live worker, is
+``BUSY`` (503: if that worker dies before it is done, the next delivery handles it); a
+store that cannot answer gives ``UNAVAILABLE`` (503: Telegram tries again later). Each
+handled update is marked done, in batches, off the handler's path. Claims of updates
+that were taken and then abandoned (``abort``, a cancelled ``submit``) are released,
+so that a redelivery or a refetch is handled.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from ..methods.base import TelegramMethod
 from ..types.binding import current_bot
 from .keys import update_key
 from .metrics import Metrics, Rejected
-from .seen import MemorySeenUpdates, SeenUpdates
+from .seen import Claim, MemorySeenUpdates, SeenUpdates
 
 if TYPE_CHECKING:
     from ..client import Bot
@@ -74,7 +77,8 @@ class Admission(enum.Enum):
     """What ``submit`` (or ``put``) did with an update."""
 
     ACCEPTED = "accepted"  # taken: it will be handled (acknowledge it)
-    DUPLICATE = "duplicate"  # a redelivery of an update already taken (acknowledge it)
+    DUPLICATE = "duplicate"  # a redelivery of an update already handled (acknowledge it)
+    BUSY = "busy"  # refused: a redelivery of an update still being handled (answer 503)
     FULL = "full"  # refused: in-flight work is at its bound (answer 503)
     CLOSED = "closed"  # refused: shutting down (answer 503)
     UNAVAILABLE = "unavailable"  # refused: SeenUpdates failed (answer 503)
@@ -124,6 +128,8 @@ class UpdateProcessor:
         self._idle: asyncio.Future[None] | None = None
         self._room: asyncio.Future[None] | None = None
         self._abandoned: list[int] = []
+        self._done: list[int] = []  # handled, to be marked done in SeenUpdates
+        self._marking: asyncio.Task[None] | None = None
         self._bot_id = bot.id
         metrics = self.metrics
         metrics.gauge("updates_in_flight", "Updates taken and not finished (the queue depth).",
@@ -169,7 +175,7 @@ class UpdateProcessor:
         self.in_flight += 1  # the slot is held while the claim is out
         update_id = update.update_id
         try:
-            first = await seen.claim(self._bot_id, update_id)
+            claim = await seen.claim(self._bot_id, update_id)
         except Exception as exc:  # noqa: BLE001 - refuse: Telegram delivers it again later
             self._finish()
             self.metrics.rejected[Rejected.UNAVAILABLE] += 1
@@ -179,10 +185,13 @@ class UpdateProcessor:
             self._finish()
             self._release_soon([update_id])
             raise
-        if not first:
+        if claim is not Claim.NEW:
             self._finish()
-            self.metrics.rejected[Rejected.DUPLICATE] += 1
-            return Admission.DUPLICATE
+            if claim is Claim.DONE:
+                self.metrics.rejected[Rejected.DUPLICATE] += 1
+                return Admission.DUPLICATE
+            self.metrics.rejected[Rejected.BUSY] += 1
+            return Admission.BUSY
         self._enqueue(update, waiter)
         return Admission.ACCEPTED
 
@@ -272,18 +281,21 @@ class UpdateProcessor:
                 if waiter is not None and not waiter.done() and self._replyable(result):
                     waiter.set_result(result)  # the webhook response carries it
                     metrics.handled[kind] += 1
-                    return
-                if waiter is not None and not waiter.done():
-                    waiter.set_result(None)  # acknowledge now, call below
-                if await self._send(update, result):
-                    metrics.handled[kind] += 1
                 else:
-                    metrics.failed[kind] += 1
+                    if waiter is not None and not waiter.done():
+                        waiter.set_result(None)  # acknowledge now, call below
+                    if await self._send(update, result):
+                        metrics.handled[kind] += 1
+                    else:
+                        metrics.failed[kind] += 1
             else:
                 metrics.handled[kind] += 1
         except asyncio.CancelledError:
             self._abandoned.append(update.update_id)
             raise
+        else:
+            if self.seen is not None:
+                self._mark_done(update.update_id)
         finally:
             if waiter is not None and not waiter.done():
                 waiter.set_result(None)
@@ -320,13 +332,17 @@ class UpdateProcessor:
             room.set_result(None)
 
     async def drain(self) -> None:
-        """Close, then wait until every update taken has been handled."""
+        """Close, then wait until every update taken has been handled and marked done."""
         self.close()
         await self.join()
 
     async def join(self) -> None:
-        """Wait until nothing is in flight (updates may still be taken meanwhile)."""
-        while self.in_flight:
+        """Wait until nothing is in flight and what was handled is marked done (updates
+        may still be taken meanwhile)."""
+        while self.in_flight or self._marking is not None:
+            if self._marking is not None:
+                await asyncio.shield(self._marking)
+                continue
             if self._idle is None or self._idle.done():
                 self._idle = asyncio.get_running_loop().create_future()
             await asyncio.shield(self._idle)
@@ -359,6 +375,24 @@ class UpdateProcessor:
         if self._idle is not None and not self._idle.done():
             self._idle.set_result(None)
         return dropped
+
+    def _mark_done(self, update_id: int) -> None:
+        """Queue the done mark; one task sends what has gathered meanwhile, in one go."""
+        self._done.append(update_id)
+        if self._marking is None:
+            self._marking = asyncio.ensure_future(self._send_done())
+
+    async def _send_done(self) -> None:
+        try:
+            while self._done and self.seen is not None:
+                update_ids, self._done = self._done, []
+                try:
+                    await self.seen.done(self._bot_id, update_ids)
+                except Exception as exc:  # noqa: BLE001 - handled: redeliveries wait as busy
+                    log.warning("could not mark %d handled updates done: %r",
+                                len(update_ids), exc)  # fmt: skip
+        finally:
+            self._marking = None
 
     async def _release(self, seen: SeenUpdates, update_ids: list[int]) -> None:
         for update_id in update_ids:

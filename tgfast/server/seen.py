@@ -2,39 +2,57 @@
 
 Telegram delivers an update again when it got no 200 in time (a timeout, a dropped
 connection, a 503 from a full server). The serving layer claims every update id before
-handling it; a claim that fails means the update is already being (or was) handled.
-Several workers share one ``SeenUpdates`` (``tgfast.server.seen_redis``) so that a
-redelivery reaching another worker is dropped as well.
+handling it and marks it done afterwards. A redelivery of an update already handled is
+acknowledged and dropped (``Claim.DONE``); one of an update still being handled is
+refused with 503 (``Claim.BUSY``), because the worker handling it may yet die: Telegram
+then tries again, and finds it done, or free again if its worker died. Several workers
+share one ``SeenUpdates`` (``tgfast.server.seen_redis``) so that a redelivery reaching
+another worker is recognised as well.
 """
 
 from __future__ import annotations
 
+import enum
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-__all__ = ["DEFAULT_SEEN_SIZE", "MemorySeenUpdates", "SeenUpdates"]
+__all__ = ["DEFAULT_SEEN_SIZE", "Claim", "MemorySeenUpdates", "SeenUpdates"]
 
 DEFAULT_SEEN_SIZE = 10_000
 """Ids remembered per bot: far more than Telegram redelivers out of order."""
 
 
+class Claim(enum.Enum):
+    """What ``SeenUpdates.claim`` found."""
+
+    NEW = "new"  # now ours: handle it, then call done()
+    DONE = "done"  # handled already: acknowledge it and drop it
+    BUSY = "busy"  # being handled (here or by a live worker): refuse, Telegram retries
+
+
 @runtime_checkable
 class SeenUpdates(Protocol):
-    """Where the serving layer records the update ids it took."""
+    """Where the serving layer records the update ids it took and handled."""
 
-    async def claim(self, bot_id: int, update_id: int) -> bool:
-        """True the first time (the id is now marked); False for a redelivery: drop it."""
+    async def claim(self, bot_id: int, update_id: int) -> Claim:
+        """Take the update if nobody has (``NEW``), else say who has (``DONE``/``BUSY``)."""
+        ...
+
+    async def done(self, bot_id: int, update_ids: Sequence[int]) -> None:
+        """The updates claimed here were handled: a redelivery is now dropped."""
         ...
 
     async def release(self, bot_id: int, update_id: int) -> None:
-        """Forget a claim: the update was refused (503) and Telegram will send it again."""
+        """Forget a claim: the update was abandoned and Telegram will send it again."""
         ...
 
 
 class MemorySeenUpdates:
-    """The last ``size`` update ids of each bot, in this process.
+    """The last ``size`` update ids of each bot, in this process, each done or not.
 
-    An ``OrderedDict`` per bot gives O(1) claim, release and eviction of the oldest id.
+    An ``OrderedDict`` per bot gives O(1) claim, done, release and eviction of the
+    oldest id.
     """
 
     __slots__ = ("_bots", "size")
@@ -43,18 +61,27 @@ class MemorySeenUpdates:
         if size < 1:
             raise ValueError(f"size must be at least 1, got {size}")
         self.size = size
-        self._bots: dict[int, OrderedDict[int, None]] = {}
+        self._bots: dict[int, OrderedDict[int, bool]] = {}
 
-    async def claim(self, bot_id: int, update_id: int) -> bool:
+    async def claim(self, bot_id: int, update_id: int) -> Claim:
         ids = self._bots.get(bot_id)
         if ids is None:
             ids = self._bots[bot_id] = OrderedDict()
-        elif update_id in ids:
-            return False
-        ids[update_id] = None
+        else:
+            done = ids.get(update_id)
+            if done is not None:
+                return Claim.DONE if done else Claim.BUSY
+        ids[update_id] = False
         if len(ids) > self.size:
             ids.popitem(last=False)
-        return True
+        return Claim.NEW
+
+    async def done(self, bot_id: int, update_ids: Sequence[int]) -> None:
+        ids = self._bots.get(bot_id)
+        if ids is not None:
+            for update_id in update_ids:
+                if update_id in ids:
+                    ids[update_id] = True
 
     async def release(self, bot_id: int, update_id: int) -> None:
         ids = self._bots.get(bot_id)

@@ -18,6 +18,7 @@ limits). ``RedisShared`` moves all three to one Redis, on one client::
 from __future__ import annotations
 
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -33,12 +34,23 @@ if TYPE_CHECKING:
     from ..client import Bot
     from ..dispatcher import Dispatcher
 
-__all__ = ["REDIS_URL_ENV", "RedisShared", "redacted_url"]
+__all__ = [
+    "DEFAULT_SEEN_LEASE",
+    "REDIS_URL_ENV",
+    "SEEN_LEASE_ENV",
+    "RedisShared",
+    "redacted_url",
+]
 
 log = logging.getLogger("tgfast.server")
 
 REDIS_URL_ENV = "TGFAST_REDIS_URL"
 """Where ``--redis`` is read from when it is not given (it may carry a password)."""
+SEEN_LEASE_ENV = "TGFAST_SEEN_LEASE"
+"""Seconds; overrides ``DEFAULT_SEEN_LEASE`` for the workers ``--redis`` sets up."""
+DEFAULT_SEEN_LEASE = 10.0
+"""Seconds a dead worker's unfinished updates are refused as busy before another worker
+takes them over (``RedisSeenUpdates``' lease)."""
 
 
 def redacted_url(url: str) -> str:
@@ -70,13 +82,18 @@ class RedisShared:
         bot_id: int,
         rate_limit: bool = True,
         key_prefix: str | None = None,
+        seen_lease: float | None = None,
         description: str = "Redis",
     ) -> None:
         self.redis = redis
         self.bot_id = int(bot_id)
         self.description = description
         self.storage = RedisStorage(redis, key_prefix=_keys(key_prefix, "fsm", "fsm"))
-        self.seen = RedisSeenUpdates(redis, key_prefix=_keys(key_prefix, "seen", "tgfast:seen"))
+        if seen_lease is None:
+            seen_lease = float(os.environ.get(SEEN_LEASE_ENV) or DEFAULT_SEEN_LEASE)
+        self.seen = RedisSeenUpdates(
+            redis, key_prefix=_keys(key_prefix, "seen", "tgfast:seen"), lease=seen_lease
+        )
         self.rate_limiter: RedisRateLimiter | None = None
         if rate_limit:
             self.rate_limiter = RedisRateLimiter(
@@ -93,12 +110,14 @@ class RedisShared:
         bot_id: int,
         rate_limit: bool = True,
         key_prefix: str | None = None,
+        seen_lease: float | None = None,
         **redis_kwargs: Any,
     ) -> RedisShared:
         """On a new fail-fast client for ``url`` (``connect_redis``), closed by ``close()``."""
         shared = cls(
             connect_redis(url, **redis_kwargs), bot_id=bot_id, rate_limit=rate_limit,
-            key_prefix=key_prefix, description=f"Redis at {redacted_url(url)}",
+            key_prefix=key_prefix, seen_lease=seen_lease,
+            description=f"Redis at {redacted_url(url)}",
         )  # fmt: skip
         shared._owns = True
         return shared
@@ -131,9 +150,11 @@ class RedisShared:
             ) from exc
 
     async def close(self) -> None:
-        """Finish the rate limiter's writes, then close the client if it is ours."""
+        """Finish the rate limiter's writes, let go of this worker's seen-updates lease,
+        then close the client if it is ours."""
         if self.rate_limiter is not None:
             await self.rate_limiter.flush()
+        await self.seen.close()
         if self._owns:
             await self.redis.aclose()
 
