@@ -161,6 +161,8 @@ def test_scale_out_with_shared_redis(tmp_path: Path) -> None:
     assert data["settings"]["redis"] is True
     assert "tgfast's workers share a real redis-server" in markdown
     assert "| Redis CPU/update |" in markdown
+    [row] = report.parse_table(markdown)
+    assert list(row) == report.SCALE_REDIS_HEADER and row["Redis/update"].endswith(" ms"), row
 
 
 async def test_refusals_are_retried_until_delivered() -> None:

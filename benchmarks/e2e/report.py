@@ -209,6 +209,7 @@ def parse_table(markdown: str) -> list[dict[str, str]]:
         elif not all(set(c) <= set(":-") for c in cells) and header in (
             TABLE_HEADER,
             SCALE_HEADER,
+            SCALE_REDIS_HEADER,
         ):
             out.append(dict(zip(header, cells, strict=True)))
     return out
@@ -379,17 +380,22 @@ SCALE_HEADER = [
 ]  # fmt: skip
 
 
+# with a shared redis-server (--redis): its CPU per update after nginx's
+SCALE_REDIS_HEADER = [*SCALE_HEADER[:13], "Redis/update", *SCALE_HEADER[13:]]
+
+
 def _ms(v: float) -> str:
     return f"{v:.3f} ms" if math.isfinite(v) else "—"
 
 
-def _scale_row(r: RunResult) -> list[str]:
+def _scale_row(r: RunResult, redis: bool) -> list[str]:
     if r.error:
-        return [f"{r.rate:g}", r.contender, str(r.workers), *["—"] * 12,
+        return [f"{r.rate:g}", r.contender, str(r.workers), *["—"] * (13 if redis else 12),
                 f"error: {r.error[:60]}"]  # fmt: skip
     row = _row(r)
+    kv = [_ms(r.redis_cpu_per_update_ms)] if redis else []
     return [*row[:2], str(r.workers), *row[2:10], fmt_pct(r.nginx_cpu_pct),
-            _ms(r.nginx_cpu_per_update_ms), *row[10:]]  # fmt: skip
+            _ms(r.nginx_cpu_per_update_ms), *kv, *row[10:]]  # fmt: skip
 
 
 def _order(name: str) -> int:
@@ -398,7 +404,9 @@ def _order(name: str) -> int:
 
 def scale_table(results: list[RunResult]) -> str:
     rows = sorted(results, key=lambda r: (r.rate, _order(r.contender), r.workers))
-    return md_table(SCALE_HEADER, [_scale_row(r) for r in rows])
+    redis = any(math.isfinite(r.redis_cpu_per_update_ms) for r in results)
+    header = SCALE_REDIS_HEADER if redis else SCALE_HEADER
+    return md_table(header, [_scale_row(r, redis) for r in rows])
 
 
 def _variants(results: list[RunResult]) -> list[tuple[str, int]]:
@@ -439,15 +447,22 @@ class WorkerCost:
     nginx_ms: float
     busy_pct: float  # the workers' CPU while sending, % of one core
     redis_ms: float = math.nan  # measured (a redis-server was shared), else nan
+    held: bool = True  # False: no rate held, the figures are the lowest rate's
 
 
 def worker_costs(results: list[RunResult]) -> list[WorkerCost]:
     out = []
     for name, workers in _variants(results):
         c = ceiling(results, name, "webhook", own_bar(name), balancer="nginx", workers=workers)
-        run = next((r for r in results if (r.contender, r.workers, r.rate) == (name, workers,
-                    c.rate) and r.balancer == "nginx"), None)  # fmt: skip
-        if run is None:
+        mine = sorted((r for r in results if (r.contender, r.workers) == (name, workers)
+                       and r.balancer == "nginx" and not r.error), key=lambda r: r.rate)  # fmt: skip
+        run = next((r for r in mine if r.rate == c.rate), None)
+        if run is None and mine:  # nothing held: what it cost at the lowest rate, said so
+            low = mine[0]
+            out.append(WorkerCost(name, workers, low.rate, low.cpu_per_update_ms,
+                                  low.nginx_cpu_per_update_ms, low.cpu_pct,
+                                  low.redis_cpu_per_update_ms, held=False))  # fmt: skip
+        elif run is None:
             out.append(WorkerCost(name, workers, None, math.nan, math.nan, math.nan))
         else:
             out.append(WorkerCost(name, workers, run.rate, run.cpu_per_update_ms,
@@ -478,7 +493,9 @@ def cost_table(results: list[RunResult], cores: float, busy: float, redis_ms: fl
         r = _redis(c, redis_ms)
         per = c.worker_ms + c.nginx_ms + r
         rows.append([
-            c.contender, str(c.workers), f"{c.rate:g}/s", _ms(c.worker_ms),
+            c.contender, str(c.workers),
+            f"{c.rate:g}/s" if c.held else f"{c.rate:g}/s (none held: the lowest)",
+            _ms(c.worker_ms),
             fmt_pct(c.busy_pct), _ms(c.nginx_ms),
             _ms(r) + ("" if math.isfinite(c.redis_ms) else " (assumed)"),
             (f"{100 * c.worker_ms / per:.0f} % / {100 * c.nginx_ms / per:.0f} % / "
