@@ -30,6 +30,13 @@ class MessageShortcuts:
     __slots__ = ()
     _bot: Any
 
+    if TYPE_CHECKING:  # the fields of Message that these shortcuts read
+        business_connection_id: str | None
+        chat: Chat
+        is_topic_message: bool | None
+        message_id: int
+        message_thread_id: int | None
+
     async def answer(
         self,
         text: str,
@@ -3726,6 +3733,9 @@ class CallbackQueryShortcuts:
     __slots__ = ()
     _bot: Any
 
+    if TYPE_CHECKING:  # the fields of CallbackQuery that these shortcuts read
+        id: str
+
     async def answer(
         self,
         text: str | None = None,
@@ -3775,6 +3785,9 @@ class InlineQueryShortcuts:
 
     __slots__ = ()
     _bot: Any
+
+    if TYPE_CHECKING:  # the fields of InlineQuery that these shortcuts read
+        id: str
 
     async def answer(
         self,
@@ -3827,6 +3840,9 @@ class ShippingQueryShortcuts:
     __slots__ = ()
     _bot: Any
 
+    if TYPE_CHECKING:  # the fields of ShippingQuery that these shortcuts read
+        id: str
+
     async def answer(
         self,
         ok: bool,
@@ -3870,6 +3886,9 @@ class PreCheckoutQueryShortcuts:
     __slots__ = ()
     _bot: Any
 
+    if TYPE_CHECKING:  # the fields of PreCheckoutQuery that these shortcuts read
+        id: str
+
     async def answer(
         self,
         ok: bool,
@@ -3911,6 +3930,10 @@ class ChatJoinRequestShortcuts:
 
     __slots__ = ()
     _bot: Any
+
+    if TYPE_CHECKING:  # the fields of ChatJoinRequest that these shortcuts read
+        chat: Chat
+        from_user: User
 
     async def approve(
         self,
@@ -3966,6 +3989,9 @@ class ChatShortcuts:
 
     __slots__ = ()
     _bot: Any
+
+    if TYPE_CHECKING:  # the fields of Chat that these shortcuts read
+        id: int
 
     async def do(
         self,
@@ -4436,6 +4462,9 @@ class ChatMemberUpdatedShortcuts:
 
     __slots__ = ()
     _bot: Any
+
+    if TYPE_CHECKING:  # the fields of ChatMemberUpdated that these shortcuts read
+        chat: Chat
 
     async def answer(
         self,

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import TelegramObject, UnionRule
 from ._shortcuts import (
     CallbackQueryShortcuts,
-    ChatShortcuts,
     ChatJoinRequestShortcuts,
     ChatMemberUpdatedShortcuts,
+    ChatShortcuts,
     InlineQueryShortcuts,
     MessageShortcuts,
     PreCheckoutQueryShortcuts,
     ShippingQueryShortcuts,
 )
+from .base import TelegramObject, UnionRule
 
 __all__ = [
     'AcceptedGiftTypes',

@@ -241,7 +241,11 @@ def _shortcuts(model: Model, overrides: dict[str, Any]) -> list[Shortcut]:
                 and set(fam["bind"]) <= names
             ):
                 rest = snake(md.name[len(fam["prefix"]) :])
-                name = fam["plain"] if md.name == fam["plain_method"] else fam["name"].format(rest=rest)
+                name = (
+                    fam["plain"]
+                    if md.name == fam["plain_method"]
+                    else fam["name"].format(rest=rest)
+                )
                 out.append(Shortcut(fam["owner"], name, md.name, fam["bind"], fam["doc"]))
     for owner, entries in overrides.get("shortcuts", {}).items():
         for name, o in entries.items():

@@ -124,9 +124,7 @@ def _init(fields: list[Field], model: Model) -> Iterator[str]:
 def _union_base(td: TypeDef) -> Iterator[str]:
     yield f"\n\nclass {td.name}(TelegramObject):\n"
     members = ", ".join((td.union or {}).get("members", []))
-    yield _docstring(
-        [*td.description[:1], f"Members: {members}.", f"Bot API: {td.href}"], "    "
-    )
+    yield _docstring([*td.description[:1], f"Members: {members}.", f"Bot API: {td.href}"], "    ")
     yield "\n    __slots__ = ()\n"
 
 
@@ -156,10 +154,10 @@ def render_types(model: Model) -> str:
         '"""Every type of the Telegram Bot API as a slotted class."""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import Any\n\n",
-        "from .base import TelegramObject, UnionRule\n",
         "from ._shortcuts import (\n",
-        *(f"    {o}Shortcuts,\n" for o in sorted({sc.owner for sc in model.shortcuts})),
-        ")\n\n",
+        *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
+        ")\n",
+        "from .base import TelegramObject, UnionRule\n\n",
         "__all__ = [\n",
         *(f"    {name!r},\n" for name in sorted(model.types)),
         "]\n",

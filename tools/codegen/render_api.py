@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator, Sequence
 
 from .model import MethodDef, Model, Param, Shortcut
-from .render import HEADER, WIDTH, _docstring, _tuple, annotation
+from .render import HEADER, WIDTH, _docstring, _field_annotation, _tuple, annotation
 
 REQUEST_TIMEOUT_DOC = "seconds to wait for this call, instead of the session's timeout."
 
@@ -186,6 +187,23 @@ def shortcut_owners(model: Model) -> list[str]:
     return list(dict.fromkeys(sc.owner for sc in model.shortcuts))
 
 
+def _read_fields(owner: str, model: Model) -> Iterator[str]:
+    """Declarations, for type checkers, of the fields of ``owner`` its shortcuts read."""
+    read = {
+        name
+        for sc in model.shortcuts
+        if sc.owner == owner
+        for expr in sc.bind.values()
+        if expr is not None
+        for name in re.findall(r"\bself\.(\w+)", expr)
+    }
+    fields = {f.attr: f for f in model.types[owner].fields}
+    if read:
+        yield f"\n    if TYPE_CHECKING:  # the fields of {owner} that these shortcuts read\n"
+        for name in sorted(read):
+            yield f"        {name}: {_field_annotation(fields[name], model)}\n"
+
+
 def _shortcut(sc: Shortcut, model: Model) -> Iterator[str]:
     md = model.methods[sc.method]
     offered = [p for p in md.params if p.name not in sc.bind]
@@ -223,6 +241,7 @@ def render_shortcuts(model: Model) -> str:
         out.append(f'    """Methods of ``{owner}`` that call the Bot API for it."""\n\n')
         out.append("    __slots__ = ()\n")
         out.append("    _bot: Any\n")
+        out.extend(_read_fields(owner, model))
         for sc in model.shortcuts:
             if sc.owner == owner:
                 out.extend(_shortcut(sc, model))
