@@ -2,7 +2,7 @@
 
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, final
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
@@ -34,6 +34,7 @@ class Entry(Call):
         inject_command: bool = False,
     ) -> None: ...
 
+@final
 class Node:
     filters: tuple[Call, ...]
     outer: tuple[Any, ...]

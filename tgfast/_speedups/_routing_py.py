@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
-from typing import Any
+from typing import Any, final
 
 from ..decoding import decode_update
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
@@ -84,6 +84,7 @@ class Entry(Call):
             )
 
 
+@final  # so that ``type(item) is Node`` leaves an ``Entry`` to type checkers
 class Node:
     """One router's part of the table for one update kind."""
 
@@ -239,9 +240,10 @@ async def _route(node: Node, event: Any, data: dict[str, Any], bot: Any) -> Any:
                 parsed = await _command(item, text, bot)  # type: ignore[arg-type]
                 if parsed is None:
                     continue
-            elif text[0] not in command.prefix or (  # type: ignore[index]
-                key if command.ignore_case else head
-            ) not in item.cmd_keys:
+            elif (
+                text[0] not in command.prefix  # type: ignore[index]
+                or (key if command.ignore_case else head) not in item.cmd_keys
+            ):
                 continue
             else:
                 parsed = parse_command(text, command.prefix) if item.inject_command else None  # type: ignore[arg-type]
@@ -285,13 +287,15 @@ async def _update_outer(
     return await middleware(partial(_update_outer, table, kind, index + 1, bot), update, data)
 
 
-async def _on_error(table: Table, update: Any, exc: Exception, data: dict[str, Any], bot: Any) -> Any:
+async def _on_error(
+    table: Table, update: Any, exc: Exception, data: dict[str, Any], bot: Any
+) -> Any:
     if table.errors is not None:
         try:
             result = await _propagate(
                 table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
             )
-        except Exception as again:  # noqa: BLE001 - logged: the caller's loop goes on
+        except Exception as again:  # logged: the caller's loop goes on
             log.error(
                 "update %s: an errors handler raised %r while handling %r",
                 update.update_id, again, exc, exc_info=again,
