@@ -80,7 +80,7 @@ def _str(v: Any) -> str:
 
 def _bool(v: Any) -> bool:
     if v is True or v is False:
-        return cast(bool, v)
+        return v
     raise _wrong("bool", v)
 
 
@@ -131,9 +131,11 @@ def _maker(cls: type[TelegramObject]) -> tuple[Callable[[list[Any]], Any], int]:
     # the other slots (_extra, and _bot where the class has shortcuts) start empty
     others = [s for k in cls.__mro__ for s in vars(k).get("__slots__", ()) if s not in attrs]
     targets = "".join(f"_tg_o.{a}, " for a in attrs + others)
-    source = f"def make(args):\n    _tg_o = _tg_new(_tg_cls)\n    {targets}= args\n    return _tg_o\n"
+    source = (
+        f"def make(args):\n    _tg_o = _tg_new(_tg_cls)\n    {targets}= args\n    return _tg_o\n"
+    )
     namespace: dict[str, Any] = {"_tg_new": object.__new__, "_tg_cls": cls}
-    exec(source, namespace)  # noqa: S102 - the source holds generated field names only
+    exec(source, namespace)  # the source holds generated field names only
     return cast("Callable[[list[Any]], Any]", namespace["make"]), len(attrs) + len(others)
 
 
@@ -264,7 +266,7 @@ class _Registry:
                     err = PathError("missing required field")
                     err.segments.append(f".{key}")
                     raise err
-            obj = make(args)
+            obj: TelegramObject = make(args)
             if extra is not None:
                 obj._extra = extra
             return obj
@@ -331,7 +333,8 @@ def expr_of(tp: Any) -> str:
     if isinstance(tp, _pytypes.GenericAlias) and tp.__origin__ is list:
         return f"[{expr_of(tp.__args__[0])}]"
     if tp in (int, str, bool, float):
-        return tp.__name__
+        name: str = tp.__name__
+        return name
     if isinstance(tp, type) and issubclass(tp, TelegramObject):
         return tp.__name__
     raise TypeError(f"cannot decode into {tp!r}")

@@ -121,9 +121,7 @@ class Bot(BotAPI):
     def __repr__(self) -> str:
         return f"Bot(id={self.id}, server={self.server.base!r})"
 
-    async def __call__(
-        self, method: TelegramMethod[T], request_timeout: float | None = None
-    ) -> T:
+    async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
         params = method.build(self.defaults)
         result = await self._call(
@@ -160,6 +158,7 @@ class Bot(BotAPI):
         timeout = self._timeout(method, params, request_timeout)
         client = self.session.client
         retried = failures = 0
+        error: TelegramNetworkError | TelegramAPIError
         while True:
             try:
                 if files:

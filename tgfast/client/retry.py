@@ -56,8 +56,8 @@ class RetryPolicy:
 
     def delay(self, failures: int) -> float:
         """Seconds to wait before retry number ``failures + 1``: half fixed, half jitter."""
-        cap = min(self.max_backoff, self.backoff * (2**failures))
-        return cap / 2 + random.uniform(0, cap / 2)  # noqa: S311 - jitter, not crypto
+        cap: float = min(self.max_backoff, self.backoff * (2**failures))  # int ** int is Any
+        return cap / 2 + random.uniform(0, cap / 2)  # jitter, not crypto: random is enough
 
 
 NO_RETRY = RetryPolicy(retry_after_attempts=0, attempts=0)

@@ -71,7 +71,7 @@ class TelegramObject:
         for _key, attr, _tp, _req in self.__tg_fields__:
             if getattr(self, attr) != getattr(other, attr):
                 return False
-        return self._extra == other._extra  # type: ignore[attr-defined]
+        return self._extra == other._extra
 
     __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 

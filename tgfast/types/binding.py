@@ -7,6 +7,7 @@ being handled: the dispatcher sets ``current_bot`` for each update's task.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,10 @@ def bind(result: Any, bot: Bot) -> Any:
     return result
 
 
-@cache
-def _has_bot_slot(cls: type) -> bool:
+def _declares_bot_slot(cls: type) -> bool:
     return any("_bot" in vars(klass).get("__slots__", ()) for klass in cls.__mro__)
+
+
+# once per class; typed as a plain callable because mypy takes the ``type(obj)`` of an
+# ``Any`` for unhashable when it meets the cache's ``*args: Hashable``
+_has_bot_slot: Callable[[type], bool] = cache(_declares_bot_slot)

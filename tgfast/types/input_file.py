@@ -27,7 +27,7 @@ class _Upload(InputFile):
     content_type: str | None
 
     # Two uploads are the same only when they are the same object.
-    __eq__ = object.__eq__  # type: ignore[assignment]
+    __eq__ = object.__eq__
     __hash__ = object.__hash__  # type: ignore[assignment]
 
     def chunks(self) -> AsyncIterator[bytes] | bytes:
@@ -81,7 +81,9 @@ class BufferedInputFile(_Upload):
         self._extra = None
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], filename: str | None = None) -> BufferedInputFile:
+    def from_file(
+        cls, path: str | os.PathLike[str], filename: str | None = None
+    ) -> BufferedInputFile:
         """Read a whole file now (for small files sent many times)."""
         p = Path(path)
         return cls(p.read_bytes(), filename or p.name)
