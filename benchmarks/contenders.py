@@ -227,7 +227,7 @@ def load() -> tuple[dict[str, Contender], dict[str, str]]:
         for name, loader in _LOADERS.items():
             try:
                 available[name] = loader()
-            except Exception as exc:  # ImportError, or a broken build raising anything
+            except Exception as exc:  # noqa: BLE001 - ImportError, or a broken build raising anything
                 missing[name] = f"{type(exc).__name__}: {exc}"
         _cache = (available, missing)
     return _cache

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-
 from payloads import SMALL_UPDATE, dump
 
 # Order used for test ids and table rows: ours first, then the field, then the floor.

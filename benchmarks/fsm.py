@@ -289,7 +289,7 @@ def render(contenders: list[Contender], counts: str, rounds: int) -> str:
     ]
     for storage in STORAGES:
         ours, theirs = by["tgfast", storage], by["aiogram", storage]
-        ratio = statistics.median(t / o for o, t in zip(ours, theirs))
+        ratio = statistics.median(t / o for o, t in zip(ours, theirs, strict=True))
         verdict = "PASS" if ratio >= 1.0 else "FAIL"
         lines.append(
             f"| {storage} | {statistics.median(ours):.1f} | {statistics.median(theirs):.1f} "
@@ -333,7 +333,7 @@ async def run(args: argparse.Namespace) -> int:
         print("## FSM\n")
         print(render(contenders, counts, args.rounds))
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
+            with open(args.json, "w", encoding="utf-8") as f:  # noqa: ASYNC230 - the runs are over
                 json.dump({f"{c.name}/{c.storage}": c.times for c in contenders}, f, indent=1)
     finally:
         redis.close()

@@ -741,7 +741,7 @@ def render(report: Report) -> str:
                 f"{m['client_cpu']:.0%} / {m['server_cpu']:.0%}",
             ]
         )
-    for name, reason in report.missing.items():
+    for name in report.missing:
         rows.append([LABELS[name], "missing", "", "", "", "", ""])
     header = [
         "contender",

@@ -15,9 +15,8 @@ These are benchmarks, not tests: the only assertions are correctness checks
 Run them through ``python benchmarks/run.py``.
 """
 
-import pytest
-
 import contenders
+import pytest
 from payloads import PAYLOADS
 
 MODES = ("decode", "decode+touch")

@@ -18,9 +18,8 @@ the Bot API), never timings.  Run them through ``python benchmarks/run.py``.
 
 import os
 
-import pytest
-
 import dispatch_contenders as dc
+import pytest
 
 PATHS = ("dispatch_20", "decode_dispatch_20")
 

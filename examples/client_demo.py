@@ -2,6 +2,9 @@
 
     python examples/client_demo.py                  # against FakeTelegram
     TGFAST_TOKEN=123:abc python examples/client_demo.py   # getMe against Telegram
+
+Against the fake it sends, replies, edits, uploads and downloads, meets a refusal, and
+lists the calls the fake recorded.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ async def against_fake() -> None:
         photo = await bot.send_photo(42, BufferedInputFile(b"\x89PNG fake", "dot.png"))
         data = await bot.download(photo.photo[-1].file_id) if photo.photo else b""
         print(f"downloaded the photo back: {data!r}")
-        fake.fail("sendMessage", error_code=403, description="Forbidden: bot was blocked by the user")
+        fake.fail(
+            "sendMessage", error_code=403, description="Forbidden: bot was blocked by the user"
+        )
         try:
             await bot.send_message(43, "blocked?")
         except tgfast.TelegramForbidden as error:

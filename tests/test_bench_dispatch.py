@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
+import pytest_benchmark  # noqa: F401  (the bench extra: scripts/test.sh installs it)
+import uvloop  # noqa: F401
 
 import tgfast
 from tgfast.dispatcher import routing
@@ -25,9 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
 PATHS = ("dispatch_20", "decode_dispatch_20")
 TGFAST_HOME = Path(tgfast.__file__).resolve().parents[1]  # the tgfast under test
-
-import pytest_benchmark  # noqa: F401  (the bench extra: scripts/test.sh installs it)
-import uvloop  # noqa: F401
 
 
 def run_benchmarks(tmp_path: Path, contenders: list[str], *, pure: bool = False) -> list[dict]:

@@ -30,8 +30,8 @@ from tgfast import (
     TelegramNetworkError,
     TelegramNotFound,
     TelegramRetryAfter,
-    TelegramServerError,
     TelegramServer,
+    TelegramServerError,
     TelegramUnauthorized,
     TgfastError,
 )
@@ -143,7 +143,11 @@ async def test_method_objects_and_webhook_reply(fake: FakeTelegram, bot: Bot) ->
     method = SendMessage(chat_id=7, text="via object")
     msg = await bot(method)
     assert isinstance(msg, Message) and msg.text == "via object"
-    assert method.as_webhook_reply() == {"method": "sendMessage", "chat_id": 7, "text": "via object"}
+    assert method.as_webhook_reply() == {
+        "method": "sendMessage",
+        "chat_id": 7,
+        "text": "via object",
+    }
     assert "DEFAULT" not in repr(method)
     assert method.to_dict() == {"chat_id": 7, "text": "via object"}
 
@@ -389,7 +393,16 @@ async def test_long_poll_extends_the_timeout(fake: FakeTelegram) -> None:
         start = time.monotonic()
         assert await bot.get_updates(timeout=1) == []
         assert time.monotonic() - start >= 0.9
-        fake.add_update({"message": {"message_id": 1, "date": 1, "chat": {"id": 1, "type": "private"}, "text": "hi"}})
+        fake.add_update(
+            {
+                "message": {
+                    "message_id": 1,
+                    "date": 1,
+                    "chat": {"id": 1, "type": "private"},
+                    "text": "hi",
+                }
+            }
+        )
         updates = await bot.get_updates(timeout=1)
         assert updates[0].message is not None and updates[0].message.text == "hi"
 

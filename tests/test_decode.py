@@ -836,7 +836,7 @@ def test_decode_types(decoder: ModuleType) -> None:
         str(decode_error(decoder.decode, list[int], b"[1, null]")) == "$[1]: expected int, got null"
     )
     user = decoder.decode(T.User, body(ANN))
-    assert user == T.User(**{k: v for k, v in ANN.items()})
+    assert user == T.User(**ANN)
     assert decoder.convert(T.User, ANN) == user
     assert decoder.convert(int, 5) == 5
 

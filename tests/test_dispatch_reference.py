@@ -22,7 +22,18 @@ from tgfast.filters import Command, F
 from tgfast.types import Update
 
 COMMANDS = ["a", "b", "cmd1", "cmd2", "Start"]
-TEXTS = ["/a", "/b x", "/cmd1", "/cmd2@other_bot", "/START", "/start", "!a", "hello", "/cmd1 y", "b"]
+TEXTS = [
+    "/a",
+    "/b x",
+    "/cmd1",
+    "/cmd2@other_bot",
+    "/START",
+    "/start",
+    "!a",
+    "hello",
+    "/cmd1 y",
+    "b",
+]
 CHATS = [1, 2, -5]
 
 

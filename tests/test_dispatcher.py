@@ -163,7 +163,8 @@ async def test_injection_gives_only_declared_values(bot: Bot) -> None:
     assert got == {"command": "go", "text": "/go now", "bot": bot, "config": "cfg",
                    "user": 7, "chat": 1}  # fmt: skip
     await dp.feed_update(bot, callback_update("x"), extra="value")
-    assert {"bot", "update", "db", "config", "dispatcher", "extra", "event_from_user"} <= got["keys"]
+    keys = {"bot", "update", "db", "config", "dispatcher", "extra", "event_from_user"}
+    assert keys <= got["keys"]
 
 
 async def test_sync_handlers_and_filters(bot: Bot) -> None:
@@ -258,7 +259,9 @@ async def test_errors_handlers_and_unhandled_errors_are_logged(
     assert seen[0][0] == 11 and isinstance(seen[0][1], ValueError)
     with caplog.at_level(logging.ERROR, logger="tgfast.dispatcher"):
         assert await dp.feed_update(bot, message_update("key", update_id=12)) is FAILED
-    assert any("update 12" in r.getMessage() and "KeyError" in r.getMessage() for r in caplog.records)
+    assert any(
+        "update 12" in r.getMessage() and "KeyError" in r.getMessage() for r in caplog.records
+    )
     # the dispatcher goes on after an error
     assert await dp.feed_update(bot, message_update("value", update_id=13)) == "recovered"
 
@@ -337,7 +340,11 @@ async def test_shortcuts_in_handlers_use_the_update_bot() -> None:
 
         result = await dp.feed_update(bot, message_update("/start", chat_id=77))
         assert isinstance(result, SendMessage)
-        assert result.as_webhook_reply() == {"method": "sendMessage", "chat_id": 77, "text": "as a reply"}
+        assert result.as_webhook_reply() == {
+            "method": "sendMessage",
+            "chat_id": 77,
+            "text": "as a reply",
+        }
         assert [m["text"] for m in fake.sent_messages(77)] == ["hello"]
         assert fake.errors == []
 

@@ -3,7 +3,6 @@ each step decided by the state the dispatcher's storage kept for that user."""
 
 from __future__ import annotations
 
-
 from server_support import ROOT, make_bot, message
 
 from tgfast.server import WebhookServer

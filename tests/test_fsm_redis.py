@@ -15,8 +15,9 @@ from typing import Any
 
 import orjson
 import pytest
-import tgfast
 from redis_server import RedisServer
+
+import tgfast
 from tgfast import Bot
 from tgfast.dispatcher import FAILED, Dispatcher
 from tgfast.fsm import (

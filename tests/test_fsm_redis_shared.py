@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from redis.asyncio import Redis
 from redis_server import RedisServer, free_port
+
 from tgfast.client.ratelimit import Limit, RateLimiter
 from tgfast.client.ratelimit_redis import RedisRateLimiter
 from tgfast.fsm import StorageError

@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 import pytest
+
 import tgfast
 from tgfast import Bot
 from tgfast.dispatcher import UNHANDLED, Dispatcher, Router

@@ -101,9 +101,7 @@ async def leave_time(
     return loop.time()
 
 
-async def leave_times(
-    limiter: LocalRateLimiter, chats: Sequence[int | str | None]
-) -> list[float]:
+async def leave_times(limiter: LocalRateLimiter, chats: Sequence[int | str | None]) -> list[float]:
     """Send to ``chats`` all at once (acquire called in list order); when each one left."""
     tasks = [asyncio.create_task(leave_time(limiter, chat)) for chat in chats]
     return list(await asyncio.gather(*tasks))
@@ -262,8 +260,10 @@ def test_a_busy_chat_does_not_hold_back_other_chats(vloop: VirtualTimeLoop) -> N
 
     async def main() -> tuple[list[float], list[float]]:
         busy = [asyncio.create_task(leave_time(limiter, 1)) for _ in range(10)]
-        others = [asyncio.create_task(leave_time(limiter, chat, at)) for chat, at in
-                  [(2, 0.0), (3, 0.5), (-4, 2.25)]]
+        others = [
+            asyncio.create_task(leave_time(limiter, chat, at))
+            for chat, at in [(2, 0.0), (3, 0.5), (-4, 2.25)]
+        ]
         return list(await asyncio.gather(*busy)), list(await asyncio.gather(*others))
 
     busy, others = run(vloop, main())
@@ -311,8 +311,14 @@ def test_methods_not_counted_never_wait(vloop: VirtualTimeLoop) -> None:
     async def main() -> None:
         limiter.penalize(None, 100.0)
         limiter.penalize(7, 100.0)
-        for method in ["editMessageText", "sendChatAction", "sendMessageDraft", "getMe",
-                       "deleteMessage", "answerCallbackQuery"]:
+        for method in [
+            "editMessageText",
+            "sendChatAction",
+            "sendMessageDraft",
+            "getMe",
+            "deleteMessage",
+            "answerCallbackQuery",
+        ]:
             for chat in CHATS_OF_EVERY_KIND:
                 assert finishes_without_suspending(limiter.acquire(method, chat))
         assert not finishes_without_suspending(limiter.acquire("sendMessage", 7))
@@ -677,7 +683,7 @@ PROPERTY_LIMITS: list[dict[str, Limit | None]] = [
             st.sampled_from([None, None, None, None, 0.5, 1.0, 2.5, -1.0]),
         ),
         max_size=40,
-    )
+    ),
 )
 def test_any_mix_of_sends_and_penalties_keeps_every_promise(
     limits: dict[str, Limit | None],

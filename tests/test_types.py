@@ -81,7 +81,7 @@ def test_class_shape(cls: type[TelegramObject]) -> None:
         params = list(inspect.signature(cls.__init__).parameters.values())[1:]
         assert [p.name for p in params] == attrs
         assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
-        for (_key, _attr, _tp, req), p in zip(rows, params):
+        for (_key, _attr, _tp, req), p in zip(rows, params, strict=True):
             if not req:
                 assert p.default is None
             elif p.default is not inspect.Parameter.empty:
@@ -102,7 +102,7 @@ def test_to_dict_omits_none(cls: type[TelegramObject], data: st.DataObject) -> N
     present = {key for key, attr, _tp, _req in rows if getattr(obj, attr) is not None}
     assert set(out) == present | set(obj._extra or ())
     assert None not in [out[key] for key in present]
-    for key, attr, _tp, req in rows:
+    for key, _attr, _tp, req in rows:
         if req:
             assert key in out, (type(obj), key)
 

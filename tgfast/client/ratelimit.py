@@ -323,9 +323,7 @@ class LocalRateLimiter:
             return
         key = _chat_key(chat_id)
         tolerance = (
-            self._private_tolerance
-            if isinstance(key, int) and key > 0
-            else self._group_tolerance
+            self._private_tolerance if isinstance(key, int) and key > 0 else self._group_tolerance
         )
         stored = self._chats.get(key)
         shift = self._global_shift

@@ -253,7 +253,7 @@ class RedisRateLimiter:
             await self._penalize(keys=keys, args=args)
         except _FAILURES as exc:
             self._outage(exc)
-        except Exception:  # noqa: BLE001 - a background task: log, never lose it silently
+        except Exception:  # a background task: log, never lose it silently
             log.exception("rate limiter: recording a penalty failed")
 
     async def flush(self) -> None:

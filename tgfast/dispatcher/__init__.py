@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .event import FAILED, UNHANDLED, ErrorEvent, RouterFrozenError, SkipHandler
 from .dispatcher import Dispatcher
+from .event import FAILED, UNHANDLED, ErrorEvent, RouterFrozenError, SkipHandler
 from .middleware import BaseMiddleware
 from .observer import Observer
 from .router import Router

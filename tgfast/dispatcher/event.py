@@ -36,7 +36,7 @@ FAILED: Final = _Outcome("FAILED")
 (the exception was logged): the serving layer counts it as failed, not unhandled."""
 
 
-class SkipHandler(Exception):  # noqa: N818 - a signal, named as aiogram users know it
+class SkipHandler(Exception):  # a signal, named as aiogram users know it
     """Raised by a handler to pass the event on to the next matching handler."""
 
 

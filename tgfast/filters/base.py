@@ -39,7 +39,7 @@ def passes(result: object) -> bool:
     return isinstance(result, dict) or bool(result)
 
 
-class Filter(ABC):
+class Filter(ABC):  # noqa: B024 - __call__ is abstract, outside TYPE_CHECKING
     """Base of class-based filters: implement ``__call__(self, event, <data names>)``.
 
     ``is_async`` is set for each subclass from its ``__call__``, so the dispatcher

@@ -170,7 +170,7 @@ def _resolve(value: Any, globalns: dict[str, Any], localns: dict[str, Any], name
     if isinstance(value, str):
         try:
             return eval(value, globalns, localns)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure is this one TypeError
             raise TypeError(
                 f"cannot resolve the annotation of {name!r}: {value!r} ({exc})"
             ) from None
@@ -313,7 +313,7 @@ class CallbackData(metaclass=_CallbackDataMeta):
                 f" {len(parts) - 1} values for {len(fields)} fields"
             )
         self = object.__new__(cls)
-        for field, text in zip(fields, parts[1:]):
+        for field, text in zip(fields, parts[1:], strict=True):  # lengths checked above
             if not text and field.optional:
                 _set(self, field.name, None)
                 continue
@@ -359,7 +359,7 @@ class CallbackData(metaclass=_CallbackDataMeta):
 
 def _restore(cls: type[T], values: tuple[Any, ...]) -> T:
     self = object.__new__(cls)
-    for field, value in zip(cls._field_list, values):
+    for field, value in zip(cls._field_list, values, strict=False):
         _set(self, field.name, value)
     return self
 

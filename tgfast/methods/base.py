@@ -55,4 +55,3 @@ class TelegramMethod(TelegramObject, Generic[T]):
     def as_webhook_reply(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
         """The body of a webhook response that makes Telegram perform this call."""
         return {"method": self.__api_method__, **self.build(defaults)}
-

@@ -349,7 +349,7 @@ class FakeTelegram:
             return await handler(request)
         except web.HTTPException:
             raise
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - kept in errors, answered 500
             self.errors.append(e)
             return _json(500, _bug(e))
 
@@ -402,7 +402,7 @@ class FakeTelegram:
             return 200, {"ok": True, "result": result}
         except ApiError as e:
             return e.error_code, e.payload()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - kept in errors, answered 500
             self.errors.append(e)
             return 500, _bug(e)
 
