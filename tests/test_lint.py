@@ -1,0 +1,81 @@
+"""The source tree is lint-clean, formatted and type-checked: ruff and mypy (configured in
+pyproject.toml) report nothing.
+
+The tools are the venv's (beside ``sys.executable``: the test extra installs them) and
+they read the source tree found from this file, never the ``tgfast`` under test, which
+is an installed copy in the pure-build run of ``scripts/test.sh``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+TARGETS = ["tgfast", "tests", "benchmarks", "examples", "tools"]
+
+# Excluded only until the concurrent work on these paths lands: their lint and type
+# findings are fixed next, and then this list goes away.
+PENDING = [
+    "tgfast/server/*",
+    "tgfast/cli.py",
+    "benchmarks/e2e/*",
+    "benchmarks/README.md",
+    "benchmarks/run.py",
+    "tests/test_server_*.py",
+    "tests/test_supervisor.py",
+    "tests/test_scale_out.py",
+    "tests/test_bench_e2e.py",
+    "tests/test_polling.py",
+    "tests/test_cli.py",
+    "docs/*",
+]
+
+
+def run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+    exe = BIN / tool
+    assert exe.is_file(), f"{exe} not found: install the test extra (pip install '.[test]')"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the tree, not an install
+    return subprocess.run(
+        [str(exe), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def pending(path: str) -> bool:
+    return any(fnmatch.fnmatch(path, pattern) for pattern in PENDING)
+
+
+def ruff(*args: str) -> subprocess.CompletedProcess[str]:
+    return run("ruff", *args, "--extend-exclude", ",".join(PENDING), *TARGETS)
+
+
+def test_ruff_check() -> None:
+    result = ruff("check", "--no-cache", "--output-format", "concise")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format() -> None:
+    result = ruff("format", "--no-cache", "--check", "--diff")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.timeout(600)
+def test_mypy() -> None:
+    result = run("mypy")  # [tool.mypy] packages = ["tgfast"], .pyi stubs included
+    output = result.stdout + result.stderr
+    errors = [line for line in output.splitlines() if ": error:" in line]
+    own = [line for line in errors if not pending(line.split(":", 1)[0])]
+    assert result.returncode == 0 or (errors and not own), output
+    assert not own, "\n".join(own)
