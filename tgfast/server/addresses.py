@@ -190,16 +190,19 @@ class AddressPolicy:
         """
         if peer is None:
             return None
-        classify = self.trusted_proxies.classify
-        address, trusted = classify(peer)
+        address, trusted = self.trusted_proxies.classify(peer)
         if not trusted or not forwarded_for:
             return address
+        return self._forwarded_client(forwarded_for)
+
+    def _forwarded_client(self, forwarded_for: Sequence[str]) -> str | None:
+        """The first untrusted hop from the right; None at a malformed one."""
+        classify = self.trusted_proxies.classify
         hops = (forwarded_for[0] if len(forwarded_for) == 1 else ",".join(forwarded_for)).split(",")
+        address: str | None = None
         for hop in reversed(hops):
             address, trusted = classify(hop)
-            if address is None:
-                return None
-            if not trusted:
+            if address is None or not trusted:
                 return address
         return address
 
@@ -212,11 +215,20 @@ class AddressPolicy:
         return client is not None and allowed.classify(client)[1]
 
     def allows_request(self, request: BaseRequest) -> bool:
-        """``allows`` for an aiohttp request: its peer and its ``X-Forwarded-For``."""
+        """``allows`` for an aiohttp request: its peer and its ``X-Forwarded-For``
+        (read only when the peer is trusted)."""
+        allowed = self.allowed_ips
+        if allowed is None:
+            return True
         peer = request.remote
-        if peer is not None and peer in self.trusted_proxies:
-            return self.allows(peer, request.headers.getall(FORWARDED_FOR, ()))
-        return self.allows(peer)
+        if peer is None:
+            return False
+        client, trusted = self.trusted_proxies.classify(peer)
+        if trusted:
+            forwarded_for = request.headers.getall(FORWARDED_FOR, ())
+            if forwarded_for:
+                client = self._forwarded_client(forwarded_for)
+        return client is not None and allowed.classify(client)[1]
 
     def client_of(self, request: BaseRequest) -> str | None:
         """``client_address`` for an aiohttp request."""
