@@ -103,7 +103,7 @@ def _version(dist: str) -> str:
 def _tgfast_state() -> str:
     try:
         import tgfast
-    except Exception as exc:  # not built / not installed yet
+    except Exception as exc:  # noqa: BLE001 - not built / not installed yet: say so, go on
         return f"tgfast not importable ({type(exc).__name__})"
     version = getattr(tgfast, "__version__", None) or _version("tgfast")
     compiled = getattr(tgfast, "__speedups__", None)
@@ -116,7 +116,7 @@ def _tgfast_state() -> str:
         in_place = (built.parents[2] / "pyproject.toml").exists()  # not an installed copy
         if in_place and source.exists() and source.stat().st_mtime > built.stat().st_mtime:
             state += " (WARNING: _decode extension is older than _decode.pyx: stale build?)"
-    except Exception:
+    except Exception:  # noqa: BLE001 - only a warning is at stake
         pass
     return f"tgfast {version} {state}"
 

@@ -16,14 +16,13 @@ from __future__ import annotations
 import asyncio
 import sys
 
+import botcli
 from aiogram import Bot, Dispatcher, Router
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import Message
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
-
-import botcli
 
 router = Router()
 

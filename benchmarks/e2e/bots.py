@@ -180,7 +180,8 @@ class BotProcess:
         if self.alive():
             self.proc.send_signal(signal.SIGTERM)
             deadline = time.perf_counter() + grace
-            while self.alive() and time.perf_counter() < deadline:
+            # polled: a child's exit sets no event (and SIGCHLD belongs to the loop)
+            while self.alive() and time.perf_counter() < deadline:  # noqa: ASYNC110
                 await asyncio.sleep(0.02)
             if self.alive():
                 self.proc.kill()

@@ -36,8 +36,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO / "tests") not in sys.path:
     sys.path.append(str(REPO / "tests"))
 
-from nginx_server import NGINX, Nginx
-from redis_server import RedisServer
+from nginx_server import NGINX, Nginx  # noqa: E402
+from redis_server import RedisServer  # noqa: E402
 
 __all__ = [
     "NGINX", "Balancer", "SharedRedis", "Workers", "consecutive_ports", "supervisor_available",

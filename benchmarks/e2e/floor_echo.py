@@ -15,10 +15,9 @@ import asyncio
 import hmac
 from typing import Any
 
+import botcli
 import orjson
 from aiohttp import ClientSession, web
-
-import botcli
 
 SLEEP = 0.01
 JSON = {"Content-Type": "application/json"}

@@ -32,7 +32,6 @@ from collections import deque
 from collections.abc import Callable
 
 import orjson
-
 import wire
 from record import Tracker
 from updates import update_body
@@ -199,8 +198,10 @@ class WebhookPoster:
 
     def pending(self) -> int:
         """Updates not yet answered with a 200: queued, in flight or waiting to be retried."""
-        return len(self.waiting) + len(self.timers) + sum(
-            1 for c in self.connections if c.current >= 0
+        return (
+            len(self.waiting)
+            + len(self.timers)
+            + sum(1 for c in self.connections if c.current >= 0)
         )
 
     def close(self) -> None:

@@ -34,30 +34,30 @@ import sys
 
 sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
 
-import argparse
-import asyncio
-import contextlib
-import datetime
-import json
-import math
-import os
-import platform
-import signal
-import socket
-import statistics
-import tempfile
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from importlib import metadata
-from pathlib import Path
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import contextlib  # noqa: E402
+import datetime  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from importlib import metadata  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
-import report
-from bots import (
+import report  # noqa: E402
+from bots import (  # noqa: E402
     PAIRS,
     BotProcess,
     Launch,
@@ -67,12 +67,18 @@ from bots import (
     kill_all,
     tgfast_build,
 )
-from fleet import Balancer, SharedRedis, Workers, consecutive_ports, supervisor_available
-from loadgen import WebhookPoster, pace
-from record import Tracker, percentile
-from report import RunResult
-from sink import Sink
-from updates import update_body
+from fleet import (  # noqa: E402
+    Balancer,
+    SharedRedis,
+    Workers,
+    consecutive_ports,
+    supervisor_available,
+)
+from loadgen import WebhookPoster, pace  # noqa: E402
+from record import Tracker, percentile  # noqa: E402
+from report import RunResult  # noqa: E402
+from sink import Sink  # noqa: E402
+from updates import update_body  # noqa: E402
 
 REPO = HERE.parents[1]
 TOKEN = "123456789:AAE2eBenchmarkTokenForTheSink_0000000"
@@ -153,7 +159,8 @@ Bot = BotProcess | Workers
 
 
 async def wait_until(cond: Callable[[], bool], deadline: float, bot: Bot) -> None:
-    while not cond() and time.perf_counter() < deadline and bot.alive():
+    # polled: the condition is a count the sink and the bot's exit move, no event to wait on
+    while not cond() and time.perf_counter() < deadline and bot.alive():  # noqa: ASYNC110
         await asyncio.sleep(0.01)
 
 

@@ -32,7 +32,6 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
-
 import wire
 from record import Tracker
 from updates import echo_id
@@ -216,7 +215,9 @@ class Sink:
             self.bad_requests += 1
             return _error(400, "Bad Request: malformed request line")
         path, _, query = parts[1].partition(b"?")
-        token, _, method_b = path[4:].partition(b"/") if path.startswith(b"/bot") else (b"", b"", b"")
+        token, _, method_b = (
+            path[4:].partition(b"/") if path.startswith(b"/bot") else (b"", b"", b"")
+        )
         if not token or not method_b:
             self.bad_requests += 1
             return _error(404, "Not Found")
