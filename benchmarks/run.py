@@ -4,8 +4,8 @@
     python benchmarks/run.py --quick    # smoke run (~1 min), noisier numbers
     python benchmarks/run.py --json out.json -- --benchmark-disable-gc
     python benchmarks/run.py --section e2e      # end-to-end sweep, issue #6 (8-20 min)
-    python benchmarks/run.py --section scale    # through nginx, 1 and 2 workers (~10 min)
-    python benchmarks/run.py --all              # everything (~25-35 min; --quick ~8 min)
+    python benchmarks/run.py --section scale    # through nginx, 1 and 2 workers (4-10 min)
+    python benchmarks/run.py --all              # everything (~20-35 min; --quick ~8 min)
 
 The end-to-end sweeps (``e2e``, ``scale``) take minutes each, so the default run
 leaves them out: name them with ``--section`` or pass ``--all``.  Like the

@@ -86,7 +86,7 @@ SECRET = "e2e-benchmark-secret_1"
 WEBHOOK_PATH = "/webhook"
 FULL_RATES = (200, 400, 700, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
 QUICK_RATES = (200, 700, 1500, 3000, 5000)
-# Through nginx (--nginx): 2 workers x 3 contenders, kept to about 10 minutes.
+# Through nginx (--nginx): 2 workers x 3 contenders, 4-5 minutes here, under 10 on a busy machine.
 NGINX_RATES = (400, 1000, 1500, 2000, 3000, 4000, 5000)
 NGINX_QUICK_RATES = (400, 1500, 3000)
 WARMUP_RATE = 200.0
