@@ -12,6 +12,13 @@ Errors: a 429 waits its ``retry_after``; anything else that escapes the Bot's ow
 retries (network, 5xx, 409 from another poller or a webhook) waits a back-off that
 doubles up to ``Backoff.max_delay``, with jitter, and resets after a success. A 401
 or 404 (wrong token or API URL) stops the poller: retrying cannot fix it.
+
+Several workers: with a ``leader`` (``RedisLeaderLock``) a poller fetches only while
+it holds the lock. When the lock is lost it stops fetching at once (the pending long
+poll is cancelled, unconfirmed), finishes the updates it took, confirms nothing (that
+is the new holder's getUpdates to make) and waits for the lock again. The new holder
+may be handed updates the old one took but never confirmed: shared seen-update ids
+(``RedisSeenUpdates``) make those duplicates, or busy until the old holder is done.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -41,6 +49,7 @@ from .seen import SeenUpdates
 if TYPE_CHECKING:
     from ..client import Bot
     from ..dispatcher import Dispatcher
+    from .leader import RedisLeaderLock
 
 __all__ = ["DEFAULT_POLL_TIMEOUT", "Backoff", "Poller"]
 
@@ -89,6 +98,7 @@ class Poller:
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         seen: SeenUpdates | None | Literal["memory"] = None,
         metrics: Metrics | None = None,
+        leader: RedisLeaderLock | None = None,
     ) -> None:
         if not 1 <= limit <= 100:
             raise ValueError(f"limit must be 1 to 100, got {limit}")
@@ -101,6 +111,8 @@ class Poller:
         )
         self.drop_pending_updates = drop_pending_updates
         self.backoff = backoff
+        self.leader = leader
+        """Poll only while this lock is held (one poller among several workers)."""
         self.processor = processor or UpdateProcessor(
             dispatcher, bot, concurrency=concurrency, max_in_flight=max_in_flight,
             seen=seen, metrics=metrics,
@@ -121,6 +133,8 @@ class Poller:
         finally:
             await self.processor.drain()
             await self.confirm()
+            if self.leader is not None:
+                await self.leader.release()
 
     def stop(self) -> None:
         """End ``poll``: no new getUpdates; the pending one is cancelled (unconfirmed)."""
@@ -130,8 +144,56 @@ class Poller:
             request.cancel()
 
     async def poll(self) -> None:
-        """Fetch and hand over updates until ``stop()``."""
-        if self.drop_pending_updates:
+        """Fetch and hand over updates until ``stop()``; with a ``leader``, only while
+        this process holds it. On ``stop()`` a lock held is kept: whoever drains then
+        confirms as its holder, and releases it."""
+        if self.leader is not None:
+            await self._lead(self.leader)
+        else:
+            await self._fetch(self.drop_pending_updates)
+
+    async def _lead(self, leader: RedisLeaderLock) -> None:
+        """One term of polling per time the lock is acquired, until ``stop()``."""
+        drop_pending = self.drop_pending_updates  # once, by the first holder
+        while not self._stopping.is_set():
+            if not await self._until_stopped(leader.acquire()):
+                return
+            log.info("polling: this worker holds %s and polls", leader.key)
+            fetching = asyncio.ensure_future(self._fetch(drop_pending))
+            drop_pending = False
+            losing = asyncio.ensure_future(leader.lost.wait())
+            try:
+                await asyncio.wait((fetching, losing), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                losing.cancel()
+                if not fetching.done():
+                    fetching.cancel()  # the pending getUpdates stays unconfirmed
+                    await asyncio.wait((fetching,))
+            if not fetching.cancelled():
+                fetching.result()  # a fatal error (401/404) is raised
+                return  # stop()
+            log.warning("polling: lost %s; finishing the updates taken, then waiting for it "
+                        "again", leader.key)  # fmt: skip
+            await self._until_stopped(self.processor.join())
+
+    async def _until_stopped(self, awaitable: Awaitable[object]) -> bool:
+        """Await ``awaitable`` unless ``stop()`` comes first: True when it finished."""
+        task = asyncio.ensure_future(awaitable)
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait((task, stopping), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.wait((task,))
+        if task.cancelled():
+            return False
+        task.result()
+        return True
+
+    async def _fetch(self, drop_pending: bool) -> None:
+        if drop_pending:
             await self._call_until_stopped(self._drop_pending)
         failures = 0
         processor = self.processor
@@ -252,6 +314,10 @@ class Poller:
         offset and ``timeout=0``. False (logged) when that call failed."""
         if self.offset is None:
             return True
+        if self.leader is not None and not self.leader.held:
+            log.info("not confirming offset %s: this worker no longer holds %s, its holder "
+                     "confirms", self.offset, self.leader.key)  # fmt: skip
+            return False
         try:
             await self.bot.get_updates(offset=self.offset, limit=1, timeout=0)
         except Exception as exc:  # noqa: BLE001 - at exit: say so, the next start refetches

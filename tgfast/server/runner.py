@@ -23,6 +23,7 @@ from .webhook import WebhookServer
 if TYPE_CHECKING:
     from ..client import Bot
     from ..dispatcher import Dispatcher
+    from .leader import RedisLeaderLock
 
 __all__ = ["Signals", "run", "serve_polling", "serve_webhook"]
 
@@ -148,6 +149,7 @@ async def serve_polling(
     signals: Signals | None = None,
     on_ready: Callable[[Poller], Awaitable[object] | object] | None = None,
     close_bot: bool = True,
+    leader: RedisLeaderLock | None = None,
     **options: Any,
 ) -> int:
     """Poll until a signal (or ``signals.request_stop()``); the exit status.
@@ -155,8 +157,19 @@ async def serve_polling(
     ``options`` go to ``Poller`` (timeout, allowed_updates, drop_pending_updates,
     concurrency, max_in_flight, ...). On the way out the offset is confirmed once
     everything fetched is handled.
+
+    With ``leader`` (one ``RedisLeaderLock`` key per bot, shared by the workers) this
+    worker polls only while it holds the lock, and releases it on the way out, after
+    confirming. Unless ``seen`` (or ``processor``) is given, the seen-update ids go to
+    a ``RedisSeenUpdates`` on the lock's client: a new holder may be handed updates the
+    last one took, and they must be recognised. The lock is not closed here.
     """
-    poller = Poller(dispatcher, bot, **options)
+    own_seen = None
+    if leader is not None and "seen" not in options and "processor" not in options:
+        from .seen_redis import RedisSeenUpdates
+
+        own_seen = options["seen"] = RedisSeenUpdates(leader.redis)
+    poller = Poller(dispatcher, bot, leader=leader, **options)
     own_signals = signals is None
     signals = signals or Signals()
     if own_signals:
@@ -191,6 +204,10 @@ async def serve_polling(
             raise error
         return code
     finally:
+        if leader is not None:
+            await leader.release()
+        if own_seen is not None:
+            await own_seen.close()
         if own_signals:
             signals.remove()
         if close_bot:
