@@ -10,12 +10,12 @@ import re
 import signal
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import aiohttp
 import pytest
-from redis_server import free_port
+from redis_server import RedisServer, free_port
 from server_support import message, post
 from supervised import BOT, Supervised, alive, eventually
 from test_cli import run_cli
@@ -101,8 +101,6 @@ async def post_ok(
          "--port 0 with --workers 2"),
         (["polling", BOT, "--token", "1:a", "--workers", "2"],
          "polling with --workers 2 needs --redis"),
-        (["polling", BOT, "--token", "1:a", "--workers", "2", "--redis", "redis://127.0.0.1:1/0"],
-         "not supported yet"),
         (["webhook", BOT, "--token", "1:a", "--workers", "0"], "must be at least 1"),
         (["webhook", BOT, "--token", "1:a", "--workers", "3", "--port", "65534",
           "--port-per-worker"], "go past 65535"),
@@ -284,3 +282,52 @@ async def test_workers_drain_when_the_supervisor_is_killed(
     await eventually(
         lambda: not any(alive(pid) for pid in pids.values()), what="the orphaned workers to exit"
     )
+
+
+# -- polling --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    with RedisServer() as server:
+        yield server
+
+
+async def test_polling_workers_take_turns_with_one_poller(
+    supervised: list[Supervised], fake: FakeTelegram, tmp_path: Path, redis_server: RedisServer
+) -> None:
+    """``polling --workers 2 --redis``: one worker polls, the other waits for the lock;
+    when the poller stops (SIGTERM: it drains, confirms, lets go) the other takes over,
+    and every update is handled exactly once."""
+    redis_server.flushall()
+    process = await Supervised.start(
+        "polling", BOT, "--workers", "2", "--token", fake.token, "--api-url", fake.url,
+        "--redis", redis_server.url, "--no-rate-limit", "--no-uvloop", "--timeout", "1",
+        cwd=tmp_path,
+    )  # fmt: skip
+    supervised.append(process)
+    await process.wait_ready(2)
+    await process.wait_log(r"this worker holds tgfast:poller:\d+ and polls")
+
+    def feed(chat: int, text: str) -> None:
+        update = message(0, chat, text)
+        del update["update_id"]  # numbered by the fake
+        fake.add_update(update)
+
+    for n in range(10):
+        feed(300 + n % 3, f"first {n}")
+    await eventually(lambda: len(fake.sent_messages()) == 10, what="the first 10 answers")
+    pollers = {pid for chat in (300, 301, 302) for _, _, pid in answers(fake, chat)}
+    assert len(pollers) == 1  # one worker polled them all
+    (leader,) = pollers
+    os.kill(leader, signal.SIGTERM)  # a rolling restart of the poller
+    await eventually(lambda: not alive(leader), what="the poller to drain and exit")
+    for n in range(10):
+        feed(310 + n % 3, f"second {n}")
+    await eventually(lambda: len(fake.sent_messages()) == 20, what="the next 10 answers")
+    later = {pid for chat in (310, 311, 312) for _, _, pid in answers(fake, chat)}
+    assert leader not in later and len(later) == 1  # another worker took over
+    texts = sorted(text for chat in range(300, 313) for text, _, _ in answers(fake, chat))
+    assert texts == sorted([f"first {n}" for n in range(10)] + [f"second {n}" for n in range(10)])
+    process.signal(signal.SIGTERM)
+    assert await process.wait() == 0, process.log

@@ -343,10 +343,6 @@ def _check_serving(args: argparse.Namespace) -> None:
             raise UsageError(f"polling with --workers {args.workers} needs --redis: several "
                              "pollers would fetch the same updates (a Redis lock lets one "
                              "poll at a time)")  # fmt: skip
-        if args.command == "polling":  # until the Redis leader lock is wired in
-            raise UsageError(f"polling with --workers {args.workers}: not supported yet (one "
-                             "poller at a time needs the Redis leader lock); run one worker, "
-                             "or serve webhooks with several")  # fmt: skip
     if args.fake:
         if args.token or args.api_url:
             raise UsageError("--fake serves against a built-in fake: drop --token and --api-url")
@@ -460,8 +456,14 @@ async def _worker_context(
             await shared.check()
             shared.install(dp, bot)
             options["seen"] = shared.seen
-            log.info("sharing FSM state, seen update ids%s through %s",
+            if args.command == "polling":
+                # one poller per bot at a time, whatever the workers (or deployments)
+                from .server.leader import RedisLeaderLock, poller_key
+
+                options["leader"] = RedisLeaderLock(shared.redis, poller_key(bot.id))
+            log.info("sharing FSM state, seen update ids%s%s through %s",
                      " and rate limits" if shared.rate_limiter else "",
+                     ", one poller at a time" if "leader" in options else "",
                      shared.description)  # fmt: skip
         yield signals
     finally:
