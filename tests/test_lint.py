@@ -8,7 +8,6 @@ is an installed copy in the pure-build run of ``scripts/test.sh``.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import subprocess
 import sys
@@ -19,23 +18,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 TARGETS = ["tgfast", "tests", "benchmarks", "examples", "tools"]
-
-# Excluded only until the concurrent work on these paths lands: their lint and type
-# findings are fixed next, and then this list goes away.
-PENDING = [
-    "tgfast/server/*",
-    "tgfast/cli.py",
-    "benchmarks/e2e/*",
-    "benchmarks/README.md",
-    "benchmarks/run.py",
-    "tests/test_server_*.py",
-    "tests/test_supervisor.py",
-    "tests/test_scale_out.py",
-    "tests/test_bench_e2e.py",
-    "tests/test_polling.py",
-    "tests/test_cli.py",
-    "docs/*",
-]
 
 
 def run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -53,12 +35,8 @@ def run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def pending(path: str) -> bool:
-    return any(fnmatch.fnmatch(path, pattern) for pattern in PENDING)
-
-
 def ruff(*args: str) -> subprocess.CompletedProcess[str]:
-    return run("ruff", *args, "--extend-exclude", ",".join(PENDING), *TARGETS)
+    return run("ruff", *args, *TARGETS)
 
 
 def test_ruff_check() -> None:
@@ -74,8 +52,4 @@ def test_ruff_format() -> None:
 @pytest.mark.timeout(600)
 def test_mypy() -> None:
     result = run("mypy")  # [tool.mypy] packages = ["tgfast"], .pyi stubs included
-    output = result.stdout + result.stderr
-    errors = [line for line in output.splitlines() if ": error:" in line]
-    own = [line for line in errors if not pending(line.split(":", 1)[0])]
-    assert result.returncode == 0 or (errors and not own), output
-    assert not own, "\n".join(own)
+    assert result.returncode == 0, result.stdout + result.stderr

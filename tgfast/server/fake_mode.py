@@ -80,7 +80,8 @@ class FakeControl:
         except ValueError as exc:
             return web.json_response({"error": str(exc)}, status=400)
         deadline = time.monotonic() + wait
-        while len(self.fake.calls) <= after and time.monotonic() < deadline:
+        # the fake records calls without signalling them: poll, briefly
+        while len(self.fake.calls) <= after and time.monotonic() < deadline:  # noqa: ASYNC110
             await asyncio.sleep(0.01)
         calls = [
             {"method": c.method, "params": c.params, "http_method": c.http_method}

@@ -55,7 +55,7 @@ class Histogram:
     def cumulative(self) -> list[tuple[str, int]]:
         """``(le, observations <= le)`` for each bucket, ``+Inf`` last."""
         out, total = [], 0
-        for bound, n in zip((*map(_number, self.bounds), "+Inf"), self.counts):
+        for bound, n in zip((*map(_number, self.bounds), "+Inf"), self.counts, strict=True):
             total += n
             out.append((bound, total))
         return out

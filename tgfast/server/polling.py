@@ -71,7 +71,7 @@ class Backoff:
 
     def delay(self, failures: int) -> float:
         base = min(self.max_delay, self.min_delay * self.factor ** min(failures, 64))
-        return base * (1 - self.jitter * random.random())  # noqa: S311 - jitter, not crypto
+        return base * (1 - self.jitter * random.random())  # jitter, not crypto
 
 
 class Poller:

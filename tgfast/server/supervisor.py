@@ -98,7 +98,7 @@ async def watch_supervisor(on_gone: Callable[[], object], interval: float = 0.5)
     stop them. The worker drains and exits instead.
     """
     parent = os.getppid()
-    while os.getppid() == parent:
+    while os.getppid() == parent:  # noqa: ASYNC110 - no event tells a reparented process
         await asyncio.sleep(interval)
     on_gone()
 
