@@ -1,4 +1,5 @@
-"""Shared fixtures: the ``decoder`` fixture runs a test once per implementation."""
+"""Shared fixtures: the ``decoder`` fixture runs a test once per implementation; ``fake``,
+``bot`` (on the fake) and ``http`` (a client session) for the serving tests."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
 
+import aiohttp
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
@@ -18,8 +20,10 @@ from implementations import (
     IMPLEMENTATIONS,
     NO_EXTENSIONS,
 )
+from server_support import make_bot
 
 import tgfast
+from tgfast import Bot
 from tgfast.testing import FakeTelegram
 
 # Hypothesis keeps caches in a directory of its own: keep it inside tests/
@@ -96,3 +100,16 @@ async def fake() -> AsyncIterator[FakeTelegram]:
     async with FakeTelegram() as fake:
         yield fake
         assert fake.errors == []
+
+
+@pytest.fixture
+async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
+    """A bot on ``fake``, without the rate limiter (tests send fast to few chats)."""
+    async with make_bot(fake) as bot:
+        yield bot
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as http:
+        yield http

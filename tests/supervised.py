@@ -19,10 +19,25 @@ from pathlib import Path
 
 from server_support import subprocess_env, tgfast_command
 
-__all__ = ["BOT", "Supervised", "eventually"]
+from tgfast.testing import FakeTelegram
+
+__all__ = ["BOT", "Supervised", "answers", "eventually"]
 
 BOT = f"{Path(__file__).resolve().parent / 'scale_bot.py'}:dp"
 _READY = re.compile(r"worker (\d+) \(pid (\d+)\) is ready")
+
+
+_WHO = re.compile(r"\[worker (\d+) pid (\d+)\]")  # how scale_bot signs its answers
+
+
+def answers(fake: FakeTelegram, chat_id: int | None = None) -> list[tuple[str, int, int]]:
+    """(text, worker, pid) of every message the bot sent (to ``chat_id``)."""
+    out = []
+    for sent in fake.sent_messages(chat_id):
+        match = _WHO.search(sent["text"])
+        assert match, sent["text"]
+        out.append((sent["text"][: match.start()].strip(), int(match[1]), int(match[2])))
+    return out
 
 
 async def eventually(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -22,13 +21,12 @@ from nginx_server import Nginx
 from redis.asyncio import Redis
 from redis_server import RedisServer
 from server_support import message, post
-from supervised import BOT, Supervised, alive, eventually
+from supervised import BOT, Supervised, alive, answers, eventually
 from test_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram
 
 SECRET = "scale-out-secret"
-_WHO = re.compile(r"\[worker (\d+) pid (\d+)\]")
 
 
 @pytest.fixture(scope="module")
@@ -113,16 +111,6 @@ async def deliver(
         assert status in (0, 502, 503, 504), (status, body)
         assert loop.time() < give_up, f"update {update['update_id']} never got a 200"
         await asyncio.sleep(0.02)
-
-
-def answers(fake: FakeTelegram, chat_id: int | None = None) -> list[tuple[str, int, int]]:
-    """(text, worker, pid) of every message the bot sent (to ``chat_id``)."""
-    out = []
-    for sent in fake.sent_messages(chat_id):
-        match = _WHO.search(sent["text"])
-        assert match, sent["text"]
-        out.append((sent["text"][: match.start()].strip(), int(match[1]), int(match[2])))
-    return out
 
 
 async def test_a_conversation_goes_on_across_workers(

@@ -8,7 +8,6 @@ import ipaddress
 import itertools
 import re
 import signal
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -17,7 +16,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from multidict import CIMultiDict
 from server_support import (
-    make_bot,
     message,
     post,
     served,
@@ -39,7 +37,6 @@ from tgfast.server.addresses import (
     parse_network,
     parse_networks,
 )
-from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
 TELEGRAM = "149.154.167.99"
@@ -200,18 +197,6 @@ def test_generated_a_malformed_trusted_side_is_unknown(
 
 
 # -- over real sockets ---------------------------------------------------------------------
-
-
-@pytest.fixture
-async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
-    async with make_bot(fake) as bot:
-        yield bot
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as http:
-        yield http
 
 
 def recorder() -> tuple[Dispatcher, list[str]]:

@@ -5,29 +5,16 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import defaultdict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 
 import aiohttp
 import pytest
-from server_support import deliver_like_telegram, make_bot, message, post, served
+from server_support import deliver_like_telegram, message, post, served
 
 from tgfast import Bot, Dispatcher, convert
 from tgfast.server import Claim, MemorySeenUpdates, UpdateProcessor, update_key
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message, Update
-
-
-@pytest.fixture
-async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
-    async with make_bot(fake) as bot:
-        yield bot
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as http:
-        yield http
-
 
 # -- ordering ---------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import aiohttp
 import orjson
 import pytest
-from server_support import make_bot, message, post, served
+from server_support import message, post, served
 
 from tgfast import Bot, Dispatcher
 from tgfast.methods import SendMessage, SendPhoto
@@ -18,18 +18,6 @@ from tgfast.testing import FakeTelegram
 from tgfast.types import BufferedInputFile, Message
 
 SECRET = "s3cret-Token_1"
-
-
-@pytest.fixture
-async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
-    async with make_bot(fake) as bot:
-        yield bot
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as http:
-        yield http
 
 
 def echo_dispatcher() -> tuple[Dispatcher, list[str]]:

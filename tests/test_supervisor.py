@@ -6,7 +6,6 @@ Real processes on real ports of 127.0.0.1; the Bot API is a FakeTelegram in the 
 from __future__ import annotations
 
 import os
-import re
 import signal
 import socket
 import time
@@ -17,13 +16,12 @@ import aiohttp
 import pytest
 from redis_server import RedisServer, free_port
 from server_support import message, post
-from supervised import BOT, Supervised, alive, eventually
+from supervised import BOT, Supervised, alive, answers, eventually
 from test_cli import run_cli
 
 from tgfast.testing import FakeTelegram
 
 SECRET = "supervisor-test-secret"
-_WHO = re.compile(r"\[worker (\d+) pid (\d+)\]")
 
 
 def consecutive_free_ports(count: int) -> int:
@@ -66,16 +64,6 @@ async def start(
     )  # fmt: skip
     started.append(process)
     return process
-
-
-def answers(fake: FakeTelegram, chat_id: int) -> list[tuple[str, int, int]]:
-    """(text, worker, pid) of every message the bot sent to ``chat_id``."""
-    out = []
-    for sent in fake.sent_messages(chat_id):
-        match = _WHO.search(sent["text"])
-        assert match, sent["text"]
-        out.append((sent["text"][: match.start()].strip(), int(match[1]), int(match[2])))
-    return out
 
 
 def new_connections() -> aiohttp.ClientSession:
