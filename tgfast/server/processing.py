@@ -115,6 +115,9 @@ class UpdateProcessor:
         self.concurrency: Concurrency = concurrency
         self.max_in_flight = max_in_flight
         self.seen: SeenUpdates | None = MemorySeenUpdates() if seen == "memory" else seen
+        # an in-process store is marked at once; a shared one in batches, by a task
+        seen_store = self.seen
+        self._mark_now = seen_store.mark_done if type(seen_store) is MemorySeenUpdates else None
         self.metrics = metrics if metrics is not None else Metrics()
         if bot.on_api_call is None:  # API calls by method and status, unless watched already
             bot.on_api_call = self.metrics.api_call
@@ -294,7 +297,9 @@ class UpdateProcessor:
             self._abandoned.append(update.update_id)
             raise
         else:
-            if self.seen is not None:
+            if self._mark_now is not None:
+                self._mark_now(self._bot_id, update.update_id)
+            elif self.seen is not None:
                 self._mark_done(update.update_id)
         finally:
             if waiter is not None and not waiter.done():

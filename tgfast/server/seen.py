@@ -77,11 +77,14 @@ class MemorySeenUpdates:
         return Claim.NEW
 
     async def done(self, bot_id: int, update_ids: Sequence[int]) -> None:
+        for update_id in update_ids:
+            self.mark_done(bot_id, update_id)
+
+    def mark_done(self, bot_id: int, update_id: int) -> None:
+        """``done`` for one update, synchronously: the processor's shortcut (no task)."""
         ids = self._bots.get(bot_id)
-        if ids is not None:
-            for update_id in update_ids:
-                if update_id in ids:
-                    ids[update_id] = True
+        if ids is not None and update_id in ids:
+            ids[update_id] = True
 
     async def release(self, bot_id: int, update_id: int) -> None:
         ids = self._bots.get(bot_id)
