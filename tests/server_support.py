@@ -71,9 +71,12 @@ async def deliver_like_telegram(
     secret: str | None = None,
     retry_scale: float = 0.01,
     statuses: list[int] | None = None,
+    deadline: float = 20.0,
 ) -> int:
     """Post until a 200, as Telegram does: a 503/429 is retried after ``Retry-After``
-    (scaled down), a refused connection too. Returns the number of attempts."""
+    (scaled down), a refused connection or a balancer's 502/504 too. Returns the number
+    of attempts; fails after ``deadline`` seconds."""
+    give_up = asyncio.get_running_loop().time() + deadline
     attempts = 0
     while True:
         attempts += 1
@@ -85,7 +88,8 @@ async def deliver_like_telegram(
             statuses.append(status)
         if status == 200:
             return attempts
-        assert status in (0, 429, 503), status
+        assert status in (0, 429, 502, 503, 504), status
+        assert asyncio.get_running_loop().time() < give_up, f"{update['update_id']}: no 200"
         await asyncio.sleep(float(headers.get("Retry-After", "1")) * retry_scale)
 
 

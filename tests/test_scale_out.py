@@ -9,6 +9,7 @@ after a 502/503/refused connection (Telegram's redelivery).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import signal
 from collections.abc import AsyncIterator, Iterator
@@ -20,13 +21,14 @@ import pytest
 from nginx_server import Nginx
 from redis.asyncio import Redis
 from redis_server import RedisServer
-from server_support import message, post
+from server_support import deliver_like_telegram, message, post
 from supervised import BOT, Supervised, alive, answers, eventually
 from test_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram
 
 SECRET = "scale-out-secret"
+deliver = functools.partial(deliver_like_telegram, secret=SECRET)  # post until a 200
 
 
 @pytest.fixture(scope="module")
@@ -90,27 +92,6 @@ async def fleet_of(fake: FakeTelegram, redis_url: str, tmp_path: Path) -> AsyncI
     for fleet in made:
         fleet.lb.close()
         await fleet.process.close()
-
-
-async def deliver(
-    http: aiohttp.ClientSession, url: str, update: dict[str, Any], deadline: float = 20.0
-) -> int:
-    """Post until a 200, as Telegram does (a 502/503/504 or a refused connection is
-    posted again shortly); the number of attempts."""
-    loop = asyncio.get_running_loop()
-    give_up = loop.time() + deadline
-    attempts = 0
-    while True:
-        attempts += 1
-        try:
-            status, body, _ = await post(http, url, update, secret=SECRET)
-        except aiohttp.ClientError:
-            status, body = 0, b""
-        if status == 200:
-            return attempts
-        assert status in (0, 502, 503, 504), (status, body)
-        assert loop.time() < give_up, f"update {update['update_id']} never got a 200"
-        await asyncio.sleep(0.02)
 
 
 async def test_a_conversation_goes_on_across_workers(
