@@ -212,6 +212,16 @@ async def test_workers_race_for_each_update(clients: list[Redis]) -> None:
         await w.close()
 
 
+async def test_concurrent_first_claims_start_one_lease(clients: list[Redis]) -> None:
+    seen = RedisSeenUpdates(clients[0], key_prefix="first")
+    tasks_before = len(asyncio.all_tasks())
+    claims = await asyncio.gather(*(seen.claim(1, u) for u in range(10)))
+    assert claims == [NEW] * 10
+    assert len(asyncio.all_tasks()) == tasks_before + 1  # one renewal task, not ten
+    await seen.close()
+    assert len(asyncio.all_tasks()) == tasks_before
+
+
 async def test_a_dead_workers_unfinished_claims_are_taken_over(clients: list[Redis]) -> None:
     """A worker that dies mid-update leaves its claim behind: refused as busy while its
     lease lasts, taken over after, so the update is not dropped as a duplicate."""

@@ -56,7 +56,7 @@ class RedisSeenUpdates:
     """
 
     __slots__ = ("_claim", "_lease", "_lease_key", "_lease_prefix", "_owns", "_prefix",
-                 "_redis", "_renewing", "_token", "_ttl")  # fmt: skip
+                 "_redis", "_renewing", "_starting", "_token", "_ttl")  # fmt: skip
 
     def __init__(
         self,
@@ -75,6 +75,7 @@ class RedisSeenUpdates:
         self._lease_key = self._lease_prefix + self._token
         self._claim = redis.register_script(_CLAIM)
         self._renewing: asyncio.Task[None] | None = None
+        self._starting = asyncio.Lock()  # concurrent first claims start one lease
         self._owns = False
 
     @classmethod
@@ -101,8 +102,7 @@ class RedisSeenUpdates:
     async def claim(self, bot_id: int, update_id: int) -> Claim:
         try:
             if self._renewing is None or self._renewing.done():
-                await self._renew()  # our lease must exist before our first claim does
-                self._renewing = asyncio.ensure_future(self._keep_lease())
+                await self._start_lease()
             found = await self._claim(
                 keys=[self._key(bot_id, update_id)],
                 args=[self._token, self._ttl, self._lease_prefix],
@@ -127,6 +127,13 @@ class RedisSeenUpdates:
             raise StorageError(
                 f"seen updates: release failed: {type(exc).__name__}: {exc}"
             ) from exc
+
+    async def _start_lease(self) -> None:
+        """Our lease must exist before our first claim does; one renewal task for all."""
+        async with self._starting:
+            if self._renewing is None or self._renewing.done():
+                await self._renew()
+                self._renewing = asyncio.ensure_future(self._keep_lease())
 
     async def _renew(self) -> None:
         await self._redis.set(self._lease_key, self._token, px=self._lease)
