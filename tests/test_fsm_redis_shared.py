@@ -19,6 +19,7 @@ from tgfast.fsm import StorageError
 from tgfast.fsm.storage.redis import connect_redis
 from tgfast.server.seen import Claim, SeenUpdates
 from tgfast.server.seen_redis import RedisSeenUpdates
+from tgfast.server.tasks import cancel_and_wait
 
 STEP = 0.05  # 20 per second
 SLACK = 0.005  # timer granularity
@@ -233,7 +234,7 @@ async def test_a_dead_workers_unfinished_claims_are_taken_over(clients: list[Red
     await asyncio.sleep(0.5)  # renewed meanwhile: still alive
     assert await alive.claim(1, 7) is BUSY
     assert dying._renewing is not None
-    dying._renewing.cancel()  # dies: its lease is no longer renewed
+    await cancel_and_wait(dying._renewing)  # dies: its lease is no longer renewed
     started = time.monotonic()
     while (claim := await alive.claim(1, 7)) is BUSY:
         assert time.monotonic() - started < 2.0, "the dead worker's lease never lapsed"

@@ -21,6 +21,7 @@ from tgfast.client import NO_RETRY
 from tgfast.fsm.storage.redis import connect_redis
 from tgfast.server import Backoff, Poller, Signals, serve_polling
 from tgfast.server.leader import RedisLeaderLock, poller_key
+from tgfast.server.tasks import cancel_and_wait
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -100,7 +101,7 @@ async def test_a_dead_holders_lock_expires_and_another_takes_over(
     a, b = locks(), locks()
     await a.acquire()
     assert a._renewing is not None
-    a._renewing.cancel()  # a hangs: no renewal, no release
+    await cancel_and_wait(a._renewing)  # a hangs: no renewal, no release
     started = time.monotonic()
     await asyncio.wait_for(b.acquire(), 3 * TTL)
     assert time.monotonic() - started > TTL / 2  # it waited for the expiry, not less

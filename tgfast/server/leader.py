@@ -29,7 +29,6 @@ answers again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import secrets
@@ -45,6 +44,7 @@ from redis.exceptions import RedisError
 from ..fsm.storage.base import StorageError
 from ..fsm.storage.redis import connect_redis, ttl_ms
 from .polling import Backoff
+from .tasks import cancel_and_wait
 
 __all__ = ["DEFAULT_LEADER_TTL", "POLLER_KEY_PREFIX", "RedisLeaderLock", "poller_key"]
 
@@ -219,9 +219,7 @@ class RedisLeaderLock:
         it expires within ``ttl``)."""
         renewing, self._renewing = self._renewing, None
         if renewing is not None:
-            renewing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewing
+            await cancel_and_wait(renewing)
         mine = not self.lost.is_set() or self._unsure
         self._lose(None)
         self._unsure = False

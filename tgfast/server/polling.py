@@ -45,6 +45,7 @@ from ..types import Update
 from .metrics import Metrics, Rejected
 from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
 from .seen import SeenUpdates
+from .tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from ..client import Bot
@@ -166,9 +167,7 @@ class Poller:
                 await asyncio.wait((fetching, losing), return_when=asyncio.FIRST_COMPLETED)
             finally:
                 losing.cancel()
-                if not fetching.done():
-                    fetching.cancel()  # the pending getUpdates stays unconfirmed
-                    await asyncio.wait((fetching,))
+                await cancel_and_wait(fetching)  # a pending getUpdates stays unconfirmed
             if not fetching.cancelled():
                 fetching.result()  # a fatal error (401/404) is raised
                 return  # stop()
@@ -184,9 +183,7 @@ class Poller:
             await asyncio.wait((task, stopping), return_when=asyncio.FIRST_COMPLETED)
         finally:
             stopping.cancel()
-            if not task.done():
-                task.cancel()
-                await asyncio.wait((task,))
+            await cancel_and_wait(task)
         if task.cancelled():
             return False
         task.result()

@@ -44,6 +44,7 @@ from ..types.binding import current_bot
 from .keys import update_key
 from .metrics import Metrics, Rejected
 from .seen import Claim, MemorySeenUpdates, SeenUpdates
+from .tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from ..client import Bot
@@ -366,10 +367,7 @@ class UpdateProcessor:
                 if waiter is not None and not waiter.done():
                     waiter.set_result(None)
         tasks = [*self._workers.values(), *self._loose]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait(*tasks)
         abandoned, self._abandoned = self._abandoned, []
         if self.seen is not None and abandoned:
             try:

@@ -9,7 +9,6 @@ cancels the handlers still running and returns 1 at once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
 import signal
@@ -18,6 +17,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .polling import Poller
+from .tasks import cancel_and_wait
 from .webhook import WebhookServer
 
 if TYPE_CHECKING:
@@ -228,9 +228,7 @@ async def _wind_down(
         draining.result()
         log.info("drained: every update taken was handled")
         return False
-    draining.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await draining
+    await cancel_and_wait(draining)
     dropped = await abort()
     log.warning("forced exit: %d updates in flight were dropped", dropped)
     return True

@@ -25,6 +25,7 @@ from redis.exceptions import RedisError
 from ..fsm.storage.base import StorageError
 from ..fsm.storage.redis import connect_redis, ttl_ms
 from .seen import Claim
+from .tasks import cancel_and_wait
 
 __all__ = ["RedisSeenUpdates"]
 
@@ -152,9 +153,7 @@ class RedisSeenUpdates:
         when this object made it (``from_url``)."""
         renewing, self._renewing = self._renewing, None
         if renewing is not None:
-            renewing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewing
+            await cancel_and_wait(renewing)
             with contextlib.suppress(RedisError, OSError):
                 await self._redis.delete(self._lease_key)
         if self._owns:
