@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import types as _pytypes
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import orjson
 
@@ -116,27 +116,53 @@ _EXACT: dict[str, type] = {"int": int, "str": str, "bool": bool, "true": bool}
 """Field types whose JSON value is taken as it is when its Python type is exactly this."""
 
 
-def _maker(cls: type[TelegramObject]) -> tuple[Callable[[list[Any]], Any], int]:
-    """A constructor taking a list of every slot's value (the fields in declared order,
-    then the other slots), and that list's length.
+_OBJECT_SOURCE = """\
+def convert(d):
+    if type(d) is not dict:
+        raise _wrong("object", d)
+    args = _blank.copy()
+    extra = None
+    key = ""
+    try:
+        for key, value in d.items():
+            try:
+                index, tp, conv = _fields[key]
+            except KeyError:
+                if extra is None:
+                    extra = {{}}
+                extra[key] = value
+                continue
+            if type(value) is tp:  # the hot path: a str, int or bool field holding just that
+                if tp is int and not _INT_MIN <= value <= _INT_MAX:
+                    raise PathError("integer out of 64-bit range")
+                args[index] = value
+            elif value is None:
+                if key in _required:
+                    raise PathError(f"expected {{_expected[key]}}, got null")
+            else:
+                args[index] = conv(value)
+    except PathError as e:
+        e.segments.append(f".{{key}}")
+        raise
+{check_required}    obj = _new(_cls)
+    {slots}= args
+    if extra is not None:
+        obj._extra = extra
+    return obj
+"""
 
-    The generated ``__init__`` takes keyword-only arguments: CPython matches each
-    keyword against up to a hundred names (``Message``) and fills each missing one by
-    a dict lookup. Even positional arguments cost a binding per parameter; one
-    unpacking assignment into the slots costs least (``Message``: 0.5 us against 1.2
-    with 115 positional arguments). Made once per class, at start-up, the way
-    dataclasses makes its ``__init__``.
-    """
+
+def _object_source(cls: type[TelegramObject]) -> tuple[str, int]:
+    """The source of the converter of ``cls`` (see ``_Registry._object``), and the
+    length of its list of slot values: the fields in declared order, then the other
+    slots (``_extra``, and ``_bot`` where the class has shortcuts), which start empty."""
     attrs = [attr for _key, attr, _tp, _req in cls.__tg_fields__]
-    # the other slots (_extra, and _bot where the class has shortcuts) start empty
     others = [s for k in cls.__mro__ for s in vars(k).get("__slots__", ()) if s not in attrs]
-    targets = "".join(f"_tg_o.{a}, " for a in attrs + others)
-    source = (
-        f"def make(args):\n    _tg_o = _tg_new(_tg_cls)\n    {targets}= args\n    return _tg_o\n"
-    )
-    namespace: dict[str, Any] = {"_tg_new": object.__new__, "_tg_cls": cls}
-    exec(source, namespace)  # the source holds generated field names only
-    return cast("Callable[[list[Any]], Any]", namespace["make"]), len(attrs) + len(others)
+    slots = "".join(f"obj.{a}, " for a in attrs + others)
+    # A required field left None was absent: a null one was refused in the loop.
+    absent = " or ".join(f"args[{i}] is None" for i, f in enumerate(cls.__tg_fields__) if f[3])
+    check = f"    if {absent}:\n        _missing(args)\n" if absent else ""
+    return _OBJECT_SOURCE.format(check_required=check, slots=slots), len(attrs) + len(others)
 
 
 class _Registry:
@@ -207,15 +233,17 @@ class _Registry:
             if type(v) is not list:
                 raise _wrong("array", v)
             conv = item[0]
-            out = []
-            i = 0
             try:
-                for i, x in enumerate(v):  # noqa: B007 - i is read in the except
-                    out.append(conv(x))
-            except PathError as e:
-                e.segments.append(f"[{i}]")
-                raise
-            return out
+                return list(map(conv, v))
+            except PathError:
+                pass
+            for i, x in enumerate(v):  # again, to name the item: converting has no effects
+                try:
+                    conv(x)
+                except PathError as e:
+                    e.segments.append(f"[{i}]")
+                    raise
+            raise AssertionError("the failing item no longer fails")
 
         self.converters[expr] = convert
         item.append(self.get(inner))
@@ -225,59 +253,36 @@ class _Registry:
         return self.get(cls.__name__)
 
     def _object(self, expr: str, cls: type[TelegramObject]) -> Converter:
-        # key -> (argument index, the exact type a primitive field takes or None, converter)
+        """A function per class, generated at start-up the way dataclasses makes an
+        ``__init__``: it fills the slots with one unpacking assignment (CPython matches
+        keyword arguments one by one, against a hundred names for ``Message``) and checks
+        the required fields by index. Its source holds generated field names only."""
+        # key -> (slot index, the exact type a primitive field takes or None, converter)
         fields: dict[str, tuple[int, type | None, Converter]] = {}
         expected: dict[str, str] = {}
-        required_keys: set[str] = set()
-        make, size = _maker(cls)
-        blank: list[Any] = [None] * size
+        required = [(i, f[0]) for i, f in enumerate(cls.__tg_fields__) if f[3]]
 
-        def convert(d: Any) -> TelegramObject:
-            if type(d) is not dict:
-                raise _wrong("object", d)
-            args = blank.copy()
-            extra: dict[str, Any] | None = None
-            key = ""
-            value: Any
-            try:
-                for key, value in d.items():
-                    field = fields.get(key)
-                    if field is None:
-                        if extra is None:
-                            extra = {}
-                        extra[key] = value
-                        continue
-                    index, tp, conv = field
-                    # The hot path: a str, int or bool field holding just that.
-                    if type(value) is tp:
-                        if tp is int and not _INT_MIN <= value <= _INT_MAX:  # type: ignore[operator]
-                            raise PathError("integer out of 64-bit range")
-                        args[index] = value
-                    elif value is None:
-                        if key in required_keys:
-                            raise PathError(f"expected {expected[key]}, got null")
-                    else:
-                        args[index] = conv(value)
-            except PathError as e:
-                e.segments.append(f".{key}")
-                raise
-            for key in required:
-                if key not in d:
+        def missing(args: list[Any]) -> NoReturn:
+            for index, key in required:
+                if args[index] is None:
                     err = PathError("missing required field")
                     err.segments.append(f".{key}")
                     raise err
-            obj: TelegramObject = make(args)
-            if extra is not None:
-                obj._extra = extra
-            return obj
+            raise AssertionError("no required field is missing")
 
-        self.converters[expr] = convert
-        for index, (key, _attr, tp, req) in enumerate(cls.__tg_fields__):
+        source, size = _object_source(cls)
+        namespace: dict[str, Any] = {
+            "_wrong": _wrong, "PathError": PathError, "_INT_MIN": _INT_MIN,
+            "_INT_MAX": _INT_MAX, "_blank": [None] * size, "_fields": fields,
+            "_expected": expected, "_required": frozenset(k for _i, k in required),
+            "_missing": missing, "_new": object.__new__, "_cls": cls,
+        }  # fmt: skip
+        exec(source, namespace)
+        convert = cast(Converter, namespace["convert"])
+        self.converters[expr] = convert  # before the fields: types are recursive
+        for index, (key, _attr, tp, _req) in enumerate(cls.__tg_fields__):
             fields[key] = (index, _EXACT.get(tp), self.get(tp))
             expected[key] = self.expected[tp]
-            if req:
-                required_keys.add(key)
-        required = tuple(k for k, _a, _t, req in cls.__tg_fields__ if req)
         return convert
 
     def _union(self, expr: str, base: type[TelegramObject], rule: UnionRule) -> Converter:
