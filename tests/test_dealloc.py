@@ -8,7 +8,9 @@ import tracemalloc
 from types import ModuleType
 
 import orjson
+import pytest
 
+from tgfast import DecodeError
 from tgfast.types import Chat, Message
 
 
@@ -59,3 +61,29 @@ def test_repeated_decoding_leaks_nothing(decoder: ModuleType) -> None:
     assert after - before < 20_000
     # Each object holds ~150 None slots: a miscount per object would show here.
     assert abs(sys.getrefcount(None) - none_before) < 50
+
+
+def test_failed_decoding_leaks_nothing(decoder: ModuleType) -> None:
+    """An object abandoned half-built (a wrong value after some fields were written)
+    is freed with every slot it held, None's count included."""
+    bodies = [
+        orjson.dumps({"update_id": 1, "message": {"message_id": 2, "date": 3, "text": 5}}),
+        orjson.dumps({"update_id": 1, "message": {"message_id": 2, "date": 3, "chat": {}}}),
+        orjson.dumps(
+            {"update_id": 1, "message": {"message_id": 2, "chat": {"id": 1, "type": "x"}}}
+        ),
+        orjson.dumps({"update_id": 2**63, "message": {"message_id": 2}}),
+    ]
+    for body in bodies * 50:
+        assert_fails(decoder, body)
+    gc.collect()
+    none_before = sys.getrefcount(None)
+    for body in bodies * 1000:
+        assert_fails(decoder, body)
+    gc.collect()
+    assert abs(sys.getrefcount(None) - none_before) < 50
+
+
+def assert_fails(decoder: ModuleType, body: bytes) -> None:
+    with pytest.raises(DecodeError):
+        decoder.decode_update(body)

@@ -38,8 +38,6 @@ cdef extern from "Python.h":
     bint PyFloat_CheckExact(object)
     bint PyBytes_CheckExact(object)
     Py_ssize_t PyBytes_GET_SIZE(object)
-    long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
-    object PyType_GenericAlloc(PyTypeObject*, Py_ssize_t)
     Py_ssize_t PyList_GET_SIZE(object)
     PyObject* PyList_GET_ITEM(object, Py_ssize_t)
     object PyList_New(Py_ssize_t)
@@ -49,6 +47,18 @@ cdef extern from "Python.h":
 
 cdef extern from *:
     """
+    /* 1 when the slot holds None; else clears it (releasing what it held), 0. */
+    static inline Py_ssize_t tgfast_clear_slot(PyObject **slot) {
+        PyObject *value = *slot;
+        if (value == Py_None) {
+            return 1;
+        }
+        if (value != NULL) {
+            *slot = NULL;
+            Py_DECREF(value);
+        }
+        return 0;
+    }
     /* A tp_dealloc for the generated classes, whose instances are nothing but object
        slots between the header and tp_basicsize: it clears them in one tight loop
        instead of subtype_dealloc's walk over every class's member table. It is only
@@ -59,15 +69,19 @@ cdef extern from *:
         Py_TRASHCAN_BEGIN(self, tgfast_slots_dealloc)
         PyObject **slot = (PyObject **)((char *)self + sizeof(PyObject));
         PyObject **end = (PyObject **)((char *)self + tp->tp_basicsize);
+        PyObject *none = Py_None;
         Py_ssize_t nones = 0;
-        for (; slot < end; slot++) {
-            PyObject *value = *slot;
-            if (value == Py_None) {
-                nones++;  /* most slots: settle None's count once, below */
-            } else if (value != NULL) {
-                *slot = NULL;
-                Py_DECREF(value);
+        /* Most slots hold None: skip them four at a time, settle None's count once. */
+        for (; end - slot >= 4; slot += 4) {
+            if (slot[0] == none && slot[1] == none && slot[2] == none && slot[3] == none) {
+                nones += 4;
+                continue;
             }
+            nones += tgfast_clear_slot(slot) + tgfast_clear_slot(slot + 1)
+                + tgfast_clear_slot(slot + 2) + tgfast_clear_slot(slot + 3);
+        }
+        for (; slot < end; slot++) {
+            nones += tgfast_clear_slot(slot);
         }
         Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) - nones);
         tp->tp_free(self);
@@ -82,6 +96,41 @@ cdef extern from *:
     static void tgfast_install_dealloc(PyTypeObject *tp) {
         tp->tp_dealloc = tgfast_slots_dealloc;
     }
+    /* An instance of a class tgfast_slots_only() accepted, every slot None: no zeroing
+       (PyType_GenericAlloc's) before the Nones are copied in; tracked once they are. */
+    #define TGFAST_MAX_SLOTS 512
+    static PyObject *tgfast_nones[TGFAST_MAX_SLOTS];
+    static void tgfast_init_nones(void) {
+        for (Py_ssize_t i = 0; i < TGFAST_MAX_SLOTS; i++) {
+            tgfast_nones[i] = Py_None;
+        }
+    }
+    static PyObject *tgfast_new_nones(PyTypeObject *tp, Py_ssize_t nslots) {
+        PyObject *obj = _PyObject_GC_New(tp);  /* header set and the type held, untracked */
+        if (obj == NULL) {
+            return NULL;
+        }
+        memcpy((char *)obj + sizeof(PyObject), tgfast_nones, nslots * sizeof(PyObject *));
+        Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) + nslots);
+        PyObject_GC_Track(obj);
+        return obj;
+    }
+    /* An exact int within int64: ints of up to two 30-bit digits always are. */
+    static inline int tgfast_int64_ok(PyObject *v) {
+    #if PY_VERSION_HEX < 0x030C0000
+        Py_ssize_t digits = Py_SIZE(v);
+        if (-2 <= digits && digits <= 2) {
+            return 1;
+        }
+    #else
+        if (PyUnstable_Long_IsCompact((PyLongObject *)v)) {
+            return 1;
+        }
+    #endif
+        int overflow = 0;
+        PyLong_AsLongLongAndOverflow(v, &overflow);
+        return !overflow;
+    }
     static inline Py_hash_t tgfast_str_hash(PyObject *s) {
         Py_hash_t h = ((PyASCIIObject *)s)->hash;
         return h != -1 ? h : PyObject_Hash(s);
@@ -89,6 +138,10 @@ cdef extern from *:
     """
     int tgfast_slots_only(PyTypeObject*)
     void tgfast_install_dealloc(PyTypeObject*)
+    int TGFAST_MAX_SLOTS
+    void tgfast_init_nones()
+    object tgfast_new_nones(PyTypeObject*, Py_ssize_t)
+    bint tgfast_int64_ok(PyObject*)
     Py_hash_t tgfast_str_hash(PyObject*) except? -1
 
 ctypedef struct KeyEntry:
@@ -115,11 +168,12 @@ cdef inline object _wrong(str expected, object value):
 
 
 cdef inline object _check_int(object v):
-    cdef int overflow = 0
-    PyLong_AsLongLongAndOverflow(v, &overflow)
-    if overflow:
+    if not tgfast_int64_ok(<PyObject*>v):
         raise PathError("integer out of 64-bit range")
     return v
+
+
+tgfast_init_nones()
 
 
 cdef class Conv:
@@ -253,6 +307,8 @@ cdef class ClassBuilder(Conv):
             raise TypeError(f"{cls.__name__}: unexpected instance layout")
         if not tgfast_slots_only(self.tp):
             raise TypeError(f"{cls.__name__}: not a plain slotted class")
+        if self.nslots > TGFAST_MAX_SLOTS:
+            raise TypeError(f"{cls.__name__}: more than {TGFAST_MAX_SLOTS} slots")
         tgfast_install_dealloc(self.tp)
         self.extra_offset = _slot_offset(cls, "_extra")
 
@@ -299,20 +355,15 @@ cdef class ClassBuilder(Conv):
         return self.build(<dict>v)
 
     cdef object build(self, dict d):
-        cdef object obj = PyType_GenericAlloc(self.tp, 0)
+        cdef object obj = tgfast_new_nones(self.tp, self.nslots)
         cdef char* base = <char*><PyObject*>obj
-        cdef PyObject** slots = <PyObject**>(base + self.first)
-        cdef Py_ssize_t i, pos = 0, seen = 0
+        cdef Py_ssize_t pos = 0, seen = 0
         cdef PyObject* k = NULL
         cdef PyObject* v = NULL
         cdef PyObject* fp
         cdef object value
         cdef object extra = None
         cdef int kind
-        # Every slot starts as None; None's count is raised once for all of them.
-        for i in range(self.nslots):
-            slots[i] = Py_None
-        Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) + self.nslots)
         try:
             while PyDict_Next(d, &pos, &k, &v):
                 fp = NULL
@@ -337,7 +388,8 @@ cdef class ClassBuilder(Conv):
                 elif kind == K_INT:
                     if not PyLong_CheckExact(<object>v):
                         raise _wrong("int", <object>v)
-                    _check_int(<object>v)
+                    if not tgfast_int64_ok(v):
+                        raise PathError("integer out of 64-bit range")
                     Py_INCREF(<object>v)
                 elif kind == K_BOOL:
                     if not (v == Py_True or v == Py_False):
