@@ -23,7 +23,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Self
 
 __all__ = ["NGINX", "Nginx", "nginx_config"]
 
@@ -181,7 +180,7 @@ class Nginx:
         self.kill()
         shutil.rmtree(self.directory, ignore_errors=True)
 
-    def __enter__(self) -> Self:
+    def __enter__(self) -> Nginx:
         self.start()
         return self
 
