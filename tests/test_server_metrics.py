@@ -104,6 +104,7 @@ async def test_metrics_endpoint_counts_updates_calls_and_refusals(fake: FakeTele
             metrics_url = url.replace("/webhook", "/metrics")
             for n, text in enumerate(["ok", "ok", "boom", "unmatched"], start=1):
                 assert (await post(http, url, message(n, n, text), secret="m"))[0] == 200
+                await server.processor.join()  # in flight stays under the bound of 2
             edited = message(5, 5, "x")
             edited["edited_message"] = edited.pop("message")
             fake.fail("sendMessage", error_code=429, retry_after=3)
