@@ -182,6 +182,7 @@ async def test_overload_is_refused_with_503_and_redelivery_handles_everything_on
         opener = asyncio.ensure_future(open_the_gate())
         attempts = await asyncio.gather(*(telegram(i) for i in range(1, 121)))
         await opener
+        await server.processor.join()  # all handled: a redelivery now is not "busy"
         # Telegram-style redelivery of updates already acknowledged: dropped as duplicates
         for update_id in (5, 50, 100):
             await deliver_like_telegram(
