@@ -267,7 +267,7 @@ def machine_line(redis_version: str) -> str:
     except (OSError, StopIteration):
         pass
     build = "routing compiled" if routing.SPEEDUPS else "routing pure Python"
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return (
         f"machine: {cpu}, {os.cpu_count()} cores | {platform.python_implementation()} "
         f"{platform.python_version()} | {platform.platform()} | tgfast {tgfast.__version__} "
