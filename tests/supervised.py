@@ -3,7 +3,8 @@
 The supervisor and its workers share one stderr (the workers inherit it); the test
 reads it line by line and learns the workers' pids from the supervisor's
 ``worker I (pid P) is ready`` lines. ``close()`` kills whatever is left, workers
-included, so that a failing test leaves no process behind.
+included, so that a failing test leaves no process behind, and reads the log to its
+end, so that no pipe is left open either.
 """
 
 from __future__ import annotations
@@ -52,33 +53,62 @@ async def eventually(
 
 
 class Supervised:
-    """One supervisor process, its log, and the workers it reported ready."""
+    """One supervisor process, its log, and the workers it reported ready.
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    The log is a pipe of the test's own, not the process's ``stderr=PIPE``: the
+    workers inherit its write end, so it stays open until the last of them is gone,
+    which can be after the supervisor (killed with SIGKILL, it leaves its workers
+    behind for a moment). A ``PIPE`` would tie the process's transport to that: on
+    Python 3.10, ``wait()`` returns at the exit while the transport stays open until
+    the pipe's end of file, and is reported unclosed when the test is over first.
+    """
+
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        log: asyncio.StreamReader,
+        log_pipe: asyncio.ReadTransport,
+    ) -> None:
         self.proc = proc
         self.lines: list[str] = []
         self.ready: dict[int, int] = {}
         """Worker number -> pid of its latest process that got ready."""
-        self.every_pid: set[int] = set()
-        self._reader = asyncio.ensure_future(self._read())
+        self._log_pipe = log_pipe
+        self._pipe_inode = os.fstat(log_pipe.get_extra_info("pipe").fileno()).st_ino
+        self._reader = asyncio.ensure_future(self._read(log))
 
     @classmethod
     async def start(cls, *args: str, cwd: Path, **env: str) -> Supervised:
-        proc = await asyncio.create_subprocess_exec(
-            *tgfast_command(*args), cwd=cwd, env=subprocess_env(**env),
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        return cls(proc)
+        read_end, write_end = os.pipe()
+        pipe = open(read_end, "rb", buffering=0)
+        log = asyncio.StreamReader()
+        try:
+            log_pipe, _ = await asyncio.get_running_loop().connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(log), pipe
+            )  # the transport owns the read end now
+        except BaseException:
+            pipe.close()
+            os.close(write_end)
+            raise
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *tgfast_command(*args), cwd=cwd, env=subprocess_env(**env),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=write_end,
+            )  # fmt: skip
+        except BaseException:
+            log_pipe.close()
+            raise
+        finally:
+            os.close(write_end)  # the supervisor and its workers hold it
+        return cls(proc, log, log_pipe)
 
-    async def _read(self) -> None:
-        assert self.proc.stderr is not None
-        async for raw in self.proc.stderr:
+    async def _read(self, log: asyncio.StreamReader) -> None:
+        async for raw in log:
             line = raw.decode(errors="replace")
             self.lines.append(line)
             if match := _READY.search(line):
                 self.ready[int(match.group(1))] = int(match.group(2))
-                self.every_pid.add(int(match.group(2)))
 
     @property
     def log(self) -> str:
@@ -115,23 +145,44 @@ class Supervised:
     def signal(self, sig: signal.Signals = signal.SIGTERM) -> None:
         self.proc.send_signal(sig)
 
-    async def close(self) -> None:
-        """Kill the supervisor and every worker it started, if still running."""
+    async def close(self, timeout: float = 15.0) -> None:
+        """Kill the supervisor and every worker it started, if still running, and
+        read the log to its end (every process that could write to it is gone)."""
         if self.proc.returncode is None:
             self.proc.kill()
-            await self.proc.wait()
-        for pid in self.every_pid | set(_children_pids(self.lines)):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        self._reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._reader
+        await self.proc.wait()  # no worker is started after this
+        try:
+            # its workers, reported or not yet: every process that holds the log's
+            # write end (never a pid from the log, which may be another's by now)
+            for pid in self._writers():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            try:
+                await asyncio.wait_for(asyncio.shield(self._reader), timeout)
+            except asyncio.TimeoutError:
+                raise AssertionError(
+                    f"the log is still open {timeout} s after the supervisor was killed: "
+                    f"pids {sorted(self._writers())} hold it\n{self.log}"
+                ) from None
+        finally:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+            self._log_pipe.close()  # already closed at the end of file
 
-
-def _children_pids(lines: list[str]) -> list[int]:
-    """Pids from ``worker I started (pid P)`` lines (workers that never got ready)."""
-    started = re.compile(r"worker \d+ started \(pid (\d+)\)")
-    return [int(m.group(1)) for line in lines if (m := started.search(line))]
+    def _writers(self) -> set[int]:
+        """Pids of the processes whose descriptors include the log's write end."""
+        target = f"pipe:[{self._pipe_inode}]"
+        found = set()
+        for fds in Path("/proc").glob("[0-9]*/fd"):
+            with contextlib.suppress(OSError):  # gone, or not ours to look at
+                for fd in fds.iterdir():
+                    with contextlib.suppress(OSError):  # closed meanwhile
+                        if os.readlink(fd) == target:
+                            found.add(int(fds.parent.name))
+                            break
+        found.discard(os.getpid())  # the read end, in this process
+        return found
 
 
 def alive(pid: int) -> bool:
