@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -104,3 +106,77 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 def tgfast_command(*args: str) -> list[str]:
     return [sys.executable, "-W", "error", "-m", "tgfast", *args]
+
+
+class TgfastProcess:
+    """A long-running ``tgfast webhook``/``polling`` process and its log (stderr, a list
+    of lines, read as they come).
+
+    Every way out ends the process and reads its log to the end, which is what closes
+    the pipe (on Python 3.10 ``wait()`` returns before that): ``wait()`` and ``stop()``
+    kill it when it outlasts their timeout, ``close()`` kills it if it still runs.
+    """
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.log: list[str] = []
+        self._reader: asyncio.Future[None] | None = None
+
+    @classmethod
+    async def start(
+        cls, *args: str, cwd: Path, ready: re.Pattern[str], timeout: float = 30.0
+    ) -> tuple[TgfastProcess, str]:
+        """Start ``tgfast ARGS`` and wait for a log line matching ``ready``; the process
+        and that match's first group."""
+        proc = await asyncio.create_subprocess_exec(
+            *tgfast_command(*args), cwd=cwd, env=subprocess_env(), stderr=asyncio.subprocess.PIPE
+        )
+        self = cls(proc)
+        try:
+            match = await asyncio.wait_for(self._read(until=ready), timeout)
+            if match is None:
+                await self.wait(timeout)
+                raise AssertionError(f"tgfast did not start:\n{''.join(self.log)}")
+        except BaseException:
+            await self.close()
+            raise
+        self._reader = asyncio.ensure_future(self._read())
+        return self, match.group(1)
+
+    async def _read(self, until: re.Pattern[str] | None = None) -> re.Match[str] | None:
+        """Append log lines up to the first matching ``until`` (None: to the end)."""
+        assert self.proc.stderr is not None
+        async for raw in self.proc.stderr:
+            self.log.append(raw.decode(errors="replace"))
+            if until is not None and (match := until.search(self.log[-1])):
+                return match
+        return None
+
+    async def wait(self, timeout: float) -> int:
+        """Wait for the process to exit and its log to end; its status. Killed if it
+        takes longer than ``timeout`` seconds (and the test fails)."""
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), timeout)
+            await asyncio.wait_for(self._to_the_end(), timeout)
+        except BaseException:
+            await self.close()
+            raise
+        return code
+
+    async def stop(self, timeout: float = 30.0) -> int:
+        """SIGTERM, then ``wait()``; the exit status."""
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return await self.wait(timeout)
+
+    async def close(self) -> None:
+        """Kill the process if it still runs and read its log to the end."""
+        if self.proc.returncode is None:
+            self.proc.kill()
+        await self.proc.wait()
+        await asyncio.wait_for(self._to_the_end(), 10)
+
+    async def _to_the_end(self) -> None:
+        if self._reader is None:  # still starting (or failed to): read here
+            self._reader = asyncio.ensure_future(self._read())
+        await asyncio.shield(self._reader)

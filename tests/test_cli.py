@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import signal
 import socket
 import textwrap
 from importlib.metadata import entry_points
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from server_support import message, subprocess_env, tgfast_command
+from server_support import TgfastProcess, message, subprocess_env, tgfast_command
 
 import tgfast
 from tgfast import Dispatcher
@@ -62,46 +61,6 @@ async def run_cli(*args: str, cwd: Path, timeout: float = 30) -> tuple[int, str,
     out, err = await asyncio.wait_for(proc.communicate(), timeout)
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()
-
-
-class Served:
-    """A long-running ``tgfast webhook``/``polling`` process and its log."""
-
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.log: list[str] = []
-        self._reader: asyncio.Task[None] | None = None
-
-    @classmethod
-    async def start(cls, *args: str, cwd: Path, ready: re.Pattern[str]) -> tuple[Served, str]:
-        proc = await asyncio.create_subprocess_exec(
-            *tgfast_command(*args), cwd=cwd, env=subprocess_env(),
-            stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        self = cls(proc)
-        assert proc.stderr is not None
-        while True:
-            line = (await asyncio.wait_for(proc.stderr.readline(), 30)).decode()
-            if not line:
-                await proc.wait()
-                raise AssertionError(f"tgfast did not start:\n{''.join(self.log)}")
-            self.log.append(line)
-            if match := ready.search(line):
-                break
-        self._reader = asyncio.ensure_future(self._read())
-        return self, match.group(1)
-
-    async def _read(self) -> None:
-        assert self.proc.stderr is not None
-        async for line in self.proc.stderr:
-            self.log.append(line.decode())
-
-    async def stop(self) -> int:
-        self.proc.send_signal(signal.SIGTERM)
-        code = await asyncio.wait_for(self.proc.wait(), 30)
-        if self._reader is not None:
-            await self._reader
-        return code
 
 
 async def wait_for(condition: object, timeout: float = 10.0) -> None:
@@ -173,7 +132,7 @@ def test_load_dispatcher_forms(app_dir: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 async def test_webhook_fake_end_to_end(app_dir: Path) -> None:
-    served, base = await Served.start(
+    served, base = await TgfastProcess.start(
         "webhook", "echo_app:dp", "--fake", "--port", "0", "--no-uvloop",
         cwd=app_dir, ready=_FAKE_FEED,
     )  # fmt: skip
@@ -206,7 +165,7 @@ async def test_webhook_fake_end_to_end(app_dir: Path) -> None:
 async def test_webhook_with_a_token_registers_the_webhook_and_serves(
     app_dir: Path, fake: FakeTelegram
 ) -> None:
-    served, url = await Served.start(
+    served, url = await TgfastProcess.start(
         "webhook", "echo_app:dp", "--token", fake.token, "--api-url", fake.url,
         "--port", "0", "--secret", "cli-secret", "--webhook-url", "http://127.0.0.1:1/placeholder",
         "--no-rate-limit", "--reply-mode",
@@ -233,7 +192,7 @@ async def test_polling_end_to_end_confirms_the_offset_on_sigterm(
     app_dir: Path, fake: FakeTelegram
 ) -> None:
     first = fake.add_update({"message": message(0, 7, "one")["message"]})
-    served, _ = await Served.start(
+    served, _ = await TgfastProcess.start(
         "polling", f"{app_dir / 'echo_app.py'}:make_dp", "--token", fake.token,
         "--api-url", fake.url, "--timeout", "5", "--no-rate-limit",
         cwd=app_dir, ready=re.compile(r"polling: (started)"),
@@ -251,7 +210,7 @@ async def test_polling_end_to_end_confirms_the_offset_on_sigterm(
 
 
 async def test_polling_fake_is_fed_through_its_control_routes(app_dir: Path) -> None:
-    served, base = await Served.start(
+    served, base = await TgfastProcess.start(
         "polling", "echo_app:dp", "--fake", "--port", "0", "--timeout", "5",
         cwd=app_dir, ready=_FAKE_FEED,
     )  # fmt: skip
@@ -333,7 +292,7 @@ async def test_a_refused_call_exits_1_without_the_token(app_dir: Path, fake: Fak
 
 @pytest.mark.parametrize(("flag", "loop"), [("--uvloop", "uvloop"), ("--no-uvloop", "asyncio")])
 async def test_the_event_loop_is_chosen_by_flag(app_dir: Path, flag: str, loop: str) -> None:
-    served, _ = await Served.start(
+    served, _ = await TgfastProcess.start(
         "webhook", "echo_app:dp", "--fake", "--port", "0", flag, "--log-level", "debug",
         cwd=app_dir, ready=_FAKE_FEED,
     )  # fmt: skip

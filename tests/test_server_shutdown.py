@@ -7,11 +7,12 @@ import re
 import signal
 import sys
 import textwrap
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
 import pytest
-from server_support import make_bot, message, post, subprocess_env, tgfast_command
+from server_support import TgfastProcess, make_bot, message, post
 
 from tgfast import Dispatcher
 from tgfast.server import Signals, WebhookServer, serve_webhook
@@ -148,56 +149,36 @@ async def echo(message: Message) -> None:
 _LISTENING = re.compile(r"listening on (http://\S+)")
 
 
-class BotProcess:
-    """``python -m tgfast webhook bot.py:dp`` against the test's FakeTelegram."""
+StartBot = Callable[..., Awaitable[tuple[TgfastProcess, str]]]
 
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
-        self.proc = proc
-        self.log: list[str] = []
-        self._reader: asyncio.Task[None] | None = None
 
-    @classmethod
-    async def start(cls, tmp_path: Path, fake: FakeTelegram, *extra: str) -> tuple[BotProcess, str]:
+@pytest.fixture
+async def start_bot(fake: FakeTelegram, tmp_path: Path) -> AsyncIterator[StartBot]:
+    """``await start_bot(*extra_args)``: ``python -m tgfast webhook bot.py:dp`` against
+    the test's FakeTelegram; the process and its URL. Killed at the end if still running."""
+    started: list[TgfastProcess] = []
+
+    async def start(*extra: str) -> tuple[TgfastProcess, str]:
         module = tmp_path / "drain_bot.py"
         module.write_text(textwrap.dedent(BOT_MODULE))
-        proc = await asyncio.create_subprocess_exec(
-            *tgfast_command(
-                "webhook", f"{module}:dp", "--port", "0", "--secret", SECRET,
-                "--token", fake.token, "--api-url", fake.url, "--no-rate-limit", *extra,
-            ),
-            cwd=tmp_path, env=subprocess_env(), stderr=asyncio.subprocess.PIPE,
+        process, url = await TgfastProcess.start(
+            "webhook", f"{module}:dp", "--port", "0", "--secret", SECRET,
+            "--token", fake.token, "--api-url", fake.url, "--no-rate-limit", *extra,
+            cwd=tmp_path, ready=_LISTENING,
         )  # fmt: skip
-        self = cls(proc)
-        assert proc.stderr is not None
-        while True:
-            line = (await asyncio.wait_for(proc.stderr.readline(), 30)).decode()
-            if not line:
-                await proc.wait()
-                raise AssertionError(f"the bot did not start:\n{''.join(self.log)}")
-            self.log.append(line)
-            match = _LISTENING.search(line)
-            if match:
-                break
-        self._reader = asyncio.ensure_future(self._read())
-        return self, match.group(1)
+        started.append(process)
+        return process, url
 
-    async def _read(self) -> None:
-        assert self.proc.stderr is not None
-        async for line in self.proc.stderr:
-            self.log.append(line.decode())
-
-    async def wait(self, timeout: float) -> int:
-        code = await asyncio.wait_for(self.proc.wait(), timeout)
-        if self._reader is not None:
-            await self._reader
-        return code
+    yield start
+    for process in started:
+        await process.close()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 async def test_sigterm_to_a_real_process_mid_burst_loses_nothing_acknowledged(
-    fake: FakeTelegram, tmp_path: Path
+    fake: FakeTelegram, start_bot: StartBot
 ) -> None:
-    bot, url = await BotProcess.start(tmp_path, fake)
+    bot, url = await start_bot()
     async with aiohttp.ClientSession() as http:
 
         async def terminate_when_busy() -> None:
@@ -221,9 +202,9 @@ async def test_sigterm_to_a_real_process_mid_burst_loses_nothing_acknowledged(
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 async def test_a_second_sigterm_exits_a_real_process_at_once(
-    fake: FakeTelegram, tmp_path: Path
+    fake: FakeTelegram, start_bot: StartBot
 ) -> None:
-    bot, url = await BotProcess.start(tmp_path, fake)
+    bot, url = await start_bot()
     async with aiohttp.ClientSession() as http:
         assert (await post(http, url, message(1, 1, "hang"), secret=SECRET))[0] == 200
         assert (await post(http, url, message(2, 2, "fine"), secret=SECRET))[0] == 200
