@@ -139,6 +139,23 @@ def test_membership() -> None:
     assert F.text.contains("x").check(PHOTO_MSG) is False
 
 
+def test_mutable_containers_are_kept_by_reference() -> None:
+    admins: list[int] = []
+    allowed: set[int] = set()
+    names: dict[str, int] = {}
+    by_list, by_set = F.from_user.id.in_(admins), F.from_user.id.in_(allowed)
+    by_dict, outside = F.text.in_(names), F.from_user.id.not_in(admins)
+    assert not by_list.check(TEXT) and not by_set.check(TEXT) and not by_dict.check(TEXT)
+    assert outside.check(TEXT)
+    admins.append(42)
+    allowed.add(42)
+    names["Hello World"] = 1
+    assert by_list.check(TEXT) and by_set.check(TEXT) and by_dict.check(TEXT)
+    assert not outside.check(TEXT)
+    admins.clear()
+    assert not by_list.check(TEXT) and outside.check(TEXT)
+
+
 def test_startswith_endswith_accept_tuples() -> None:
     assert F.text.startswith(("Bye", "Hello")).check(TEXT) is True
     assert F.text.endswith(("World", "x")).check(TEXT) is True

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from typing import Any, NoReturn
 
 from ..types import Message
@@ -198,7 +198,8 @@ class MagicFilter:
     # -- tests on the value ------------------------------------------------------------
 
     def in_(self, container: Iterable[Any] | MagicFilter) -> MagicFilter:
-        """``value in container``; a list or tuple is turned into a set once, when hashable."""
+        """``value in container``. A list, set, dict (any container) is kept by reference,
+        so items added later are seen; a tuple is made a set once, a generator read once."""
         return self._op(_membership(container, True), f"{self._text}.in_({container!r})")
 
     def not_in(self, container: Iterable[Any] | MagicFilter) -> MagicFilter:
@@ -362,14 +363,17 @@ def _membership(container: Any, inside: bool) -> Callable[[Any, Any], Any]:
                 return not inside
 
         return member_of_magic
-    if isinstance(container, (str, bytes, range, set, frozenset, dict)):
-        fixed = container
-    else:
-        items = tuple(container)
+    if isinstance(container, tuple):  # immutable: a set of it answers the same, faster
         try:
-            fixed = frozenset(items)
-        except TypeError:
-            fixed = items  # type: ignore[assignment]
+            fixed: Any = frozenset(container)
+        except TypeError:  # an unhashable member: scanned
+            fixed = container
+    elif isinstance(container, Container):
+        # kept by reference: a list, set or dict filled after the filter is built (an
+        # admin list loaded at start-up) is seen, as aiogram users expect
+        fixed = container
+    else:  # a one-shot iterable (a generator): read once, now
+        fixed = tuple(container)
 
     def member(value: Any, event: Any) -> Any:
         try:
