@@ -8,6 +8,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -244,6 +245,66 @@ async def test_a_dead_workers_unfinished_claims_are_taken_over(clients: list[Red
     assert await alive.claim(1, 8) is DONE  # what it finished stays done
     await alive.close()
     assert await clients[2].exists(f"lease:lease:{alive._token}") == 0  # closed: let go
+
+
+async def test_a_dead_workers_acknowledged_updates_are_adopted_with_their_bodies(
+    clients: list[Redis],
+) -> None:
+    """A worker killed after acknowledging an update: Telegram never sends it again, so
+    a live worker takes it over from the journal (body and claim) and handles it."""
+    dying = RedisSeenUpdates(clients[0], key_prefix="j", lease=0.3)
+    alive = RedisSeenUpdates(clients[1], key_prefix="j", lease=0.3)
+    other_bot: list[list[bytes]] = []
+    taken: list[list[bytes]] = []
+    assert await dying.claim(1, 7, b'{"update_id": 7}') is NEW
+    assert await dying.claim(1, 8, b'{"update_id": 8}') is NEW
+    assert await dying.claim(2, 9, b'{"update_id": 9}') is NEW  # another bot's
+    assert await dying.claim(1, 10) is NEW  # no body: nothing to hand over
+    await dying.done(1, [8])
+    await alive.adopt(1, taken.append)
+    await asyncio.sleep(0.5)
+    assert taken == []  # its lease is renewed: alive, nothing taken
+    assert dying._renewing is not None
+    await cancel_and_wait(dying._renewing)  # dies
+    await eventually_true(lambda: taken != [], within=2.0)
+    assert taken == [[b'{"update_id": 7}']]  # not 8 (done), not bot 2's, not 10 (no body)
+    assert await clients[2].get("j:1:7") == alive._token.encode()  # the claim is alive's
+    third = RedisSeenUpdates(clients[2], key_prefix="j", lease=0.3)
+    assert await third.claim(1, 7) is BUSY  # a redelivery waits for alive to finish it
+    await alive.done(1, [7])
+    assert await third.claim(1, 7) is DONE
+    assert await clients[2].hgetall(f"j:owned:{alive._token}") == {}
+    # bot 2's update waits in the dead worker's journal for a worker of bot 2
+    assert await clients[2].hgetall(f"j:owned:{dying._token}") == {b"2:9": b'{"update_id": 9}'}
+    await third.adopt(2, other_bot.append)
+    assert other_bot == [[b'{"update_id": 9}']]
+    assert await clients[2].exists(f"j:owned:{dying._token}") == 0
+    assert dying._token.encode() not in await clients[2].smembers("j:workers")
+    await asyncio.sleep(0.3)
+    assert taken == [[b'{"update_id": 7}']]  # taken over once, not at every renewal
+    for seen in (alive, third):
+        await seen.close()
+
+
+async def test_done_and_release_forget_the_body(clients: list[Redis]) -> None:
+    seen = RedisSeenUpdates(clients[0], key_prefix="b")
+    for update_id in (1, 2, 3):
+        assert await seen.claim(5, update_id, b"body %d" % update_id) is NEW
+    owned = f"b:owned:{seen._token}"
+    assert await clients[2].hgetall(owned) == {b"5:1": b"body 1", b"5:2": b"body 2",
+                                               b"5:3": b"body 3"}  # fmt: skip
+    await seen.done(5, [1, 2])
+    await seen.release(5, 3)
+    assert await clients[2].hgetall(owned) == {}
+    assert await seen.claim(5, 3, b"again") is NEW  # released: free again
+    await seen.close()
+
+
+async def eventually_true(check: Any, within: float) -> None:
+    started = time.monotonic()
+    while not check():
+        assert time.monotonic() - started < within, "never happened"
+        await asyncio.sleep(0.02)
 
 
 async def test_seen_ids_expire(clients: list[Redis]) -> None:

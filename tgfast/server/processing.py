@@ -25,6 +25,11 @@ store that cannot answer gives ``UNAVAILABLE`` (503: Telegram tries again later)
 handled update is marked done, in batches, off the handler's path. Claims of updates
 that were taken and then abandoned (``abort``, a cancelled ``submit``) are released,
 so that a redelivery or a refetch is handled.
+
+Crashes: with a ``Journal`` (Redis) the webhook's raw body is kept with the claim, and
+``start`` has this processor take over the updates that dead workers acknowledged and
+never finished; they are handled like any other (over the bound if need be: they were
+acknowledged already).
 """
 
 from __future__ import annotations
@@ -38,12 +43,13 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..client.encoding import prepare
+from ..decoding import decode_update
 from ..dispatcher import FAILED, UNHANDLED
 from ..methods.base import TelegramMethod
 from ..types.binding import current_bot
 from .keys import update_key
 from .metrics import Metrics, Rejected
-from .seen import Claim, MemorySeenUpdates, SeenUpdates
+from .seen import Claim, Journal, MemorySeenUpdates, SeenUpdates
 from .tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -119,6 +125,7 @@ class UpdateProcessor:
         # an in-process store is marked at once; a shared one in batches, by a task
         seen_store = self.seen
         self._mark_now = seen_store.mark_done if type(seen_store) is MemorySeenUpdates else None
+        self._journal = seen_store if isinstance(seen_store, Journal) else None
         self.metrics = metrics if metrics is not None else Metrics()
         if bot.on_api_call is None:  # API calls by method and status, unless watched already
             bot.on_api_call = self.metrics.api_call
@@ -159,16 +166,35 @@ class UpdateProcessor:
         """How many more updates ``submit`` would take now."""
         return 0 if self._closed else max(0, self.max_in_flight - self.in_flight)
 
+    async def start(self) -> None:
+        """Take over what dead workers sharing the ``Journal`` left unfinished, from now
+        on (nothing to do for other stores)."""
+        if self._journal is not None:
+            await self._journal.adopt(self._bot_id, self._take_over)
+
+    def _take_over(self, bodies: list[bytes]) -> None:
+        for body in bodies:
+            try:
+                update = decode_update(body)
+            except Exception as exc:  # noqa: BLE001 - it decoded when it came in
+                log.error("a dead worker's update does not decode: %s", exc)
+                continue
+            self.in_flight += 1
+            self._enqueue(update, None)
+
     async def submit(
         self,
         update: Update,
         waiter: asyncio.Future[TelegramMethod[Any] | None] | None = None,
+        body: bytes | None = None,
     ) -> Admission:
         """Take ``update`` for handling, or say why not; see ``Admission``.
 
         ``waiter`` (reply mode) gets the method object the handler returned, when it
         can go out as a webhook reply, else ``None``; cancel it to have the method
-        sent by a normal call instead.
+        sent by a normal call instead. ``body``, the update as received, is kept in a
+        ``Journal`` until the update is done, for a live worker to handle if this one
+        dies.
         """
         seen = self.seen
         if seen is None:
@@ -179,7 +205,11 @@ class UpdateProcessor:
         self.in_flight += 1  # the slot is held while the claim is out
         update_id = update.update_id
         try:
-            claim = await seen.claim(self._bot_id, update_id)
+            journal = self._journal
+            if journal is not None and body is not None:
+                claim = await journal.claim(self._bot_id, update_id, body)
+            else:
+                claim = await seen.claim(self._bot_id, update_id)
         except Exception as exc:  # noqa: BLE001 - refuse: Telegram delivers it again later
             self._finish()
             self.metrics.rejected[Rejected.UNAVAILABLE] += 1

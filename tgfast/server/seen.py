@@ -8,16 +8,21 @@ refused with 503 (``Claim.BUSY``), because the worker handling it may yet die: T
 then tries again, and finds it done, or free again if its worker died. Several workers
 share one ``SeenUpdates`` (``tgfast.server.seen_redis``) so that a redelivery reaching
 another worker is recognised as well.
+
+A store that is also a ``Journal`` (Redis) keeps the body of every update claimed and
+not yet done. When a worker dies (SIGKILL, out of memory) after acknowledging updates
+it had not finished, Telegram never sends them again; a live worker takes them over
+from the journal and handles them, so that nothing acknowledged is lost.
 """
 
 from __future__ import annotations
 
 import enum
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-__all__ = ["DEFAULT_SEEN_SIZE", "Claim", "MemorySeenUpdates", "SeenUpdates"]
+__all__ = ["DEFAULT_SEEN_SIZE", "Claim", "Journal", "MemorySeenUpdates", "SeenUpdates"]
 
 DEFAULT_SEEN_SIZE = 10_000
 """Ids remembered per bot: far more than Telegram redelivers out of order."""
@@ -45,6 +50,20 @@ class SeenUpdates(Protocol):
 
     async def release(self, bot_id: int, update_id: int) -> None:
         """Forget a claim: the update was abandoned and Telegram will send it again."""
+        ...
+
+
+@runtime_checkable
+class Journal(Protocol):
+    """A ``SeenUpdates`` that keeps each claimed update's body until it is done."""
+
+    async def claim(self, bot_id: int, update_id: int, body: bytes | None = None) -> Claim:
+        """``SeenUpdates.claim``; with ``body``, kept until ``done`` or ``release``."""
+        ...
+
+    async def adopt(self, bot_id: int, take: Callable[[list[bytes]], None]) -> None:
+        """From now on, hand ``take`` the bodies of ``bot_id``'s updates that dead workers
+        claimed and never finished: they are this worker's claims from then on."""
         ...
 
 

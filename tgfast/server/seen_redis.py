@@ -7,6 +7,13 @@ keeps a lease key alive (renewed every third of ``lease``) while it has claims: 
 whose owner's lease is gone belongs to a dead worker and is taken over, so an update
 that worker had not finished is handled by the next delivery instead of being dropped
 as a duplicate. One Lua script per claim makes the check and the take atomic.
+
+It is a ``Journal`` too: a claim made with the update's body keeps it in the claiming
+process's hash (``<prefix>:owned:<token>``) until the update is done or released. Every
+process with claims is listed in ``<prefix>:workers``; at each lease renewal a process
+that ``adopt``-s a bot looks for listed processes whose lease is gone and takes their
+unfinished updates of that bot over, body and claim, in one script: an update a dead
+worker acknowledged is handled by a live one instead of being lost.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -33,7 +40,8 @@ log = logging.getLogger("tgfast.server")
 
 _DONE = b"done"
 
-# KEYS[1] the update's key; ARGV: our token, the claim's TTL (ms), the lease key prefix.
+# KEYS[1] the update's key; ARGV: our token, the claim's TTL (ms), the lease key prefix,
+# and with a body: our owned hash, the update's field in it, the body.
 # Returns 0: new (now ours), 1: done, 2: busy (ours already, or a live worker's).
 _CLAIM = """
 local owner = redis.call('GET', KEYS[1])
@@ -42,7 +50,44 @@ if owner and (owner == ARGV[1] or redis.call('EXISTS', ARGV[3] .. owner) == 1) t
   return 2
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if #ARGV > 3 then
+  redis.call('HSET', ARGV[4], ARGV[5], ARGV[6])
+  redis.call('PEXPIRE', ARGV[4], ARGV[2])
+end
 return 0
+"""
+# ARGV: the key prefix, our token, the claims' TTL (ms), then the bot ids we adopt for.
+# Takes over the unfinished updates of those bots from every listed process whose lease
+# is gone; returns them as field, body, field, body, ... (field: "<bot id>:<update id>").
+_ADOPT = """
+local prefix, mine, ttl = ARGV[1], ARGV[2], ARGV[3]
+local bots = {}
+for i = 4, #ARGV do bots[ARGV[i]] = true end
+local workers = prefix .. ':workers'
+local ours = prefix .. ':owned:' .. mine
+local out = {}
+for _, token in ipairs(redis.call('SMEMBERS', workers)) do
+  if token ~= mine and redis.call('EXISTS', prefix .. ':lease:' .. token) == 0 then
+    local owned = prefix .. ':owned:' .. token
+    local entries = redis.call('HGETALL', owned)
+    for i = 1, #entries, 2 do
+      local field, body = entries[i], entries[i + 1]
+      if bots[string.match(field, '^[^:]+')] then
+        local key = prefix .. ':' .. field
+        if redis.call('GET', key) == token then
+          redis.call('SET', key, mine, 'PX', ttl)
+          redis.call('HSET', ours, field, body)
+          out[#out + 1] = field
+          out[#out + 1] = body
+        end
+        redis.call('HDEL', owned, field)
+      end
+    end
+    if redis.call('EXISTS', owned) == 0 then redis.call('SREM', workers, token) end
+  end
+end
+if #out > 0 then redis.call('PEXPIRE', ours, ttl) end
+return out
 """
 _CLAIMS = (Claim.NEW, Claim.DONE, Claim.BUSY)
 
@@ -56,8 +101,9 @@ class RedisSeenUpdates:
     the update (503) so that Telegram delivers it again later.
     """
 
-    __slots__ = ("_claim", "_lease", "_lease_key", "_lease_prefix", "_owns", "_prefix",
-                 "_redis", "_renewing", "_starting", "_token", "_ttl")  # fmt: skip
+    __slots__ = ("_adopt", "_adopters", "_claim", "_lease", "_lease_key", "_lease_prefix",
+                 "_owned_key", "_owns", "_prefix", "_redis", "_renewing", "_starting",
+                 "_token", "_ttl", "_workers_key")  # fmt: skip
 
     def __init__(
         self,
@@ -74,7 +120,11 @@ class RedisSeenUpdates:
         self._token = secrets.token_hex(8)
         self._lease_prefix = f"{key_prefix}:lease:"
         self._lease_key = self._lease_prefix + self._token
+        self._owned_key = f"{key_prefix}:owned:{self._token}"
+        self._workers_key = f"{key_prefix}:workers"
         self._claim = redis.register_script(_CLAIM)
+        self._adopt = redis.register_script(_ADOPT)
+        self._adopters: dict[int, Callable[[list[bytes]], None]] = {}
         self._renewing: asyncio.Task[None] | None = None
         self._starting = asyncio.Lock()  # concurrent first claims start one lease
         self._owns = False
@@ -100,14 +150,14 @@ class RedisSeenUpdates:
     def _key(self, bot_id: int, update_id: int) -> str:
         return f"{self._prefix}:{bot_id}:{update_id}"
 
-    async def claim(self, bot_id: int, update_id: int) -> Claim:
+    async def claim(self, bot_id: int, update_id: int, body: bytes | None = None) -> Claim:
+        args: list[Any] = [self._token, self._ttl, self._lease_prefix]
+        if body is not None:
+            args += (self._owned_key, f"{bot_id}:{update_id}", body)
         try:
             if self._renewing is None or self._renewing.done():
                 await self._start_lease()
-            found = await self._claim(
-                keys=[self._key(bot_id, update_id)],
-                args=[self._token, self._ttl, self._lease_prefix],
-            )
+            found = await self._claim(keys=[self._key(bot_id, update_id)], args=args)
         except (RedisError, OSError) as exc:
             raise StorageError(f"seen updates: claim failed: {type(exc).__name__}: {exc}") from exc
         return _CLAIMS[int(found)]
@@ -117,17 +167,32 @@ class RedisSeenUpdates:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for update_id in update_ids:
                     pipe.set(self._key(bot_id, update_id), _DONE, px=self._ttl)
+                pipe.hdel(self._owned_key, *(f"{bot_id}:{u}" for u in update_ids))
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StorageError(f"seen updates: done failed: {type(exc).__name__}: {exc}") from exc
 
     async def release(self, bot_id: int, update_id: int) -> None:
         try:
-            await self._redis.delete(self._key(bot_id, update_id))
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.delete(self._key(bot_id, update_id))
+                pipe.hdel(self._owned_key, f"{bot_id}:{update_id}")
+                await pipe.execute()
         except (RedisError, OSError) as exc:
             raise StorageError(
                 f"seen updates: release failed: {type(exc).__name__}: {exc}"
             ) from exc
+
+    async def adopt(self, bot_id: int, take: Callable[[list[bytes]], None]) -> None:
+        """Start taking over ``bot_id``'s unfinished updates from dead workers: now, and
+        at every lease renewal (a third of ``lease``) while this object is open."""
+        self._adopters[bot_id] = take
+        try:
+            if self._renewing is None or self._renewing.done():
+                await self._start_lease()
+            await self._take_over()
+        except (RedisError, OSError) as exc:  # the renewals try again
+            log.warning("seen updates: could not look for a dead worker's updates: %r", exc)
 
     async def _start_lease(self) -> None:
         """Our lease must exist before our first claim does; one renewal task for all."""
@@ -137,16 +202,33 @@ class RedisSeenUpdates:
                 self._renewing = asyncio.ensure_future(self._keep_lease())
 
     async def _renew(self) -> None:
-        await self._redis.set(self._lease_key, self._token, px=self._lease)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.set(self._lease_key, self._token, px=self._lease)
+            pipe.sadd(self._workers_key, self._token)
+            await pipe.execute()
 
     async def _keep_lease(self) -> None:
-        """Renew the lease every third of it; a failed renewal is retried at the next."""
+        """Renew the lease every third of it and take over what dead workers left; a
+        failure is logged and tried again at the next renewal."""
         while True:
             await asyncio.sleep(self._lease / 3000)
             try:
                 await self._renew()
+                await self._take_over()
             except (RedisError, OSError) as exc:
                 log.warning("seen updates: could not renew this worker's lease: %r", exc)
+
+    async def _take_over(self) -> None:
+        if not self._adopters:
+            return
+        found = await self._adopt(args=[self._prefix, self._token, self._ttl, *self._adopters])
+        taken: dict[int, list[bytes]] = {}
+        for field, body in zip(found[::2], found[1::2], strict=True):
+            taken.setdefault(int(field.partition(b":")[0]), []).append(body)
+        for bot_id, bodies in taken.items():
+            log.warning("seen updates: took over %d updates of bot %d that a dead worker "
+                        "acknowledged and never finished", len(bodies), bot_id)  # fmt: skip
+            self._adopters[bot_id](bodies)
 
     async def close(self) -> None:
         """Stop the lease (its claims are done or released by now) and close the client

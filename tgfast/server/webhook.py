@@ -173,13 +173,13 @@ class WebhookServer:
                         len(body), exc)  # fmt: skip
             return web.Response(status=400, text=f"not an update: {exc}")
         if not self.reply_mode:
-            if (await processor.submit(update)).taken:
+            if (await processor.submit(update, None, body)).taken:
                 return web.Response()
             return self._unavailable()
         waiter: asyncio.Future[TelegramMethod[Any] | None] = (
             asyncio.get_running_loop().create_future()
         )
-        admission = await processor.submit(update, waiter)
+        admission = await processor.submit(update, waiter, body)
         if admission is not Admission.ACCEPTED:
             return web.Response() if admission.taken else self._unavailable()
         await asyncio.wait((waiter,), timeout=self.reply_timeout)
@@ -257,6 +257,7 @@ class WebhookServer:
             await runner.cleanup()
             raise
         self._runner = runner
+        await self.processor.start()
         bound_host, bound_port = runner.addresses[0][:2]
         if ":" in bound_host:
             bound_host = f"[{bound_host}]"
