@@ -13,8 +13,16 @@ import pytest
 
 import tgfast
 from tgfast import Bot
-from tgfast.dispatcher import UNHANDLED, Dispatcher, Router
-from tgfast.filters import F
+from tgfast.dispatcher import (
+    UNHANDLED,
+    BaseMiddleware,
+    Dispatcher,
+    HandlerObject,
+    Router,
+    SkipHandler,
+    get_flag,
+)
+from tgfast.filters import Command, F
 from tgfast.types import Message, Update
 
 
@@ -54,3 +62,174 @@ async def test_a_router_filter_sees_a_set_filled_later(bot: Bot) -> None:
     assert await dp.feed_update(bot, message_update("hi")) == "served"
     banned.add(7)
     assert await dp.feed_update(bot, message_update("hi")) is UNHANDLED
+
+
+async def passthrough(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+    return await handler(event, data)
+
+
+def test_update_middlewares_on_a_plain_router_are_refused() -> None:
+    router = Router(name="child")
+    with pytest.raises(TypeError, match=r"child\.update\.outer_middleware\(\) would never run"):
+        router.update.outer_middleware(passthrough)
+    with pytest.raises(TypeError, match=r"router\.message\.middleware"):
+        router.update.middleware(passthrough)
+    with pytest.raises(TypeError, match="would never run"):
+        router.update.outer_middleware()(passthrough)  # the decorator form too
+    assert router.update.outer_middlewares == [] and router.update.middlewares == []
+
+
+def test_update_handlers_and_filters_are_refused() -> None:
+    dp = Dispatcher()
+    with pytest.raises(TypeError, match=r"no handlers.*@router\.message"):
+
+        @dp.update()
+        async def never(update: Update) -> None: ...
+
+    with pytest.raises(TypeError, match="no handlers"):
+        dp.update.register(lambda update: None)
+    with pytest.raises(TypeError, match="no filters"):
+        dp.update.filter(F.message)
+
+
+async def test_inner_update_middleware_runs_inside_the_outer_ones(bot: Bot) -> None:
+    dp, order = Dispatcher(), []
+
+    def tagged(name: str) -> Any:
+        async def middleware(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+            assert isinstance(event, Update)
+            order.append(name)
+            data[name] = True
+            return await handler(event, data)
+
+        return middleware
+
+    dp.update.middleware(tagged("inner"))
+    dp.update.outer_middleware(tagged("outer"))
+
+    @dp.message()
+    async def handler(message: Message, outer: bool, inner: bool) -> str:
+        order.append("handler")
+        return "done"
+
+    assert await dp.feed_update(bot, message_update("hi")) == "done"
+    assert order == ["outer", "inner", "handler"]
+
+
+async def test_middleware_decorators_with_and_without_parentheses(bot: Bot) -> None:
+    dp, order = Dispatcher(), []
+
+    @dp.message.outer_middleware()
+    async def outer_called(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        order.append("outer()")
+        return await handler(event, data)
+
+    @dp.message.outer_middleware
+    async def outer_bare(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        order.append("outer")
+        return await handler(event, data)
+
+    @dp.message.middleware()
+    async def inner_called(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        order.append("inner()")
+        return await handler(event, data)
+
+    @dp.message.middleware
+    async def inner_bare(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        order.append("inner")
+        return await handler(event, data)
+
+    @dp.update.outer_middleware()
+    async def update_called(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        order.append("update()")
+        return await handler(event, data)
+
+    dp.message.register(lambda message: order.append("handler") or "done")
+    assert callable(outer_called) and callable(inner_bare)  # the decorators return them
+    assert await dp.feed_update(bot, message_update("hi")) == "done"
+    assert order == ["update()", "outer()", "outer", "inner()", "inner", "handler"]
+    with pytest.raises(TypeError, match="must be callable"):
+        Router().message.middleware("not a middleware")  # type: ignore[call-overload]
+
+
+async def test_inner_middlewares_see_the_handler_and_its_flags(bot: Bot) -> None:
+    dp, child, seen = Dispatcher(), Router(), []
+    dp.include_router(child)
+
+    @dp.message.outer_middleware
+    async def outer(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        seen.append(("outer", get_flag(data, "chat_action", "none"), "handler" in data))
+        return await handler(event, data)
+
+    class ChatAction(BaseMiddleware):
+        async def __call__(self, handler: Any, event: Any, data: dict[str, Any]) -> Any:
+            seen.append(("inner", get_flag(data, "chat_action"), data["handler"].callback))
+            return await handler(event, data)
+
+    dp.message.middleware(ChatAction())
+
+    @child.message(Command("typing"), flags={"chat_action": "typing"})
+    async def typing(message: Message) -> str:
+        return "typed"
+
+    async def plain(message: Message) -> str:
+        return "plain"
+
+    child.message.register(plain, F.text == "plain")
+    child.message.register(lambda m: "photo", F.text == "photo", flags={"chat_action": "photo"})
+
+    assert await dp.feed_update(bot, message_update("/typing")) == "typed"
+    assert await dp.feed_update(bot, message_update("plain")) == "plain"
+    assert await dp.feed_update(bot, message_update("photo")) == "photo"
+    assert seen[:4] == [
+        ("outer", "none", False), ("inner", "typing", typing),
+        ("outer", "none", False), ("inner", None, plain),
+    ]  # fmt: skip
+    assert seen[5][1] == "photo"
+
+
+async def test_the_handler_object_of_a_skipped_handler_is_replaced(bot: Bot) -> None:
+    dp, seen = Dispatcher(), []
+
+    @dp.message.middleware
+    async def record(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        found = data["handler"]
+        assert isinstance(found, HandlerObject)
+        seen.append(found.flags)
+        return await handler(event, data)
+
+    @dp.message(flags={"n": 1})
+    async def first(message: Message) -> None:
+        raise SkipHandler
+
+    @dp.message(flags={"n": 2})
+    async def second(message: Message) -> str:
+        return "second"
+
+    assert await dp.feed_update(bot, message_update("hi")) == "second"
+    assert seen == [{"n": 1}, {"n": 2}]
+
+
+def test_flags_must_be_a_mapping() -> None:
+    with pytest.raises(TypeError, match="flags must be a dict"):
+        Router().message.register(lambda m: None, flags=["typing"])  # type: ignore[arg-type]
+    assert get_flag({}, "x", 5) == 5
+    assert get_flag({"handler": None}, "x") is None
+
+
+async def test_event_update_is_the_update(bot: Bot) -> None:
+    dp = Dispatcher()
+    seen: list[Any] = []
+
+    @dp.message.outer_middleware
+    async def outer(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        seen.append(data["event_update"])
+        return await handler(event, data)
+
+    @dp.message()
+    async def handler(message: Message, event_update: Update, update: Update) -> None:
+        seen.extend((event_update, update))
+
+    sent = message_update("hi")
+    await dp.feed_update(bot, sent)
+    assert seen == [sent, sent, sent]

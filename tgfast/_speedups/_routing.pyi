@@ -22,6 +22,7 @@ class Entry(Call):
     inject_command: bool
     cmd_keys: frozenset[str]
     sync_filters: bool
+    handler: Any
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -32,6 +33,7 @@ class Entry(Call):
         inner: tuple[Any, ...],
         command: Any = None,
         inject_command: bool = False,
+        handler: Any = None,
     ) -> None: ...
 
 @final

@@ -83,17 +83,19 @@ cdef class Entry(Call):
     cdef readonly bint inject_command
     cdef readonly frozenset cmd_keys
     cdef readonly bint sync_filters
+    cdef readonly object handler
     cdef str cmd_prefix
     cdef bint cmd_ignore_case
     cdef bint cmd_ignore_mention
 
     def __init__(
         self, fn, bint is_async, tuple names, bint takes_all, tuple filters, tuple inner,
-        command=None, bint inject_command=False,
+        command=None, bint inject_command=False, handler=None,
     ):
         Call.__init__(self, fn, is_async, names, takes_all)
         self.filters = filters
         self.inner = inner
+        self.handler = handler
         self.command = command
         self.inject_command = inject_command
         self.sync_filters = not any((<Call>f).is_async for f in filters)
@@ -176,6 +178,7 @@ cdef class Table:
         cdef dict data = PyDict_Copy(self.workflow_data)
         data["bot"] = bot
         data["update"] = update
+        data["event_update"] = update  # aiogram's name, too
         data["event_from_user"] = None if kind.user is None else kind.user(event)
         data["event_chat"] = None if kind.chat is None else kind.chat(event)
         if kwargs:
@@ -257,6 +260,10 @@ async def _handle(Entry entry, Py_ssize_t index, event, dict data):
         if entry.is_async:
             result = await result
         return result
+    if index == 0:  # the middlewares see which handler matched (and its flags)
+        if data is _EMPTY:
+            data = {}
+        data["handler"] = entry.handler
     return await entry.inner[index](partial(_handle, entry, index + 1), event, data)
 
 

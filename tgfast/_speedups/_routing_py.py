@@ -53,10 +53,13 @@ class Entry(Call):
     ``command`` is its leading plain ``Command`` filter (not in ``filters``), checked
     by the table; ``cmd_keys`` are that filter's prefix+name spellings (lower-cased
     with ``ignore_case``); ``inject_command`` says whether anything downstream asks
-    for the ``CommandObject``.
+    for the ``CommandObject``; ``handler`` is what inner middlewares get as
+    ``data["handler"]`` (the registered ``HandlerObject``, with its flags).
     """
 
-    __slots__ = ("cmd_keys", "command", "filters", "inject_command", "inner", "sync_filters")
+    __slots__ = (
+        "cmd_keys", "command", "filters", "handler", "inject_command", "inner", "sync_filters"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -68,10 +71,12 @@ class Entry(Call):
         inner: tuple[Any, ...],
         command: Any = None,
         inject_command: bool = False,
+        handler: Any = None,
     ) -> None:
         super().__init__(fn, is_async, names, takes_all)
         self.filters = filters
         self.inner = inner
+        self.handler = handler
         self.command = command
         self.inject_command = inject_command
         self.sync_filters = not any(f.is_async for f in filters)  # the compiled fast path's
@@ -155,7 +160,7 @@ class Table:
         """What handlers, filters and middlewares can ask for by name."""
         data = self.workflow_data.copy()
         data["bot"] = bot
-        data["update"] = update
+        data["update"] = data["event_update"] = update  # aiogram's name, too
         data["event_from_user"] = None if kind.user is None else kind.user(event)
         data["event_chat"] = None if kind.chat is None else kind.chat(event)
         if kwargs:
@@ -197,6 +202,10 @@ async def _handle(entry: Entry, index: int, event: Any, data: dict[str, Any]) ->
     if index == len(entry.inner):
         result = _invoke(entry, event, data)
         return (await result) if entry.is_async else result
+    if index == 0:  # the middlewares see which handler matched (and its flags)
+        if data is _EMPTY:
+            data = {}
+        data["handler"] = entry.handler
     return await entry.inner[index](partial(_handle, entry, index + 1), event, data)
 
 

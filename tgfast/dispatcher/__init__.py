@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .dispatcher import Dispatcher
 from .event import FAILED, UNHANDLED, ErrorEvent, RouterFrozenError, SkipHandler
-from .middleware import BaseMiddleware
-from .observer import Observer
+from .middleware import BaseMiddleware, get_flag
+from .observer import HandlerObject, Observer
 from .router import Router
 
 __all__ = [
@@ -14,8 +14,10 @@ __all__ = [
     "BaseMiddleware",
     "Dispatcher",
     "ErrorEvent",
+    "HandlerObject",
     "Observer",
     "Router",
     "RouterFrozenError",
     "SkipHandler",
+    "get_flag",
 ]

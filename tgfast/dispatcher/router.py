@@ -8,7 +8,7 @@ from typing import Any
 from ._kinds import UPDATE_KINDS, UpdateObservers
 from .event import ErrorEvent, RouterFrozenError
 from .injection import Injection
-from .observer import Observer
+from .observer import Observer, UpdateObserver
 
 __all__ = ["Hooks", "Router"]
 
@@ -51,8 +51,8 @@ class Router(UpdateObservers):
             self.observers[kind] = observer
         self.errors: Observer[ErrorEvent] = Observer(self, "errors")
         """``@router.errors(ExceptionTypeFilter(ValueError))``: handle what handlers raise."""
-        self.update: Observer[Any] = Observer(self, "update")
-        """Outer middlewares here run around the whole processing of each update."""
+        self.update: Observer[Any] = UpdateObserver(self, "update")
+        """Middlewares run around the whole processing of each update (Dispatcher only)."""
         self.startup = Hooks(self)
         self.shutdown = Hooks(self)
 
@@ -72,6 +72,7 @@ class Router(UpdateObservers):
         return router
 
     def include_routers(self, *routers: Router) -> None:
+        """``include_router`` for each of ``routers``, in order."""
         for router in routers:
             self.include_router(router)
 

@@ -22,7 +22,7 @@ from .injection import Injection
 from .routing import impl
 
 if TYPE_CHECKING:
-    from .observer import HandlerSpec
+    from .observer import HandlerObject
     from .router import Router
 
 __all__ = ["build_table"]
@@ -36,7 +36,7 @@ Keys = frozenset[str] | None  # the command keys an item can match; None: any te
 def build_table(root: Router, workflow_data: dict[str, Any], fsm: Any = None) -> Any:
     """The routing table of the tree under ``root`` (a Dispatcher); ``fsm``, the FSM
     middleware, runs first when anything could read what it provides."""
-    update_outer = tuple(root.update.outer_middlewares)
+    update_outer = (*root.update.outer_middlewares, *root.update.middlewares)
     if fsm is not None and _wants_fsm(root):
         update_outer = (fsm, *update_outer)
     kinds = []
@@ -95,7 +95,7 @@ def _wants_fsm(root: Router) -> bool:
                 return True
             calls = [*observer.filters]
             for spec in observer.handlers:
-                calls += [spec.callback, *spec.filters]
+                calls += [spec.injection, *spec.filters]
             if any(c.takes_all or _FSM_NAMES.intersection(c.names) for c in calls):
                 return True
     return False
@@ -160,11 +160,15 @@ def _items(router: Router, kind: str, inner: tuple[Any, ...]) -> list[tuple[Item
     return items
 
 
-def _entry(spec: HandlerSpec, kind: str, inner: tuple[Any, ...]) -> tuple[Item, Keys]:
-    cb = spec.callback
+def _entry(spec: HandlerObject, kind: str, inner: tuple[Any, ...]) -> tuple[Item, Keys]:
+    cb = spec.injection
     filters = spec.filters
+    handler = spec if inner else None  # data["handler"], only inner middlewares see it
     if kind not in _MESSAGE_KINDS:
-        return impl.Entry(cb.fn, cb.is_async, cb.names, cb.takes_all, _calls(filters), inner), None
+        entry = impl.Entry(
+            cb.fn, cb.is_async, cb.names, cb.takes_all, _calls(filters), inner, handler=handler
+        )
+        return entry, None
     keys = _command_keys(filters)
     command = None
     if filters and type(filters[0].fn) is Command and not filters[0].fn.patterns:
@@ -175,8 +179,9 @@ def _entry(spec: HandlerSpec, kind: str, inner: tuple[Any, ...]) -> tuple[Item, 
         )
     else:
         inject = False
+    calls = _calls(filters)
     entry = impl.Entry(
-        cb.fn, cb.is_async, cb.names, cb.takes_all, _calls(filters), inner, command, inject
+        cb.fn, cb.is_async, cb.names, cb.takes_all, calls, inner, command, inject, handler
     )
     return entry, keys
 
