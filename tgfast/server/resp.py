@@ -1,0 +1,577 @@
+"""``RespClient``: a small pipelining RESP2 client for tgfast's own per-update commands.
+
+With several workers sharing Redis, each update costs a claim (``EVALSHA``) and a
+``SET key done PX ttl``. redis-py's asyncio client (without hiredis) spends 35-75 µs
+of CPU on each; an asyncio Protocol that speaks RESP2 itself spends about 11. This is that
+Protocol: one connection, one ``transport.write`` per call, replies matched in order to
+a deque of waiting futures. It is not a general Redis client: FSM storage and everything
+else keep redis-py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import ssl as _ssl
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from ..errors import TgfastError
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ["RespClient", "RespError"]
+
+Arg: TypeAlias = bytes | str | int | float
+
+
+class RespError(TgfastError):
+    """An error reply from the server (e.g. ``NOSCRIPT ...``, ``WRONGTYPE ...``)."""
+
+
+class _ProtocolError(ValueError):
+    """Bytes that are not RESP2: the stream cannot be trusted any more."""
+
+
+# -- encoding ---------------------------------------------------------------------------
+
+
+def _encode_other(arg: object) -> bytes:
+    """The rarer argument types: floats, int subclasses; a bool is refused (1? b"true"?)."""
+    if isinstance(arg, bool):
+        raise TypeError("a bool is ambiguous as a redis argument: pass 1/0 or a string")
+    if isinstance(arg, int):
+        return b"%d" % arg
+    if isinstance(arg, float):
+        return repr(arg).encode()
+    raise TypeError(f"cannot send {type(arg).__name__} to redis: pass bytes, str, int or float")
+
+
+def _encode(args: Sequence[Arg]) -> bytes:
+    """One command as a RESP array of bulk strings."""
+    if not args:
+        # Redis answers nothing to an empty array: the replies would shift by one
+        raise ValueError("a redis command needs at least its name")
+    out = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if isinstance(arg, bytes):
+            data = arg
+        elif isinstance(arg, str):
+            data = arg.encode()
+        elif type(arg) is int:
+            data = b"%d" % arg
+        else:
+            data = _encode_other(arg)
+        out.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(out)
+
+
+# -- parsing ----------------------------------------------------------------------------
+
+
+def _integer(buf: bytearray, start: int, end: int) -> int:
+    try:
+        return int(buf[start:end])
+    except ValueError:
+        raise _ProtocolError(f"not an integer: {bytes(buf[start:end])!r}") from None
+
+
+def _parse(buf: bytearray, pos: int) -> tuple[Any, int] | None:
+    """The reply starting at ``pos`` and the position after it; None if incomplete."""
+    end = buf.find(b"\r\n", pos)
+    if end < 0:
+        return None
+    kind = buf[pos]
+    if kind == 36:  # $ bulk string
+        size = _integer(buf, pos + 1, end)
+        if size < 0:
+            return None, end + 2
+        start = end + 2
+        stop = start + size
+        if len(buf) < stop + 2:
+            return None
+        if buf[stop] != 13 or buf[stop + 1] != 10:
+            raise _ProtocolError(f"bulk string of {size} bytes not followed by CRLF")
+        return bytes(buf[start:stop]), stop + 2
+    if kind == 43:  # + simple string
+        return bytes(buf[pos + 1 : end]), end + 2
+    if kind == 58:  # : integer
+        return _integer(buf, pos + 1, end), end + 2
+    if kind == 45:  # - error
+        return RespError(buf[pos + 1 : end].decode("utf-8", "replace")), end + 2
+    if kind == 42:  # * array
+        count = _integer(buf, pos + 1, end)
+        if count < 0:
+            return None, end + 2
+        items = []
+        pos = end + 2
+        for _ in range(count):
+            item = _parse(buf, pos)
+            if item is None:
+                return None
+            items.append(item[0])
+            pos = item[1]
+        return items, pos
+    raise _ProtocolError(f"unexpected reply type byte {bytes((kind,))!r}")
+
+
+class _RespParser:
+    """Replies out of a byte stream that arrives in pieces of any size.
+
+    An incomplete reply is parsed again from its start when more bytes come: replies
+    on the hot path are a few bytes, and a large bulk string costs one length check
+    per piece, not a rescan.
+    """
+
+    __slots__ = ("_buf", "_pos")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._pos = 0
+
+    def feed(self, data: bytes) -> None:
+        if self._pos:
+            del self._buf[: self._pos]
+            self._pos = 0
+        self._buf += data
+
+    def replies(self) -> list[Any]:
+        """Every complete reply fed so far and not yet returned; ``_ProtocolError``."""
+        buf = self._buf
+        pos = self._pos
+        size = len(buf)
+        out = []
+        while pos < size:
+            item = _parse(buf, pos)
+            if item is None:
+                break
+            out.append(item[0])
+            pos = item[1]
+        self._pos = pos
+        return out
+
+
+# -- one connection ---------------------------------------------------------------------
+
+
+class _Connection(asyncio.Protocol):
+    """One socket; a waiter per call: (future, replies it takes or 0 for one, sent at).
+
+    Replies go to the waiters in order. A waiter whose caller was cancelled still takes
+    its reply, so the rest stay aligned. Once the alignment cannot be trusted (no reply
+    in time, bad bytes, lost socket) the connection is dropped and every waiter fails.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        timeout: float,
+        on_close: Callable[[_Connection], None],
+    ) -> None:
+        self._loop = loop
+        self._timeout = timeout
+        self._on_close = on_close
+        self._transport: asyncio.Transport | None = None
+        self._parser = _RespParser()
+        self._waiters: deque[tuple[asyncio.Future[Any], int, float]] = deque()
+        self._batch: list[Any] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._closed: tuple[type[Exception], str] | None = None
+        self._lost: asyncio.Future[None] = loop.create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+
+    def send(self, payload: bytes, count: int) -> asyncio.Future[Any]:
+        """Write ``payload``; the future gets its reply, or ``count`` replies as a list."""
+        loop = self._loop
+        future = loop.create_future()
+        if self._closed is not None or self._transport is None:
+            error, message = self._closed or (ConnectionError, "not connected")
+            future.set_exception(error(message))
+            return future
+        now = loop.time()
+        self._waiters.append((future, count, now))
+        if self._timer is None:
+            self._timer = loop.call_at(now + self._timeout, self._check)
+        self._transport.write(payload)
+        return future
+
+    def adopt(self, queued: list[tuple[bytes, int, asyncio.Future[Any]]]) -> bool:
+        """Write the commands that waited for this connection, in one write; False if
+        it was lost in the meantime."""
+        if self._closed is not None or self._transport is None:
+            return False
+        queued = [item for item in queued if not item[2].done()]  # cancelled: never sent
+        if queued:
+            now = self._loop.time()
+            self._waiters.extend((future, count, now) for _, count, future in queued)
+            if self._timer is None:
+                self._timer = self._loop.call_at(now + self._timeout, self._check)
+            self._transport.write(b"".join([payload for payload, _, _ in queued]))
+        return True
+
+    def data_received(self, data: bytes) -> None:
+        parser = self._parser
+        parser.feed(data)
+        try:
+            replies = parser.replies()
+        except _ProtocolError as exc:
+            self.drop(ConnectionError, f"redis protocol error: {exc}")
+            return
+        waiters = self._waiters
+        for reply in replies:
+            if not waiters:
+                self.drop(ConnectionError, "redis protocol error: a reply nobody asked for")
+                return
+            future, count, _ = waiters[0]
+            if count:
+                batch = self._batch
+                batch.append(reply)
+                if len(batch) < count:
+                    continue
+                self._batch = []
+                waiters.popleft()
+                if not future.done():
+                    future.set_result(batch)
+            else:
+                waiters.popleft()
+                if future.done():
+                    pass  # its caller was cancelled: the reply is dropped
+                elif type(reply) is RespError:
+                    future.set_exception(reply)
+                else:
+                    future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.drop(ConnectionError, "connection to redis lost" + (f": {exc}" if exc else ""))
+        if not self._lost.done():
+            self._lost.set_result(None)
+
+    def _check(self) -> None:
+        """The timer: the oldest waiter has had ``timeout`` seconds, or wait for it."""
+        self._timer = None
+        if not self._waiters:
+            return
+        sent = self._waiters[0][2]
+        if self._loop.time() - sent >= self._timeout:
+            self.drop(TimeoutError, f"no reply from redis within {self._timeout} s")
+        else:
+            self._timer = self._loop.call_at(sent + self._timeout, self._check)
+
+    def drop(self, error: type[Exception], message: str) -> None:
+        """Close the socket and fail every waiter with ``error(message)``."""
+        if self._closed is not None:
+            return
+        self._closed = (error, message)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._transport is not None:
+            self._transport.abort()
+        elif not self._lost.done():
+            self._lost.set_result(None)  # never connected: nothing to wait for
+        self._on_close(self)
+        waiters, self._waiters = self._waiters, deque()
+        for future, _, _ in waiters:
+            if not future.done():
+                future.set_exception(error(message))
+
+    async def wait_closed(self) -> None:
+        await asyncio.wait((self._lost,))
+
+
+# -- the client -------------------------------------------------------------------------
+
+
+class RespClient:
+    """A pipelining RESP2 client on one lazily opened connection (see the module doc).
+
+    Commands from concurrent callers are written in call order and share the socket.
+    A reply that does not come within ``timeout`` seconds fails every pending command
+    with ``TimeoutError``; a lost connection fails them with ``ConnectionError`` and the
+    next command connects again. ``close()`` is final.
+    """
+
+    __slots__ = ("_closed", "_conn", "_connecting", "_db", "_host", "_password", "_path",
+                 "_port", "_ssl", "_timeout", "_username", "_waiting")  # fmt: skip
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 6379,
+        path: str | None = None,
+        db: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+        ssl: _ssl.SSLContext | None = None,
+        timeout: float = 2.0,
+    ) -> None:
+        if path is not None and ssl is not None:
+            raise ValueError("TLS over a unix socket is not supported")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout!r}")
+        self._host = host
+        self._port = port
+        self._path = path
+        self._db = db
+        self._username = username
+        self._password = password
+        self._ssl = ssl
+        self._timeout = timeout
+        self._conn: _Connection | None = None
+        self._connecting: asyncio.Task[None] | None = None
+        self._waiting: list[tuple[bytes, int, asyncio.Future[Any]]] = []
+        self._closed = False
+
+    def __repr__(self) -> str:
+        where = f"unix:{self._path}" if self._path is not None else f"{self._host}:{self._port}"
+        return f"<RespClient {where} db={self._db}{' tls' if self._ssl else ''}>"
+
+    @classmethod
+    def from_url(cls, url: str, *, timeout: float = 2.0) -> RespClient:
+        """``redis://[user:pass@]host[:port][/db]``, ``rediss://...`` (TLS with the
+        default context) or ``unix://[user:pass@]/path[?db=N]``."""
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError as exc:
+            raise ValueError(f"bad redis URL: {exc}") from None
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(
+                f"bad redis URL: scheme {parts.scheme!r}, expected redis://, rediss:// or unix://"
+            )
+        options = dict(parse_qsl(parts.query, keep_blank_values=True))
+        db_text = options.pop("db", None)
+        if options:
+            raise ValueError(
+                f"bad redis URL: unsupported option(s) {', '.join(sorted(options))} (only db); "
+                "for other options build a redis-py client and use RespClient.like()"
+            )
+        username = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password is not None else None
+        if parts.scheme == "unix":
+            if parts.hostname or port is not None:
+                raise ValueError("bad redis URL: unix:// takes no host or port (unix:///path)")
+            if not parts.path:
+                raise ValueError("bad redis URL: unix:// needs a socket path (unix:///path)")
+            return cls(
+                path=unquote(parts.path),
+                db=_db_number("0" if db_text is None else db_text),
+                username=username,
+                password=password,
+                timeout=timeout,
+            )
+        if not parts.hostname:
+            raise ValueError("bad redis URL: no host")
+        path_db = parts.path[1:] if parts.path.startswith("/") else parts.path
+        if path_db and db_text is not None and path_db != db_text:
+            raise ValueError(f"bad redis URL: db {path_db!r} in the path, {db_text!r} in the query")
+        return cls(
+            host=parts.hostname,
+            port=6379 if port is None else port,
+            db=_db_number(path_db or ("0" if db_text is None else db_text)),
+            username=username,
+            password=password,
+            ssl=_ssl.create_default_context() if parts.scheme == "rediss" else None,
+            timeout=timeout,
+        )
+
+    @classmethod
+    def like(cls, redis: Redis, *, timeout: float | None = None) -> RespClient:
+        """The server, db and credentials of a redis-py asyncio client (TCP, TLS or a
+        unix socket), so that one setting configures both. ``timeout`` defaults to the
+        client's ``socket_timeout``, else 2 s."""
+        from redis.asyncio.connection import (
+            Connection,
+            SSLConnection,
+            UnixDomainSocketConnection,
+        )
+
+        pool = getattr(redis, "connection_pool", None)
+        kind = getattr(pool, "connection_class", None)
+        if pool is None or kind not in (Connection, SSLConnection, UnixDomainSocketConnection):
+            raise TypeError(
+                f"RespClient.like() reads plain redis-py asyncio clients (TCP, TLS, unix "
+                f"socket), not {type(redis).__name__} with {getattr(kind, '__name__', kind)}: "
+                "pass a URL to RespClient.from_url() instead"
+            )
+        kwargs: dict[str, Any] = pool.connection_kwargs
+        if kwargs.get("credential_provider") is not None:
+            raise TypeError(
+                "RespClient.like() cannot use a credential_provider: "
+                "pass a URL to RespClient.from_url() instead"
+            )
+        if timeout is None:
+            timeout = kwargs.get("socket_timeout") or 2.0
+        common: dict[str, Any] = {
+            "db": int(kwargs.get("db") or 0),
+            "username": kwargs.get("username"),
+            "password": kwargs.get("password"),
+            "timeout": float(timeout),
+        }
+        if kind is UnixDomainSocketConnection:
+            return cls(path=kwargs["path"], **common)
+        return cls(
+            host=kwargs.get("host", "localhost"),
+            port=int(kwargs.get("port", 6379)),
+            ssl=_ssl_context_like(SSLConnection, kwargs) if kind is SSLConnection else None,
+            **common,
+        )
+
+    async def execute(self, *args: Arg) -> Any:
+        """One command's reply: bytes (bulk and simple strings), int, None or a list.
+
+        An error reply raises ``RespError``.
+        """
+        payload = _encode(args)
+        conn = self._conn
+        if conn is None:
+            return await self._queue(payload, 0)
+        return await conn.send(payload, 0)
+
+    async def pipeline(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
+        """The replies of ``commands``, written at once, in order; an error reply is a
+        ``RespError`` in the list, so one bad command hides none of the others."""
+        if not commands:
+            return []
+        payload = b"".join([_encode(command) for command in commands])
+        conn = self._conn
+        future = (
+            self._queue(payload, len(commands))
+            if conn is None
+            else conn.send(payload, len(commands))
+        )
+        replies: list[Any] = await future
+        return replies
+
+    async def close(self) -> None:
+        """Close the connection: pending commands and every later one raise
+        ``ConnectionError("closed")``."""
+        self._closed = True
+        task = self._connecting
+        if task is not None:
+            task.cancel()
+            await asyncio.wait((task,))
+        waiting, self._waiting = self._waiting, []  # if the task was cancelled unstarted
+        for _, _, future in waiting:
+            if not future.done():
+                future.set_exception(ConnectionError("closed"))
+        conn = self._conn
+        if conn is not None:
+            conn.drop(ConnectionError, "closed")
+            await conn.wait_closed()
+
+    def _queue(self, payload: bytes, count: int) -> asyncio.Future[Any]:
+        """Hold a command until connected; the first one starts the connect.
+
+        The queued commands are written at once when the connection is ready, in call
+        order, and never before AUTH and SELECT succeeded (after a failed SELECT they
+        would run in db 0).
+        """
+        if self._closed:
+            raise ConnectionError("closed")
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._waiting.append((payload, count, future))
+        if self._connecting is None:
+            self._connecting = loop.create_task(self._open())
+        return future
+
+    def _forget(self, conn: _Connection) -> None:
+        if self._conn is conn:
+            self._conn = None
+
+    async def _open(self) -> None:
+        """Connect, then hand the queued commands over, or fail them all."""
+        conn = _Connection(asyncio.get_running_loop(), self._timeout, self._forget)
+        error: BaseException | None = None
+        try:
+            await asyncio.wait_for(self._handshake(conn), self._timeout)
+        except asyncio.TimeoutError:  # not the builtin one on Python 3.10
+            error = TimeoutError(f"connecting to redis at {self!r} took over {self._timeout} s")
+        except asyncio.CancelledError:
+            error = ConnectionError("closed" if self._closed else "connect cancelled")
+            raise
+        except BaseException as exc:  # each waiting caller gets it
+            error = exc
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._connecting = None
+            waiting, self._waiting = self._waiting, []
+            if error is None and conn.adopt(waiting):
+                self._conn = conn
+            else:
+                conn.drop(ConnectionError, "connect failed")
+                for _, _, future in waiting:
+                    if not future.done():
+                        future.set_exception(error or ConnectionError("connection to redis lost"))
+
+    async def _handshake(self, conn: _Connection) -> None:
+        loop = asyncio.get_running_loop()
+        if self._path is not None:
+            await loop.create_unix_connection(lambda: conn, self._path)
+        else:
+            await loop.create_connection(lambda: conn, self._host, self._port, ssl=self._ssl)
+        hello: list[tuple[Arg, ...]] = []
+        if self._username is not None:
+            hello.append(("AUTH", self._username, self._password or ""))
+        elif self._password is not None:
+            hello.append(("AUTH", self._password))
+        if self._db:
+            hello.append(("SELECT", self._db))
+        if not hello:
+            return
+        replies = await conn.send(b"".join([_encode(command) for command in hello]), len(hello))
+        for command, reply in zip(hello, replies, strict=True):
+            if isinstance(reply, RespError):
+                what = "AUTH" if command[0] == "AUTH" else f"SELECT {self._db}"
+                raise RespError(f"{what} failed: {reply}")
+
+
+def _db_number(text: str) -> int:
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"bad redis URL: db must be a number, got {text!r}")
+    return int(text)
+
+
+_CERT_REQS = {
+    "none": _ssl.CERT_NONE,
+    "optional": _ssl.CERT_OPTIONAL,
+    "required": _ssl.CERT_REQUIRED,
+}
+
+
+def _ssl_context_like(connection_class: type, kwargs: dict[str, Any]) -> _ssl.SSLContext:
+    """The TLS context a redis-py ``SSLConnection`` with these kwargs would use: its own
+    defaults (which differ across redis-py versions) under the pool's ``ssl_*`` options."""
+    params = inspect.signature(connection_class).parameters
+    options = {name: p.default for name, p in params.items() if name.startswith("ssl_")}
+    options.update((name, value) for name, value in kwargs.items() if name.startswith("ssl_"))
+    reqs = options.get("ssl_cert_reqs")
+    verify = _CERT_REQS[reqs] if isinstance(reqs, str) else _ssl.VerifyMode(reqs or 0)
+    context = _ssl.create_default_context(
+        cafile=options.get("ssl_ca_certs"),
+        capath=options.get("ssl_ca_path"),
+        cadata=options.get("ssl_ca_data"),
+    )
+    context.check_hostname = bool(options.get("ssl_check_hostname")) and verify != _ssl.CERT_NONE
+    context.verify_mode = verify
+    for flag in options.get("ssl_include_verify_flags") or ():
+        context.verify_flags |= flag
+    for flag in options.get("ssl_exclude_verify_flags") or ():
+        context.verify_flags &= ~flag
+    if options.get("ssl_certfile") or options.get("ssl_keyfile"):
+        context.load_cert_chain(
+            options["ssl_certfile"], options.get("ssl_keyfile"), options.get("ssl_password")
+        )
+    if options.get("ssl_min_version") is not None:
+        context.minimum_version = options["ssl_min_version"]
+    if options.get("ssl_ciphers") is not None:
+        context.set_ciphers(options["ssl_ciphers"])
+    return context
