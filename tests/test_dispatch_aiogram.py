@@ -233,3 +233,32 @@ async def test_event_update_is_the_update(bot: Bot) -> None:
     sent = message_update("hi")
     await dp.feed_update(bot, sent)
     assert seen == [sent, sent, sent]
+
+
+async def test_state_filter_from_tgfast_filters(bot: Bot) -> None:
+    import tgfast.filters
+    from tgfast.filters import StateFilter
+    from tgfast.fsm import FSMContext, State, StatesGroup
+    from tgfast.fsm import StateFilter as FsmStateFilter
+
+    assert StateFilter is FsmStateFilter and "StateFilter" in tgfast.filters.__all__
+    with pytest.raises(AttributeError):
+        tgfast.filters.NoSuchFilter  # noqa: B018
+
+    class Form(StatesGroup):
+        name = State()
+
+    dp = Dispatcher()
+
+    @dp.message(Command("go"))
+    async def go(message: Message, state: FSMContext) -> str:
+        await state.set_state(Form.name)
+        return "asking"
+
+    @dp.message(StateFilter(Form.name))
+    async def named(message: Message) -> str:
+        return f"hello {message.text}"
+
+    assert await dp.feed_update(bot, message_update("Ann")) is UNHANDLED
+    assert await dp.feed_update(bot, message_update("/go")) == "asking"
+    assert await dp.feed_update(bot, message_update("Ann")) == "hello Ann"

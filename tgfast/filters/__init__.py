@@ -1,10 +1,13 @@
 """Filters: ``Command``, the magic ``F``, callback data, content and chat types, errors.
 
 Any callable ``f(event, **data)`` returning bool, None or a dict to inject is a filter;
-``tgfast.filters.base`` says how the dispatcher calls one.
+``tgfast.filters.base`` says how the dispatcher calls one. ``StateFilter`` is
+``tgfast.fsm``'s, here too, where aiogram users look for it.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from .base import (
     Filter,
@@ -35,6 +38,9 @@ from .content import (
 from .exception import ExceptionMessageFilter, ExceptionTypeFilter
 from .magic import F, MagicFilter
 
+if TYPE_CHECKING:
+    from ..fsm.filter import StateFilter
+
 __all__ = [
     "ANY",
     "MAX_CALLBACK_DATA",
@@ -53,6 +59,7 @@ __all__ = [
     "Filter",
     "FilterResult",
     "MagicFilter",
+    "StateFilter",
     "TextFilter",
     "and_f",
     "as_filter",
@@ -64,3 +71,13 @@ __all__ = [
     "parse_command",
     "passes",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # tgfast.fsm builds on tgfast.filters.base: importing it here, on first use, keeps
+    # either package importable first
+    if name == "StateFilter":
+        from ..fsm.filter import StateFilter
+
+        return StateFilter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
