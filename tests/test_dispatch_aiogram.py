@@ -22,7 +22,7 @@ from tgfast.dispatcher import (
     SkipHandler,
     get_flag,
 )
-from tgfast.filters import Command, F
+from tgfast.filters import Command, CommandObject, F
 from tgfast.types import Message, Update
 
 
@@ -144,7 +144,11 @@ async def test_middleware_decorators_with_and_without_parentheses(bot: Bot) -> N
         order.append("update()")
         return await handler(event, data)
 
-    dp.message.register(lambda message: order.append("handler") or "done")
+    @dp.message()
+    async def handler(message: Message) -> str:
+        order.append("handler")
+        return "done"
+
     assert callable(outer_called) and callable(inner_bare)  # the decorators return them
     assert await dp.feed_update(bot, message_update("hi")) == "done"
     assert order == ["update()", "outer()", "outer", "inner()", "inner", "handler"]
@@ -262,3 +266,20 @@ async def test_state_filter_from_tgfast_filters(bot: Bot) -> None:
     assert await dp.feed_update(bot, message_update("Ann")) is UNHANDLED
     assert await dp.feed_update(bot, message_update("/go")) == "asking"
     assert await dp.feed_update(bot, message_update("Ann")) == "hello Ann"
+
+
+async def test_command_magic_through_the_dispatcher(bot: Bot) -> None:
+    dp = Dispatcher()
+
+    @dp.message(Command("ban", magic=F.args.cast(int).as_("user_id")))
+    async def ban(message: Message, command: CommandObject) -> str:
+        return f"ban {command.magic_result['user_id']}"
+
+    @dp.message(Command("ban"))
+    async def usage(message: Message) -> str:
+        return "usage: /ban <id>"
+
+    assert await dp.feed_update(bot, message_update("/ban 42")) == "ban 42"
+    assert await dp.feed_update(bot, message_update("/ban bob")) == "usage: /ban <id>"
+    assert await dp.feed_update(bot, message_update("/ban")) == "usage: /ban <id>"
+    assert await dp.feed_update(bot, message_update("/bank 1")) is UNHANDLED

@@ -331,3 +331,32 @@ async def test_command_with_magic_and_callables() -> None:
     assert await f(message("/ban 5")) == {"command": CommandObject("/", "ban", None, "5")}
     assert filter_params(f) == ("bot",)
     assert filter_params(has_args) == ("command",)
+
+
+async def test_command_magic_checks_the_command_object() -> None:
+    numeric = Command("ban", magic=F.args.regexp(r"^\d+$"))
+    assert await numeric(message("/ban")) is False  # no args: the magic gives None
+    assert await numeric(message("/ban bob")) is False
+    result = await numeric(message("/ban 42"))
+    assert isinstance(result, dict)
+    command = result["command"]
+    assert command.args == "42" and command.magic_result.group(0) == "42"
+    assert repr(numeric) == "Command('ban', magic=F.args.regexp('^\\\\d+$'))"
+    parsed = parse_command("/ban 7")
+    assert parsed is not None and parsed.magic_result is None
+    checked = numeric.check(parsed, None)
+    assert checked is not None and checked.magic_result is not None
+    assert numeric.check(parse_command("/ban x"), None) is None  # type: ignore[arg-type]
+
+    named = Command("greet", magic=F.args.as_("name"))
+    result = await named(message("/greet Ann"))
+    assert isinstance(result, dict) and result["command"].magic_result == {"name": "Ann"}
+    assert "magic_result={'name': 'Ann'}" in repr(result["command"])
+    hash(result["command"])  # a dict result does not make it unhashable
+
+    start = CommandStart(deep_link=True, magic=F.args.startswith("ref"))
+    assert await start(message("/start ref42")) not in (False, None)
+    assert await start(message("/start other")) is False
+    assert "magic=F.args.startswith('ref')" in repr(start)
+    with pytest.raises(TypeError, match="magic filter"):
+        Command("x", magic=lambda c: True)  # type: ignore[arg-type]

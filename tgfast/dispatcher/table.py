@@ -171,7 +171,7 @@ def _entry(spec: HandlerObject, kind: str, inner: tuple[Any, ...]) -> tuple[Item
         return entry, None
     keys = _command_keys(filters)
     command = None
-    if filters and type(filters[0].fn) is Command and not filters[0].fn.patterns:
+    if filters and type(filters[0].fn) is Command and _plain(filters[0].fn):
         command = filters[0].fn
         filters = filters[1:]
         inject = bool(inner) or any(
@@ -195,7 +195,12 @@ def _command_keys(filters: tuple[Injection, ...]) -> Keys:
     keys: Keys = None
     for inj in filters:
         f = inj.fn
-        if isinstance(f, Command) and not f.patterns:
+        if isinstance(f, Command) and not f.patterns:  # a magic only narrows these keys
             mine = frozenset((p + c).lower() for p in f.prefix for c in f.commands)
             keys = mine if keys is None else keys & mine
     return keys
+
+
+def _plain(command: Command) -> bool:
+    """Whether the table can check ``command`` by its name alone."""
+    return not command.patterns and command.magic is None

@@ -14,6 +14,7 @@ from typing import Any
 from ..deep_linking import DeepLinkError, decode_payload
 from ..types import BotCommand
 from .base import Filter
+from .magic import MagicFilter
 
 __all__ = ["Command", "CommandObject", "CommandStart", "parse_command"]
 
@@ -21,9 +22,9 @@ __all__ = ["Command", "CommandObject", "CommandStart", "parse_command"]
 class CommandObject:
     """A parsed command: ``/start@my_bot abc`` is prefix ``/``, command ``start``,
     mention ``my_bot``, args ``abc``. Immutable; ``regexp_match`` is set when a
-    regexp command matched."""
+    regexp command matched, ``magic_result`` when a ``Command(magic=...)`` passed."""
 
-    __slots__ = ("_args", "_command", "_mention", "_prefix", "_regexp_match")
+    __slots__ = ("_args", "_command", "_magic_result", "_mention", "_prefix", "_regexp_match")
 
     def __init__(
         self,
@@ -32,12 +33,14 @@ class CommandObject:
         mention: str | None = None,
         args: str | None = None,
         regexp_match: re.Match[str] | None = None,
+        magic_result: Any = None,
     ) -> None:
         self._prefix = prefix
         self._command = command
         self._mention = mention
         self._args = args
         self._regexp_match = regexp_match
+        self._magic_result = magic_result
 
     @property
     def prefix(self) -> str:
@@ -63,6 +66,11 @@ class CommandObject:
     def regexp_match(self) -> re.Match[str] | None:
         """The match of a regexp command against ``command``."""
         return self._regexp_match
+
+    @property
+    def magic_result(self) -> Any:
+        """What the ``magic`` filter of the ``Command`` that passed gave (else None)."""
+        return self._magic_result
 
     @property
     def mentioned(self) -> bool:
@@ -91,14 +99,16 @@ class CommandObject:
         return all(getattr(self, name) == getattr(other, name) for name in _FIELDS)
 
     def __hash__(self) -> int:
-        return hash(tuple(getattr(self, name) for name in _FIELDS))
+        return hash(tuple(getattr(self, name) for name in _FIELDS[:5]))  # a magic's may be a dict
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS)
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS[:5])
+        if self._magic_result is not None:
+            shown += f", magic_result={self._magic_result!r}"
         return f"CommandObject({shown})"
 
 
-_FIELDS = ("prefix", "command", "mention", "args", "regexp_match")
+_FIELDS = ("prefix", "command", "mention", "args", "regexp_match", "magic_result")
 
 
 def parse_command(text: str, prefix: str = "/") -> CommandObject | None:
@@ -126,6 +136,7 @@ def parse_command(text: str, prefix: str = "/") -> CommandObject | None:
     parsed._command = command
     parsed._mention = mention
     parsed._regexp_match = None
+    parsed._magic_result = None
     if len(parts) == 2:
         parsed._args = parts[1]
     else:
@@ -151,13 +162,17 @@ class Command(Filter):
     ``command.regexp_match``. ``prefix`` lists the characters a command may start with.
     ``/name@other_bot`` does not pass; ``@`` with the bot's own username (compared
     without case) does, asking ``bot.me()`` only then. ``ignore_mention`` passes any
-    mention; ``ignore_case`` compares names without case.
+    mention; ``ignore_case`` compares names without case. ``magic`` (a magic filter,
+    ``F.args.regexp(r"^\\d+$")``) is resolved against the ``CommandObject``: the command
+    passes only when the value is truthy, and it lands in ``command.magic_result``.
 
     ``commands`` holds the plain names (lower-cased with ``ignore_case``) and
     ``patterns`` the regexps, so a routing table can index handlers by name.
     """
 
-    __slots__ = ("_names", "commands", "ignore_case", "ignore_mention", "patterns", "prefix")
+    __slots__ = (
+        "_names", "commands", "ignore_case", "ignore_mention", "magic", "patterns", "prefix"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -166,7 +181,10 @@ class Command(Filter):
         prefix: str = "/",
         ignore_case: bool = False,
         ignore_mention: bool = False,
+        magic: MagicFilter | None = None,
     ) -> None:
+        if magic is not None and not isinstance(magic, MagicFilter):
+            raise TypeError(f"magic must be a magic filter (F.args...), not {magic!r}")
         if isinstance(commands, (str, re.Pattern, BotCommand)):
             commands = (commands,)
         items = (*values, *(commands or ()))
@@ -192,6 +210,7 @@ class Command(Filter):
         self.prefix = prefix
         self.ignore_case = ignore_case
         self.ignore_mention = ignore_mention
+        self.magic = magic
         self._names = frozenset(self.commands)
 
     async def __call__(self, message: Any, bot: Any = None) -> bool | dict[str, Any]:
@@ -201,7 +220,7 @@ class Command(Filter):
         parsed = parse_command(text, self.prefix)
         if parsed is None:
             return False
-        result = self._match(parsed)
+        result = self._accept(parsed)
         if result is None:
             return False
         mention = parsed._mention
@@ -224,7 +243,15 @@ class Command(Filter):
             and (username is None or username.lower() != mention.lower())
         ):
             return None
-        return self._match(parsed)
+        return self._accept(parsed)
+
+    def _accept(self, parsed: CommandObject) -> CommandObject | None:
+        """``_match``, then the ``magic`` filter on what matched."""
+        result = self._match(parsed)
+        if result is None or self.magic is None:
+            return result
+        value = self.magic.resolve(result)
+        return result.replace(magic_result=value) if value else None
 
     def _match(self, parsed: CommandObject) -> CommandObject | None:
         name = parsed._command
@@ -244,6 +271,8 @@ class Command(Filter):
             shown.append("ignore_case=True")
         if self.ignore_mention:
             shown.append("ignore_mention=True")
+        if self.magic is not None:
+            shown.append(f"magic={self.magic!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
 
@@ -252,7 +281,8 @@ class CommandStart(Command):
 
     ``deep_link=True`` passes only a ``/start`` that has a payload;
     ``deep_link_encoded=True`` decodes a base64url payload (see ``tgfast.deep_linking``)
-    into ``command.args``, and a payload that does not decode does not pass.
+    into ``command.args``, and a payload that does not decode does not pass. ``magic``
+    is checked as for ``Command``, on the decoded payload.
     """
 
     __slots__ = ("deep_link", "deep_link_encoded")
@@ -263,8 +293,11 @@ class CommandStart(Command):
         deep_link_encoded: bool = False,
         ignore_case: bool = False,
         ignore_mention: bool = False,
+        magic: MagicFilter | None = None,
     ) -> None:
-        super().__init__("start", ignore_case=ignore_case, ignore_mention=ignore_mention)
+        super().__init__(
+            "start", ignore_case=ignore_case, ignore_mention=ignore_mention, magic=magic
+        )
         self.deep_link = deep_link
         self.deep_link_encoded = deep_link_encoded
 
@@ -287,4 +320,6 @@ class CommandStart(Command):
             for name in ("deep_link", "deep_link_encoded", "ignore_case", "ignore_mention")
             if getattr(self, name)
         ]
+        if self.magic is not None:
+            shown.append(f"magic={self.magic!r}")
         return f"CommandStart({', '.join(shown)})"
