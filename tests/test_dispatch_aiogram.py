@@ -14,15 +14,17 @@ import pytest
 import tgfast
 from tgfast import Bot
 from tgfast.dispatcher import (
+    FAILED,
     UNHANDLED,
     BaseMiddleware,
     Dispatcher,
+    ErrorEvent,
     HandlerObject,
     Router,
     SkipHandler,
     get_flag,
 )
-from tgfast.filters import Command, CommandObject, F
+from tgfast.filters import Command, CommandObject, ExceptionMessageFilter, F
 from tgfast.types import Message, Update
 
 
@@ -283,3 +285,66 @@ async def test_command_magic_through_the_dispatcher(bot: Bot) -> None:
     assert await dp.feed_update(bot, message_update("/ban bob")) == "usage: /ban <id>"
     assert await dp.feed_update(bot, message_update("/ban")) == "usage: /ban <id>"
     assert await dp.feed_update(bot, message_update("/bank 1")) is UNHANDLED
+
+
+async def test_include_routers_keeps_their_order(bot: Bot) -> None:
+    dp, a, b, c = Dispatcher(), Router(name="a"), Router(name="b"), Router(name="c")
+    a.message.register(lambda m: "a", F.text == "a")
+    b.message.register(lambda m: "b", F.text.in_(("a", "b")))
+    b.include_routers(c)
+    c.message.register(lambda m: "c")
+    assert dp.include_routers(a, b) is None
+    assert dp.sub_routers == [a, b] and a.parent is dp and b.parent is dp
+    assert await dp.feed_update(bot, message_update("a")) == "a"
+    assert await dp.feed_update(bot, message_update("b")) == "b"
+    assert await dp.feed_update(bot, message_update("z")) == "c"
+    with pytest.raises(ValueError, match="already included"):
+        Router().include_routers(Router(), a)
+
+
+async def test_an_inner_middleware_that_short_circuits(bot: Bot) -> None:
+    dp, child, called = Dispatcher(), Router(), []
+    dp.include_router(child)
+
+    @child.message.middleware
+    async def only_admins(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+        if event.from_user.id != 1:
+            return "denied"  # the handler is not called, its result is the update's
+        return await handler(event, data)
+
+    @child.message(Command("admin"))
+    async def admin(message: Message) -> str:
+        called.append(message.text)
+        return "ok"
+
+    @dp.message(F.text == "open")
+    async def open_to_all(message: Message) -> str:
+        return "open"
+
+    assert await dp.feed_update(bot, message_update("/admin", user_id=2)) == "denied"
+    assert called == []
+    assert await dp.feed_update(bot, message_update("/admin", user_id=1)) == "ok"
+    assert called == ["/admin"]
+    assert await dp.feed_update(bot, message_update("open", user_id=2)) == "open"
+    # a filter miss never reaches the inner middleware
+    assert await dp.feed_update(bot, message_update("/other", user_id=2)) is UNHANDLED
+
+
+async def test_exception_message_filter_through_the_errors_observer(
+    bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    dp, child = Dispatcher(), Router()
+    dp.include_router(child)
+
+    @child.message()
+    async def fail(message: Message) -> None:
+        raise RuntimeError(f"quota exceeded for {message.text}")
+
+    @child.errors(ExceptionMessageFilter(r"quota exceeded for (\w+)"))
+    async def on_quota(event: ErrorEvent, match_exception: Any, update: Update) -> str:
+        assert event.update is update
+        return f"over quota: {match_exception.group(1)}"
+
+    assert await dp.feed_update(bot, message_update("ann")) == "over quota: ann"
+    assert await dp.feed_update(bot, message_update("!?")) is FAILED  # no match: logged
+    assert "quota exceeded for !?" in caplog.text
