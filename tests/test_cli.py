@@ -91,6 +91,8 @@ async def test_version(tmp_path: Path) -> None:
          "polling with --workers 2 needs --redis"),
         (["webhook", "echo_app:dp", "--fake", "--workers", "2"], "--fake runs one process"),
         (["webhook", "echo_app:dp", "--fake", "--token", "1:a"], "drop --token and --api-url"),
+        (["webhook", "echo_app:dp", "--fake", "--redis", "redis://127.0.0.1:1"],
+         "--fake keeps its state in the process: drop --redis"),
         (["webhook", "echo_app:missing", "--fake"], "has no attribute 'missing'"),
         (["webhook", "echo_app:not_a_dispatcher", "--fake"], "expected a Dispatcher, got int"),
         (["webhook", "echo_app:needs_args", "--fake"], "neither a Dispatcher nor a function"),

@@ -346,6 +346,9 @@ def _check_serving(args: argparse.Namespace) -> None:
     if args.fake:
         if args.token or args.api_url:
             raise UsageError("--fake serves against a built-in fake: drop --token and --api-url")
+        if args.redis:
+            raise UsageError("--fake keeps its state in the process: drop --redis "
+                             "(or unset TGFAST_REDIS_URL)")  # fmt: skip
     elif not _token(args):
         raise UsageError(
             "no bot token: pass --token, set TGFAST_TOKEN or BOT_TOKEN, or try it with --fake"
