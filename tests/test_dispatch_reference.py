@@ -1,14 +1,20 @@
 """Generated router trees: the dispatcher picks exactly the handler a naive matcher picks.
 
 The naive matcher walks the tree as the rules say (a router's handlers in declared
-order, then its children; router filters gate the subtree) and tries every filter of
-every handler, with no command index. 1,000 random trees, each fed a set of updates
-that hit commands, near misses, mentions and plain texts.
+order, then its children; router filters gate the subtree; a handler that raises
+``SkipHandler`` passes the update on) and decides every filter from the update with
+plain string work, with no command index and no filter object. 1,000 random trees mix
+commands (prefixes, case, mentions of this bot and of others), ``CommandStart`` with
+and without deep links, regexp commands, text and chat tests, ``~`` inversions, async
+and dict-returning filters, router-level filters and middlewares; each is fed texts
+and captions that hit commands, near misses, mentions and plain words. Run once as is
+and once with ``TGFAST_NO_EXTENSIONS=1`` to hold both builds to the same answers.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,24 +23,30 @@ import pytest
 
 import tgfast
 from tgfast import Bot
-from tgfast.dispatcher import UNHANDLED, Dispatcher, Router
-from tgfast.filters import Command, F
-from tgfast.types import Update
+from tgfast.dispatcher import UNHANDLED, Dispatcher, Router, SkipHandler
+from tgfast.filters import Command, CommandStart, F, MagicFilter
+from tgfast.types import Message, Update, User
 
-COMMANDS = ["a", "b", "cmd1", "cmd2", "Start"]
+USERNAME = "MyBot"
+COMMANDS = ["a", "B", "cmd1", "start", "Start"]
+PATTERNS = [r"c\w+\d", r"[aA]$"]
 TEXTS = [
-    "/a",
-    "/b x",
-    "/cmd1",
-    "/cmd2@other_bot",
-    "/START",
-    "/start",
-    "!a",
-    "hello",
-    "/cmd1 y",
-    "b",
-]
-CHATS = [1, 2, -5]
+    "/a", "/A x", "/b", "/B@MyBot", "/B@mybot y", "/a@other", "!a", "/start", "/start xyz",
+    "/START@MyBot q", "/cmd1@", "/cmd1@MyBot@x", "/a\u00a0x", "hello", "/", "/@MyBot",
+    "/cmd10", "!B@MYBOT", "/cmd1 y", "b", "ends in x",
+]  # fmt: skip
+CHATS = [1, 2]
+
+
+def parse(text: str, prefix: str) -> tuple[str, str | None, str | None] | None:
+    """(name, mention, args) of a command written with one of ``prefix``, by the rules."""
+    if not text or text[0] not in prefix:
+        return None
+    parts = text.split(None, 1)
+    name, _at, mention = parts[0][1:].partition("@")
+    if not name:
+        return None
+    return name, (mention or None), (parts[1] if len(parts) == 2 else None)
 
 
 @dataclass
@@ -45,95 +57,188 @@ class Spec:
     value: Any
 
     def real(self) -> Any:
-        if self.kind == "command":
-            names, prefix, ignore_case = self.value
-            return Command(*names, prefix=prefix, ignore_case=ignore_case, ignore_mention=True)
-        if self.kind == "text":
-            return F.text == self.value
-        return F.chat.id == self.value
+        kind, value = self.kind, self.value
+        if kind == "command":
+            names, prefix, ignore_case, ignore_mention = value
+            return Command(
+                *names, prefix=prefix, ignore_case=ignore_case, ignore_mention=ignore_mention
+            )
+        if kind == "start":
+            deep_link, ignore_case = value
+            return CommandStart(deep_link=deep_link, ignore_case=ignore_case)
+        if kind == "regexp":
+            pattern, name = value
+            return Command(re.compile(pattern), name)
+        if kind == "text":
+            return F.text == value
+        if kind == "not_caption":
+            return ~(F.caption == value)
+        if kind == "chat":
+            return F.chat.id == value
+        if kind == "dict":
+            return ends_in_x
+        inner = value.real()  # async: the same test behind an await
 
-    def naive(self, text: str, chat_id: int) -> bool:
-        if self.kind == "text":
-            return text == self.value
-        if self.kind == "chat":
-            return chat_id == self.value
-        names, prefix, ignore_case = self.value
-        if not text or text[0] not in prefix:
+        async def later(message: Message, bot: Bot) -> Any:
+            if isinstance(inner, Command):
+                return await inner(message, bot)
+            return inner.check(message) if isinstance(inner, MagicFilter) else inner(message)
+
+        return later
+
+    def naive(self, text: str | None, caption: str | None, chat_id: int) -> bool:
+        kind, value = self.kind, self.value
+        if kind == "text":
+            return text == value
+        if kind == "not_caption":
+            return caption != value
+        if kind == "chat":
+            return chat_id == value
+        if kind == "dict":
+            return (text or caption or "").endswith("x")
+        if kind == "async":
+            return bool(value.naive(text, caption, chat_id))
+        body = text or caption or ""
+        if kind == "command":
+            names, prefix, ignore_case, ignore_mention = value
+        elif kind == "start":
+            names, prefix, ignore_case, ignore_mention = ("start",), "/", value[1], False
+        else:
+            names, prefix, ignore_case, ignore_mention = (value[1],), "/", False, False
+        parsed = parse(body, prefix)
+        if parsed is None:
             return False
-        token = text[1:].split(None, 1)[0] if text[1:].strip() else ""
-        name = token.split("@", 1)[0]
-        if ignore_case:
-            return name.lower() in {n.lower() for n in names}
-        return name in names
+        name, mention, args = parsed
+        if mention is not None and not ignore_mention and mention.lower() != USERNAME.lower():
+            return False
+        if kind == "regexp" and re.match(value[0], name):
+            return True
+        fold = str.lower if ignore_case else str
+        if fold(name) not in {fold(n) for n in names}:
+            return False
+        return not (kind == "start" and value[0] and args is None)
+
+
+def ends_in_x(message: Message) -> dict[str, int] | bool:
+    return {"x": 1} if (message.text or message.caption or "").endswith("x") else False
 
 
 @dataclass
 class Node:
     router_filters: list[Spec]
-    handlers: list[tuple[int, list[Spec]]] = field(default_factory=list)
+    outer: bool = False
+    inner: bool = False
+    handlers: list[tuple[int, list[Spec], bool]] = field(default_factory=list)
     children: list[Node] = field(default_factory=list)
 
 
-def random_spec(rng: random.Random) -> Spec:
-    kind = rng.choice(["command", "command", "text", "chat"])
+def random_spec(rng: random.Random, nested: bool = False) -> Spec:
+    kinds = ["command"] * 3 + ["start", "regexp", "text", "not_caption", "chat", "dict"]
+    kind = rng.choice(kinds if nested else [*kinds, "async"])
     if kind == "command":
         names = tuple(rng.sample(COMMANDS, rng.randint(1, 2)))
-        return Spec(kind, (names, rng.choice(["/", "/!"]), rng.random() < 0.3))
-    if kind == "text":
+        prefix = rng.choice(["/", "/!", "!"])
+        return Spec(kind, (names, prefix, rng.random() < 0.4, rng.random() < 0.3))
+    if kind == "start":
+        return Spec(kind, (rng.random() < 0.5, rng.random() < 0.5))
+    if kind == "regexp":
+        return Spec(kind, (rng.choice(PATTERNS), rng.choice(COMMANDS)))
+    if kind in ("text", "not_caption"):
         return Spec(kind, rng.choice(TEXTS))
-    return Spec(kind, rng.choice(CHATS))
+    if kind == "chat":
+        return Spec(kind, rng.choice(CHATS))
+    if kind == "dict":
+        return Spec(kind, None)
+    return Spec(kind, random_spec(rng, nested=True))
 
 
 def random_tree(rng: random.Random, depth: int, counter: list[int]) -> Node:
     node = Node([random_spec(rng)] if rng.random() < 0.2 else [])
+    node.outer, node.inner = rng.random() < 0.15, rng.random() < 0.15
     for _ in range(rng.randint(0, 4)):
         counter[0] += 1
-        node.handlers.append((counter[0], [random_spec(rng) for _ in range(rng.randint(0, 2))]))
+        specs = [random_spec(rng) for _ in range(rng.randint(0, 2))]
+        node.handlers.append((counter[0], specs, rng.random() < 0.1))
     if depth < 3:
         for _ in range(rng.randint(0, 2)):
             node.children.append(random_tree(rng, depth + 1, counter))
     return node
 
 
+async def passthrough(handler: Any, event: Any, data: dict[str, Any]) -> Any:
+    return await handler(event, data)
+
+
+def handler(number: int, skip: bool) -> Any:
+    def handle(message: Message) -> int:
+        if skip:
+            raise SkipHandler
+        return number
+
+    return handle
+
+
 def build(node: Node, router: Router) -> None:
     if node.router_filters:
         router.message.filter(*(s.real() for s in node.router_filters))
-    for number, specs in node.handlers:
-        router.message.register(lambda message, n=number: n, *(s.real() for s in specs))
+    if node.outer:
+        router.message.outer_middleware(passthrough)
+    if node.inner:
+        router.message.middleware(passthrough)
+    for number, specs, skip in node.handlers:
+        router.message.register(handler(number, skip), *(s.real() for s in specs))
     for child in node.children:
         sub = Router()
         router.include_router(sub)
         build(child, sub)
 
 
-def naive(node: Node, text: str, chat_id: int) -> Any:
-    if not all(s.naive(text, chat_id) for s in node.router_filters):
+def naive(node: Node, text: str | None, caption: str | None, chat_id: int) -> Any:
+    if not all(s.naive(text, caption, chat_id) for s in node.router_filters):
         return UNHANDLED
-    for number, specs in node.handlers:
-        if all(s.naive(text, chat_id) for s in specs):
+    for number, specs, skip in node.handlers:
+        if not skip and all(s.naive(text, caption, chat_id) for s in specs):
             return number
     for child in node.children:
-        result = naive(child, text, chat_id)
+        result = naive(child, text, caption, chat_id)
         if result is not UNHANDLED:
             return result
     return UNHANDLED
 
 
-def update(update_id: int, text: str, chat_id: int) -> Update:
-    message = {"message_id": 1, "date": 1, "text": text,
-               "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "group"}}  # fmt: skip
+def update(update_id: int, text: str, as_caption: bool, chat_id: int) -> Update:
+    message: dict[str, Any] = {"message_id": 1, "date": 1,
+                               "chat": {"id": chat_id, "type": "private"}}  # fmt: skip
+    if as_caption:
+        photo = {"file_id": "f", "file_unique_id": "u", "width": 1, "height": 1}
+        message.update(caption=text, photo=[photo])
+    else:
+        message["text"] = text
     return tgfast.decode_update(orjson.dumps({"update_id": update_id, "message": message}))
+
+
+def test_the_naive_parser_follows_the_rules() -> None:
+    assert parse("/a\u00a0x", "/") == ("a", None, "x")
+    assert parse("/cmd1@", "/") == ("cmd1", None, None)
+    assert parse("/cmd1@MyBot@x", "/") == ("cmd1", "MyBot@x", None)
+    assert parse("/@MyBot", "/") is None and parse("/", "/") is None
+    assert parse("!B@MYBOT", "/!") == ("B", "MYBOT", None)
 
 
 @pytest.mark.parametrize("batch", range(10))
 async def test_generated_trees_agree_with_the_naive_matcher(batch: int) -> None:
     rng = random.Random(batch)
-    updates = [(text, chat) for text in TEXTS for chat in CHATS]
+    cases = [(t, cap, chat) for t in TEXTS for cap in (False, True) for chat in CHATS]
+    updates = [update(i, *case) for i, case in enumerate(cases)]
+    me = {"id": 1, "is_bot": True, "first_name": "Bot", "username": USERNAME}
     async with Bot("1:reference", rate_limiter=None) as bot:
+        bot._me = tgfast.convert(User, me)  # mentions are checked without a server
         for _ in range(100):
             tree = random_tree(rng, 0, [0])
             dp = Dispatcher()
             build(tree, dp)
-            for i, (text, chat) in enumerate(updates):
-                got = await dp.feed_update(bot, update(i, text, chat))
-                assert got == naive(tree, text, chat), (text, chat, tree)
+            for (text, as_caption, chat), sent in zip(cases, updates, strict=True):
+                got = await dp.feed_update(bot, sent)
+                caption = text if as_caption else None
+                want = naive(tree, None if as_caption else text, caption, chat)
+                assert got == want, (text, as_caption, chat, tree)
