@@ -90,6 +90,9 @@ async def fleet_of(fake: FakeTelegram, redis_url: str, tmp_path: Path) -> AsyncI
 
     yield make
     for fleet in made:
+        # SIGQUIT first: the nginx master takes its worker with it (close()'s SIGKILL
+        # alone leaves the worker running, a child of init, for good)
+        await asyncio.to_thread(fleet.lb.stop)
         fleet.lb.close()
         await fleet.process.close()
 
