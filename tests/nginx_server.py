@@ -15,8 +15,10 @@ anyway. ``X-Forwarded-For`` and ``X-Real-IP`` carry the client's address.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -131,6 +133,7 @@ class Nginx:
              str(self.directory / "error.log")],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: kill() takes the workers too
         )  # fmt: skip
         deadline = time.monotonic() + timeout
         while True:
@@ -168,8 +171,10 @@ class Nginx:
             self.process = None
 
     def kill(self) -> None:
+        """SIGKILL to the whole group: a killed master would leave its workers running."""
         if self.process is not None:
-            self.process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
             if self.process.stderr is not None:
                 self.process.stderr.close()
