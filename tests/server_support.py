@@ -124,12 +124,20 @@ class TgfastProcess:
 
     @classmethod
     async def start(
-        cls, *args: str, cwd: Path, ready: re.Pattern[str], timeout: float = 30.0
+        cls,
+        *args: str,
+        cwd: Path,
+        ready: re.Pattern[str],
+        timeout: float = 30.0,
+        env: dict[str, str] | None = None,
     ) -> tuple[TgfastProcess, str]:
-        """Start ``tgfast ARGS`` and wait for a log line matching ``ready``; the process
-        and that match's first group."""
+        """Start ``tgfast ARGS`` (with ``env`` added to ``subprocess_env()``) and wait for
+        a log line matching ``ready``; the process and that match's first group."""
         proc = await asyncio.create_subprocess_exec(
-            *tgfast_command(*args), cwd=cwd, env=subprocess_env(), stderr=asyncio.subprocess.PIPE
+            *tgfast_command(*args),
+            cwd=cwd,
+            env=subprocess_env(**(env or {})),
+            stderr=asyncio.subprocess.PIPE,
         )
         self = cls(proc)
         try:

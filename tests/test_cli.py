@@ -11,7 +11,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from server_support import TgfastProcess, message, subprocess_env, tgfast_command
+from server_support import TgfastProcess, message, post, subprocess_env, tgfast_command
 
 import tgfast
 from tgfast import Dispatcher
@@ -188,6 +188,78 @@ async def test_webhook_with_a_token_registers_the_webhook_and_serves(
     assert code == 0, log
     assert fake.sent_messages(6)[0]["text"] == "hello"
     assert fake.token not in log and fake.token.split(":")[1] not in log
+
+
+async def test_webhook_serves_on_the_path_given_and_nowhere_else(
+    app_dir: Path, fake: FakeTelegram
+) -> None:
+    served, url = await TgfastProcess.start(
+        "webhook", "echo_app:dp", "--token", fake.token, "--api-url", fake.url,
+        "--port", "0", "--path", "/hook/x", "--no-rate-limit",
+        cwd=app_dir, ready=_LISTENING,
+    )  # fmt: skip
+    try:
+        assert url.endswith("/hook/x"), url
+        base = url.removesuffix("/hook/x")
+        async with aiohttp.ClientSession() as http:
+            assert (await post(http, url, message(1, 11, "on the path")))[0] == 200
+            await wait_for(lambda: fake.sent_messages(11))
+            assert (await post(http, f"{base}/webhook", message(2, 12, "default path")))[0] == 404
+            assert (await post(http, f"{base}/hook", message(3, 13, "a prefix")))[0] == 404
+            await asyncio.sleep(0.2)  # an answer to either would come now
+    finally:
+        code = await served.stop()
+    assert code == 0, "".join(served.log)
+    assert [m["text"] for m in fake.sent_messages()] == ["on the path"]
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [
+        pytest.param({"BOT_TOKEN": ""}, id="BOT_TOKEN"),
+        pytest.param({"TGFAST_TOKEN": "", "BOT_TOKEN": "42:not-this-one"}, id="TGFAST_TOKEN-wins"),
+    ],
+)
+async def test_the_token_from_the_environment(
+    app_dir: Path, fake: FakeTelegram, variables: dict[str, str]
+) -> None:
+    # "" stands for the right token; a wrong one is refused by the fake (401), so the
+    # bot answers only when it took the right variable (cli._token: TGFAST_TOKEN first)
+    env = {name: value or fake.token for name, value in variables.items()}
+    served, url = await TgfastProcess.start(
+        "webhook", "echo_app:dp", "--api-url", fake.url, "--port", "0", "--no-rate-limit",
+        cwd=app_dir, ready=_LISTENING, env=env,
+    )  # fmt: skip
+    try:
+        assert await fake.deliver(message(1, 21, "from the env"), url=url) == 200
+        await wait_for(lambda: fake.sent_messages(21))
+    finally:
+        code = await served.stop()
+    log = "".join(served.log)
+    assert code == 0, log
+    assert fake.sent_messages(21)[0]["text"] == "from the env"
+    assert fake.token not in log
+
+
+async def test_webhook_listens_on_the_host_given_only(app_dir: Path, fake: FakeTelegram) -> None:
+    # Linux routes all of 127.0.0.0/8 to the loopback interface
+    served, url = await TgfastProcess.start(
+        "webhook", "echo_app:dp", "--token", fake.token, "--api-url", fake.url,
+        "--host", "127.0.0.2", "--port", "0", "--no-rate-limit",
+        cwd=app_dir, ready=_LISTENING,
+    )  # fmt: skip
+    try:
+        match = re.fullmatch(r"http://127\.0\.0\.2:(\d+)/webhook", url)
+        assert match, url
+        port = int(match[1])
+        assert await fake.deliver(message(1, 31, "on .2"), url=url) == 200
+        await wait_for(lambda: fake.sent_messages(31))
+        with pytest.raises(ConnectionRefusedError):
+            await asyncio.open_connection("127.0.0.1", port)
+    finally:
+        code = await served.stop()
+    assert code == 0, "".join(served.log)
+    assert fake.sent_messages(31)[0]["text"] == "on .2"
 
 
 async def test_polling_end_to_end_confirms_the_offset_on_sigterm(
