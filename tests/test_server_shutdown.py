@@ -175,16 +175,18 @@ async def start_bot(fake: FakeTelegram, tmp_path: Path) -> AsyncIterator[StartBo
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-async def test_sigterm_to_a_real_process_mid_burst_loses_nothing_acknowledged(
-    fake: FakeTelegram, start_bot: StartBot
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=lambda sig: sig.name)
+async def test_a_first_signal_to_a_real_process_mid_burst_loses_nothing_acknowledged(
+    fake: FakeTelegram, start_bot: StartBot, sig: signal.Signals
 ) -> None:
+    # SIGINT (Ctrl-C) as the first signal drains as SIGTERM does
     bot, url = await start_bot()
     async with aiohttp.ClientSession() as http:
 
         async def terminate_when_busy() -> None:
             while len(fake.sent_messages()) < 30:
                 await asyncio.sleep(0.002)
-            bot.proc.send_signal(signal.SIGTERM)
+            bot.proc.send_signal(sig)
 
         terminating = asyncio.ensure_future(terminate_when_busy())
         acked, statuses = await burst(http, url, chats=20, stopped=terminating)
@@ -193,7 +195,7 @@ async def test_sigterm_to_a_real_process_mid_burst_loses_nothing_acknowledged(
 
     log = "".join(bot.log)
     assert code == 0, log
-    assert "SIGTERM: draining" in log and "drained: every update taken was handled" in log
+    assert f"{sig.name}: draining" in log and "drained: every update taken was handled" in log
     echoed = {m["text"] for m in fake.sent_messages()}
     assert echoed == acked, (len(echoed), len(acked))
     assert len(acked) >= 30 and (503 in statuses or 0 in statuses)
@@ -201,8 +203,9 @@ async def test_sigterm_to_a_real_process_mid_burst_loses_nothing_acknowledged(
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("first", [signal.SIGTERM, signal.SIGINT], ids=lambda sig: sig.name)
 async def test_a_second_sigterm_exits_a_real_process_at_once(
-    fake: FakeTelegram, start_bot: StartBot
+    fake: FakeTelegram, start_bot: StartBot, first: signal.Signals
 ) -> None:
     bot, url = await start_bot()
     async with aiohttp.ClientSession() as http:
@@ -210,8 +213,8 @@ async def test_a_second_sigterm_exits_a_real_process_at_once(
         assert (await post(http, url, message(2, 2, "fine"), secret=SECRET))[0] == 200
         while not fake.sent_messages(2):
             await asyncio.sleep(0.005)
-        bot.proc.send_signal(signal.SIGTERM)
-        while not any("draining" in line for line in bot.log):
+        bot.proc.send_signal(first)
+        while not any(f"{first.name}: draining" in line for line in bot.log):
             await asyncio.sleep(0.005)
         async with http.get(url.replace("/webhook", "/readyz")) as resp:
             assert resp.status == 503  # not ready while draining
