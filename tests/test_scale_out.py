@@ -71,10 +71,12 @@ class Fleet:
 
 @pytest.fixture
 async def fleet_of(fake: FakeTelegram, redis_url: str, tmp_path: Path) -> AsyncIterator[Any]:
-    """``await fleet_of(*extra_args)``: start the fleet; everything is stopped at the end."""
+    """``await fleet_of(*extra_args, proxy_bind=None)``: start the fleet (``proxy_bind``:
+    the loopback address nginx connects to the workers from, not 127.0.0.1); everything
+    is stopped at the end."""
     made: list[Fleet] = []
 
-    async def make(*extra: str) -> Fleet:
+    async def make(*extra: str, proxy_bind: str | None = None) -> Fleet:
         port = consecutive_free_ports(2)
         process = await Supervised.start(
             "webhook", BOT, "--workers", "2", "--port-per-worker", "--port", str(port),
@@ -83,6 +85,13 @@ async def fleet_of(fake: FakeTelegram, redis_url: str, tmp_path: Path) -> AsyncI
             TGFAST_SEEN_LEASE="1",  # a dead worker's updates are taken over after 1 s
         )  # fmt: skip
         lb = Nginx([port, port + 1])
+        if proxy_bind is not None:
+            config = lb.config.read_text()
+            proxying = "proxy_pass http://tgfast_workers;"
+            assert proxying in config
+            lb.config.write_text(
+                config.replace(proxying, f"{proxying}\n            proxy_bind {proxy_bind};")
+            )
         made.append(Fleet(process, port, lb))
         await process.wait_ready(2)
         lb.start()
@@ -283,3 +292,52 @@ async def test_sigterm_drains_every_worker_behind_the_balancer(
     assert sorted(handled) == sorted(f"tag{n}" for n in range(1, count + 1))
     assert set(handled.values()) == set(pids.values())
     assert not any(alive(pid) for pid in pids.values())
+
+
+async def test_the_ip_allow_list_behind_nginx_believes_only_the_trusted_proxy(
+    fleet_of: Any, fake: FakeTelegram
+) -> None:
+    # nginx connects to the workers from 127.0.0.4, the one trusted proxy; a client on
+    # 127.0.0.1 or .3 posting to a worker directly is no proxy, whatever it writes in
+    # X-Forwarded-For (Linux routes all of 127.0.0.0/8 to the loopback interface)
+    fleet = await fleet_of(
+        "--no-rate-limit", "--trusted-proxy", "127.0.0.4", "--allow-ip", "127.0.0.2/32",
+        proxy_bind="127.0.0.4",
+    )  # fmt: skip
+    forged = {"X-Forwarded-For": "127.0.0.2"}
+
+    def client(address: str) -> aiohttp.ClientSession:
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(address, 0)))
+
+    async with (
+        client("127.0.0.2") as allowed,
+        client("127.0.0.3") as other,
+        client("127.0.0.1") as local,
+    ):
+        refused = [  # (session, url, headers): each must get a 403
+            (other, fleet.url, None),  # through nginx, from outside the allow-list
+            (other, fleet.url, forged),  # nginx appends .3: the right end is the client
+            (other, fleet.worker_url(0), forged),  # straight to a worker: not a proxy
+            (other, fleet.worker_url(1), forged),
+            (local, fleet.worker_url(0), forged),  # nginx's default address, not trusted
+        ]
+        for n, (http, url, headers) in enumerate(refused, 1):
+            update = message(n, 800 + n, f"refused {n}")
+            status, _, _ = await post(http, url, update, secret=SECRET, headers=headers)
+            assert status == 403, (n, url, headers, status)
+        accepted = [  # through nginx (round robin: both workers), and straight from .2
+            (allowed, fleet.url),
+            (allowed, fleet.url),
+            (allowed, fleet.worker_url(0)),
+        ]
+        for n, (http, url) in enumerate(accepted, 101):
+            status, _, _ = await post(http, url, message(n, 800 + n, f"allowed {n}"), secret=SECRET)
+            assert status == 200, (n, url, status)
+        await eventually(lambda: len(answers(fake)) >= len(accepted), what="the allowed updates")
+        await asyncio.sleep(0.3)  # an answer to a refused update would come now
+        forbidden = 'tgfast_rejected_total{reason="forbidden_ip"}'
+        counts = [await fleet.metric(local, w, forbidden) for w in (0, 1)]
+    assert sum(counts) == len(refused), counts
+    texts = sorted(text for text, _, _ in answers(fake))
+    assert texts == sorted(f"allowed {n}" for n in range(101, 101 + len(accepted)))
+    assert {worker for _, worker, _ in answers(fake)} == {0, 1}
