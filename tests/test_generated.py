@@ -2,25 +2,50 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = ROOT.parent / "shared" / "botapi" / "api.json"
+SPEC = ROOT / "tools" / "codegen" / "spec" / "api.json"
 
 
 def codegen(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    assert SPEC.is_file(), f"Bot API spec not found at {SPEC}"
+    """The generator as a user runs it: the vendored spec is its default input."""
     return subprocess.run(
-        [sys.executable, "-m", "tools.codegen", "--spec", str(SPEC), *map(str, args)],
+        [sys.executable, "-m", "tools.codegen", *map(str, args)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=100,
         check=False,
     )
+
+
+def test_the_spec_is_vendored_with_its_licence_and_provenance() -> None:
+    spec = json.loads(SPEC.read_bytes())
+    assert len(spec["types"]) > 300 and len(spec["methods"]) > 150
+    assert "MIT License" in (SPEC.parent / "LICENSE").read_text(encoding="utf-8")
+    provenance = (SPEC.parent / "README.md").read_text(encoding="utf-8")
+    assert spec["version"].removeprefix("Bot API ") in provenance
+    # the generated header names the same version (once: "Bot API Bot API" was a bug)
+    header = (ROOT / "tgfast" / "types" / "_types.py").read_text(encoding="utf-8").splitlines()[0]
+    assert f"from {spec['version']} (" in header and "Bot API Bot API" not in header
+
+
+def test_a_spec_path_argument_is_read_instead(tmp_path: Path) -> None:
+    spec = json.loads(SPEC.read_bytes())
+    spec["version"] = "Bot API 99.0"
+    other = tmp_path / "api.json"
+    other.write_text(json.dumps(spec), encoding="utf-8")
+    result = codegen("--spec", other, "--check")
+    assert result.returncode == 1
+    # every generated file's header names the version
+    assert len(result.stdout.splitlines()) == len(_generated_files())
+    missing = codegen("--spec", tmp_path / "nowhere.json", "--check")
+    assert missing.returncode != 0
 
 
 def test_committed_files_are_up_to_date() -> None:

@@ -15,7 +15,7 @@ from .render import render_all
 from .render_api import render_client
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_SPEC = ROOT.parent / "shared" / "botapi" / "api.json"
+DEFAULT_SPEC = Path(__file__).resolve().with_name("spec") / "api.json"  # vendored: spec/README.md
 
 
 def generate(spec: Path) -> dict[str, str]:
