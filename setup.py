@@ -22,9 +22,10 @@ def _extensions() -> list[Extension]:
         return []
     from Cython.Build import cythonize
 
-    sources = sorted(str(p) for p in Path("tgfast/_speedups").glob("*.pyx"))
+    # posix paths and dotted names on every platform (Windows too)
+    sources = sorted(p.as_posix() for p in Path("tgfast/_speedups").glob("*.pyx"))
     extensions = [
-        Extension(src[:-4].replace("/", "."), [src], extra_compile_args=["-O2"])
+        Extension(src.removesuffix(".pyx").replace("/", "."), [src], extra_compile_args=["-O2"])
         for src in sources
     ]
     print(f"*** tgfast: accelerated build, compiling {', '.join(sources)} ***", file=sys.stderr)

@@ -90,7 +90,9 @@ async def test_group_limit_and_usernames(clients: list[Redis]) -> None:
     two = limiter(clients[1], group=Limit(1 / STEP, 1.0))
     # "@Chan" and "@chan" are one chat; a private chat has no limit here
     times = await timed_sends([(one, "@Chan"), (two, "@chan"), (one, "@CHAN"), (two, 5)])
-    assert times[0] < 0.03 and times[1] < 0.03  # the private send and the first channel send
+    # the private send and the first channel send are not held back (a held one waits a STEP;
+    # an absolute bound below that flaked under load at 0.03 s)
+    assert times[1] < STEP - SLACK
     assert times[2] >= STEP - SLACK and times[3] >= 2 * STEP - SLACK
     assert await clients[2].exists("tgfast:ratelimit:1:chat:@chan") == 1
 
