@@ -1,35 +1,69 @@
 #!/usr/bin/env bash
-# Set up and test tgfast on a fresh machine:
-#   1. create .venv and install tgfast with its compiled extensions (+ test extras);
-#   2. run the whole suite against that build (each test through both the compiled
-#      module and its pure twin), requiring the compiled build to be loaded;
-#   3. build tgfast again with TGFAST_NO_EXTENSIONS=1 (no compiled module at all)
-#      and run the whole suite against that pure-Python build.
-# Extra arguments go to pytest, e.g. scripts/test.sh -k decode -x
-# pytest runs as .venv/bin/pytest, not python -m pytest, so that the installed
-# build is imported and never the source tree in the current directory.
+# Set up and test tgfast on a fresh machine, on every supported Python:
+#   1. Python 3.11 (python3, or $PYTHON): create .venv, install tgfast with its compiled
+#      extensions (+ test and bench extras) and run the whole suite against that build
+#      (each twin test through both the compiled module and its pure twin), requiring
+#      the compiled build to be loaded;
+#   2. build tgfast again with TGFAST_NO_EXTENSIONS=1 (no compiled module at all) and run
+#      the suite against that pure-Python build, less the tests marked `once` (lint,
+#      docs, generator, packaging: they do not depend on the build);
+#   3. Python 3.10, 3.12 and 3.13 ($TGFAST_TEST_PYTHONS): a .venv-3.X each, the compiled
+#      build, the suite less `once` and `slow` (the long fleet and load tests);
+#   4. Debian's debug interpreter (python3-dbg): the compiled build under the tests that
+#      exercise its CPython internals, where a reference-count mistake aborts.
+# Extra arguments go to every pytest run, e.g. scripts/test.sh -k decode -x
+# pytest runs as .venv*/bin/pytest, not python -m pytest, so that the installed build is
+# imported and never the source tree in the current directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+OTHER_PYTHONS=${TGFAST_TEST_PYTHONS-3.10 3.12 3.13}
+DEBUG_RUN=${TGFAST_TEST_DEBUG-1}
+# the modules that drive the compiled decoder and router (tests/test_speedups.py too)
+DEBUG_TESTS=(tests/test_decode.py tests/test_twins.py tests/test_dealloc.py
+  tests/test_refcounts.py tests/test_speedups.py tests/test_dispatch_coroutine.py
+  tests/test_dispatch_reference.py tests/test_dispatch_kinds.py tests/test_types.py)
+
 # the FSM, rate limiter and seen-updates tests run against a real redis-server, the
-# scale-out tests behind a real nginx
+# scale-out tests behind a real nginx; python3-dbg is CPython built with Py_DEBUG
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+if [ "$DEBUG_RUN" = 1 ]; then
+  command -v python3-dbg >/dev/null || missing+=(python3-dbg python3-dev)
+  python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq && apt-get install -y -qq "${missing[@]}"
 fi
 
+# find_python 3.X: that interpreter on PATH, else pyenv's build of it; fails loudly
+find_python() {
+  local exe
+  for exe in "python$1" "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$1".*/bin/"python$1"; do
+    if "$exe" -c 'import sys' >/dev/null 2>&1; then
+      command -v "$exe"
+      return
+    fi
+  done
+  echo "Python $1 not found (on PATH or under pyenv): it is a supported version" >&2
+  return 1
+}
+
+# install VENV PYTHON EXTRAS: a venv with tgfast's compiled build freshly installed
+install() {
+  local venv=$1 python=$2 extras=$3
+  [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q --force-reinstall --no-deps .
+  "$venv/bin/python" -m pip install -q ".[$extras]"
+  "$venv/bin/python" -I -c 'import tgfast, sys; print("tgfast", tgfast.__version__, "on Python", sys.version.split()[0], "compiled" if tgfast.__speedups__ else "PURE", "from", tgfast.__file__); sys.exit(0 if tgfast.__speedups__ else 1)'
+}
+
 PYTHON=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
-fi
-.venv/bin/python -m pip install -q --upgrade pip
 echo "== installing tgfast (accelerated build) =="
-.venv/bin/python -m pip install -q --force-reinstall --no-deps .
 # the bench extra too: tests check that the benchmark harnesses (aiogram contenders) still run
-.venv/bin/python -m pip install -q '.[test,bench]'
-.venv/bin/python -I -c 'import tgfast, sys; print("tgfast", tgfast.__version__, "compiled" if tgfast.__speedups__ else "PURE", "from", tgfast.__file__); sys.exit(0 if tgfast.__speedups__ else 1)'
+install .venv "$PYTHON" test,bench
 
 echo "== test suite: compiled build (c and py twins) =="
 TGFAST_EXPECT_COMPILED=1 .venv/bin/pytest -q tests "$@"
@@ -44,4 +78,17 @@ if find "$pure/tgfast" -name '*.so' | grep -q .; then
 fi
 
 echo "== test suite: pure-Python build =="
-PYTHONPATH="$pure" TGFAST_EXPECT_PURE=1 .venv/bin/pytest -q tests "$@"
+PYTHONPATH="$pure" TGFAST_EXPECT_PURE=1 .venv/bin/pytest -q -m "not once" tests "$@"
+
+for version in $OTHER_PYTHONS; do
+  echo "== test suite: compiled build on Python $version =="
+  install ".venv-$version" "$(find_python "$version")" test
+  TGFAST_EXPECT_COMPILED=1 ".venv-$version/bin/pytest" -q -m "not once and not slow" tests "$@"
+done
+
+if [ "$DEBUG_RUN" = 1 ]; then
+  echo "== compiled build on a debug interpreter (python3-dbg) =="
+  install .venv-dbg python3-dbg test
+  .venv-dbg/bin/python -c 'import sys; assert hasattr(sys, "gettotalrefcount"), "not a debug build"'
+  TGFAST_EXPECT_COMPILED=1 .venv-dbg/bin/pytest -q -m "not once and not slow" "${DEBUG_TESTS[@]}" "$@"
+fi

@@ -16,11 +16,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_benchmark  # noqa: F401  (the bench extra: scripts/test.sh installs it)
 import uvloop  # noqa: F401
 
 import tgfast
 from tgfast.dispatcher import routing
+
+# the same whichever build is installed: scripts/test.sh runs it once, not per build
+pytestmark = pytest.mark.once
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"

@@ -23,9 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 from aiohttp import web
 
 import tgfast
+
+# the same whichever build is installed: scripts/test.sh runs it once, not per build
+pytestmark = pytest.mark.once
 
 ROOT = Path(__file__).resolve().parents[1]
 E2E = ROOT / "benchmarks" / "e2e"

@@ -14,7 +14,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import tgfast
+
+# the same whichever build is installed: scripts/test.sh runs it once, not per build
+pytestmark = pytest.mark.once
 
 ROOT = Path(__file__).resolve().parents[1]
 TGFAST_HOME = Path(tgfast.__file__).resolve().parents[1]

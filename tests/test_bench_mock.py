@@ -18,6 +18,9 @@ from typing import Any
 import aiohttp
 import pytest
 
+# the same whichever build is installed: scripts/test.sh runs it once, not per build
+pytestmark = pytest.mark.once
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "mock_api.py"
 # run_path compiles the source itself: no __pycache__ appears in benchmarks/.
 MOCK = runpy.run_path(str(SCRIPT), run_name="tgfast_bench_mock_api")

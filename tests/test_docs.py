@@ -11,6 +11,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+# the same whichever build is installed: scripts/test.sh runs it once, not per build
+pytestmark = pytest.mark.once
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)

@@ -8,6 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# the same whichever build is installed: scripts/test.sh runs it once, not per build
+pytestmark = pytest.mark.once
+
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = ROOT / "tools" / "codegen" / "spec" / "api.json"
 

@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+# the same whichever build is installed: scripts/test.sh runs it once, not per build
+pytestmark = pytest.mark.once
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 TARGETS = ["tgfast", "tests", "benchmarks", "examples", "tools"]

@@ -27,6 +27,9 @@ from test_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram
 
+# a real nginx fleet: scripts/test.sh runs it on the main Python only
+pytestmark = pytest.mark.slow
+
 SECRET = "scale-out-secret"
 deliver = functools.partial(deliver_like_telegram, secret=SECRET)  # post until a 200
 
