@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
+from . import updates
 from ._request import Call, UploadedFile
 from .fake import DEFAULT_TOKEN, FakeTelegram, Fault
 
-__all__ = ["DEFAULT_TOKEN", "Call", "FakeTelegram", "Fault", "UploadedFile"]
+__all__ = ["DEFAULT_TOKEN", "Call", "FakeTelegram", "Fault", "UploadedFile", "updates"]
