@@ -82,7 +82,7 @@ PYTHONPATH="$pure" TGFAST_EXPECT_PURE=1 .venv/bin/pytest -q -m "not once" tests 
 
 for version in $OTHER_PYTHONS; do
   echo "== test suite: compiled build on Python $version =="
-  install ".venv-$version" "$(find_python "$version")" test
+  install ".venv-$version" "$(find_python "$version")" test,bench  # bench: its tests must import
   TGFAST_EXPECT_COMPILED=1 ".venv-$version/bin/pytest" -q -m "not once and not slow" tests "$@"
 done
 
