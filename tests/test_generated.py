@@ -122,7 +122,7 @@ def _generated_files() -> list[str]:
 
 
 def test_repo_copy_with_one_edit_is_stale(tmp_path: Path) -> None:
-    assert len(_generated_files()) == 8
+    assert len(_generated_files()) == 9
     for rel in _generated_files():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / rel, tmp_path / rel)

@@ -262,46 +262,10 @@ def render_shortcuts(model: Model) -> str:
     return "".join(out)
 
 
-# --- tgfast/dispatcher/_kinds.py ---------------------------------------------------------
-
-
-def render_kinds(model: Model) -> str:
-    """The update kinds (the optional fields of ``Update``) and a typed observer for each."""
-    kinds = [f for f in model.types["Update"].fields if not f.required]
-    out = [
-        HEADER.format(version=model.version, date=model.release_date),
-        '"""The kinds of update (the optional fields of ``Update``), one observer each."""\n\n',
-        "from __future__ import annotations\n\n",
-        "from typing import TYPE_CHECKING\n\n",
-        "if TYPE_CHECKING:\n",
-        "    from ..types import (\n",
-        *(f"        {tp},\n" for tp in sorted({f.tp for f in kinds})),
-        "    )\n",
-        "    from .observer import Observer\n\n",
-        '__all__ = ["EVENT_TYPES", "UPDATE_KINDS", "UpdateObservers"]\n\n',
-        "UPDATE_KINDS: tuple[str, ...] = (\n",
-        *(f"    {f.attr!r},\n" for f in kinds),
-        ")\n",
-        '"""The update kinds in the order of ``Update``\'s fields."""\n\n',
-        "EVENT_TYPES: dict[str, str] = {\n",
-        *(f"    {f.attr!r}: {f.tp!r},\n" for f in kinds),
-        "}\n",
-        '"""Update kind -> the name of its event\'s type."""\n\n\n',
-        "class UpdateObservers:\n",
-        '    """The observer of each update kind on a router: ``@router.message(...)``."""\n\n',
-        "    __slots__ = ()\n",
-    ]
-    for f in kinds:
-        out.append(f"\n    {f.attr}: Observer[{f.tp}]\n")
-        out.append(_docstring([f.description], "    "))
-    return "".join(out)
-
-
 def render_client(model: Model) -> dict[str, str]:
     """Relative output path -> file text, for the client side."""
     return {
         "tgfast/methods/_methods.py": render_method_classes(model),
         "tgfast/client/_api.py": render_bot_api(model),
         "tgfast/types/_shortcuts.py": render_shortcuts(model),
-        "tgfast/dispatcher/_kinds.py": render_kinds(model),
     }
