@@ -17,9 +17,6 @@ from ..types.update_kinds import KEY_READERS, UNKNOWN_KIND, UPDATE_KINDS
 
 __all__ = ["UNKNOWN_KIND", "update_key", "update_kinds"]
 
-_READERS = tuple((kind, KEY_READERS[kind]) for kind in UPDATE_KINDS)
-
-
 def update_kinds() -> tuple[str, ...]:
     """Every update kind this version knows, in the order of ``Update``'s fields."""
     return UPDATE_KINDS
@@ -27,8 +24,8 @@ def update_kinds() -> tuple[str, ...]:
 
 def update_key(update: Update) -> tuple[str, int | None]:
     """``(kind, ordering key)`` of an update; ``("unknown", None)`` for a kind not known."""
-    for kind, key in _READERS:  # "message" first: one lookup for most updates
+    for kind in UPDATE_KINDS:  # "message" first: one lookup for most updates
         event = getattr(update, kind)
         if event is not None:
-            return kind, key(event)
+            return kind, KEY_READERS[kind](event)
     return UNKNOWN_KIND, None

@@ -104,49 +104,41 @@ def _chat_message_chat(event: Any) -> Chat | None:
     return None
 
 
-def _key_chat(event: Any) -> int | None:
-    chat_id: int = event.chat.id
-    return chat_id
+def _key_chat(event: Any) -> Any:
+    return event.chat.id
 
 
-def _key_private_user_chat_id(event: Any) -> int | None:
-    chat_id: int = event.user_chat_id
-    return chat_id
+def _key_private_user_chat_id(event: Any) -> Any:
+    return event.user_chat_id
 
 
-def _key_from_user(event: Any) -> int | None:
-    user_id: int = event.from_user.id
-    return user_id
+def _key_from_user(event: Any) -> Any:
+    return event.from_user.id
 
 
-def _key_message_chat_else_from_user(event: Any) -> int | None:
+def _key_message_chat_else_from_user(event: Any) -> Any:
     message = event.message
     if message is not None:
-        chat_id: int = message.chat.id
-        return chat_id
-    user_id: int = event.from_user.id
-    return user_id
+        return message.chat.id
+    return event.from_user.id
 
 
-def _no_key(event: Any) -> int | None:
+def _no_key(event: Any) -> Any:
     return None
 
 
-def _key_voter_chat_else_user(event: Any) -> int | None:
+def _key_voter_chat_else_user(event: Any) -> Any:
     voter_chat = event.voter_chat
     if voter_chat is not None:
-        chat_id: int = voter_chat.id
-        return chat_id
+        return voter_chat.id
     user = event.user
     if user is not None:
-        user_id: int = user.id
-        return user_id
+        return user.id
     return None
 
 
-def _key_user(event: Any) -> int | None:
-    user_id: int = event.user.id
-    return user_id
+def _key_user(event: Any) -> Any:
+    return event.user.id
 
 
 CHAT_READERS: dict[str, Callable[[Any], Chat | None] | None] = {

@@ -161,17 +161,21 @@ def _key_name(kd: KindDef) -> str:
 
 
 def _key_function(kd: KindDef) -> Iterator[str]:
-    """The ordering key: the chat's id, else the user's, else None."""
-    yield f"\n\ndef {_key_name(kd)}(event: Any) -> int | None:\n"
+    """The ordering key: the chat's id, else the user's, else None.
+
+    Typed ``Any`` (``KEY_READERS`` says ``int | None``) so that it returns its
+    expression directly: the ordering path is hot, and a plain function beats an
+    ``attrgetter("chat.id")`` there (CPython 3.11 inlines Python-to-Python calls).
+    """
+    yield f"\n\ndef {_key_name(kd)}(event: Any) -> Any:\n"
     if kd.chat is None and kd.user is None:
         yield "    return None\n"
         return
-    for src, var in ((kd.chat, "chat_id"), (kd.user, "user_id")):
+    for src in (kd.chat, kd.user):
         if src is None:
             continue
         if src.private is not None:
-            yield f"    {var}: int = event.{src.private}\n"
-            yield f"    return {var}\n"
+            yield f"    return event.{src.private}\n"
             return
         lines, expr, indent = _walk(src.steps, "    ")
         yield from lines
@@ -179,11 +183,9 @@ def _key_function(kd: KindDef) -> Iterator[str]:
         if optional:
             yield f"{indent}{last} = {expr}\n"
             yield f"{indent}if {last} is not None:\n"
-            yield f"{indent}    {var}: int = {last}.id\n"
-            yield f"{indent}    return {var}\n"
+            yield f"{indent}    return {last}.id\n"
         else:
-            yield f"{indent}{var}: int = {expr}.id\n"
-            yield f"{indent}return {var}\n"
+            yield f"{indent}return {expr}.id\n"
             if not lines:
                 return
     yield "    return None\n"
