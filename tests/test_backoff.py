@@ -41,6 +41,11 @@ def test_a_backoff_that_cannot_work_is_refused(options: dict[str, float]) -> Non
         Backoff(**options)
 
 
+def test_a_retry_policy_that_cannot_back_off_is_refused_when_made() -> None:
+    with pytest.raises(ValueError, match="min_delay <= max_delay"):
+        RetryPolicy(backoff=5.0, max_backoff=1.0)
+
+
 def test_the_bot_retries_wait_half_fixed_half_jitter() -> None:
     policy = RetryPolicy(backoff=0.5, max_backoff=10.0)
     assert isinstance(policy.backoff_policy, Backoff)

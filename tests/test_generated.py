@@ -147,3 +147,44 @@ def test_no_generated_file_silences_the_type_checker() -> None:
     api = (ROOT / "tgfast" / "client" / "_api.py").read_text(encoding="utf-8")
     assert "self._call('sendMessage', params, _R_Message, request_timeout" in api
     assert "_R_Message: Returns[Message] = Returns('Message')" in api
+
+
+_BAD_UPDATE_KINDS = """
+from pathlib import Path
+from tools.codegen import render_kinds
+from tools.codegen.model import SpecError, load
+
+model = load(Path("tools/codegen/spec/api.json"))
+for override in [
+    {"chat": {"no_such_kind": None}},
+    {"chat": {"poll_answer": {"path": "user"}}},
+    {"chat": {"business_connection": {"private": "user"}}},
+    {"chat": {"callback_query": {"path": "message.text"}}},
+]:
+    render_kinds._load_override = lambda name, override=override: override
+    try:
+        render_kinds.update_kinds(model)
+    except SpecError as exc:
+        print("refused:", exc)
+    else:
+        print("accepted:", override)
+"""
+
+
+def test_update_kind_overrides_the_spec_contradicts_are_refused() -> None:
+    """``overrides/update_kinds.json`` is checked against the spec: an unknown kind, a
+    path that ends elsewhere than a Chat, a private chat id that is no integer, a field
+    one form of a union lacks (an InaccessibleMessage has no text) stop the generator."""
+    result = subprocess.run(
+        [sys.executable, "-c", _BAD_UPDATE_KINDS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 4 and all(line.startswith("refused: ") for line in lines), lines
+    assert "no_such_kind" in lines[0] and "is User, not Chat" in lines[1]
+    assert "no chat id" in lines[2] and "'text' in every form" in lines[3]

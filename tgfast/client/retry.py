@@ -56,6 +56,9 @@ class RetryPolicy:
     backoff: float = 0.5
     max_backoff: float = 10.0
 
+    def __post_init__(self) -> None:
+        self.backoff_policy  # noqa: B018 - a back-off that cannot work fails here, not mid-retry
+
     @property
     def backoff_policy(self) -> Backoff:
         """The ``Backoff`` between ambiguous retries: doubling, half of it jitter."""

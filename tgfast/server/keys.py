@@ -17,6 +17,7 @@ from ..types.update_kinds import KEY_READERS, UNKNOWN_KIND, UPDATE_KINDS
 
 __all__ = ["UNKNOWN_KIND", "update_key", "update_kinds"]
 
+
 def update_kinds() -> tuple[str, ...]:
     """Every update kind this version knows, in the order of ``Update``'s fields."""
     return UPDATE_KINDS
