@@ -38,6 +38,7 @@ from tgfast import (
 from tgfast.client import NO_RETRY, Limit, LocalRateLimiter
 from tgfast.client.bot import _ERRORS
 from tgfast.methods import METHOD_CLASSES, METHODS, SendMessage
+from tgfast.methods.base import Returns
 from tgfast.testing import Call, FakeTelegram
 from tgfast.types import (
     BufferedInputFile,
@@ -247,7 +248,7 @@ async def fake_bot_no_retry(fake: FakeTelegram) -> AsyncIterator[Bot]:
 
 async def test_unknown_method_and_real_telegram_400s(fake: FakeTelegram, bot: Bot) -> None:
     with pytest.raises(TelegramNotFound):
-        await bot._call("noSuchMethod", {}, "bool")
+        await bot._call("noSuchMethod", {}, Returns("bool"))
     with pytest.raises(TelegramBadRequest, match="message to edit not found"):
         await bot.edit_message_text("new", chat_id=1, message_id=999)
 

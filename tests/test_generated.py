@@ -127,7 +127,7 @@ def _generated_files() -> list[str]:
 
 
 def test_repo_copy_with_one_edit_is_stale(tmp_path: Path) -> None:
-    assert len(_generated_files()) == 8
+    assert len(_generated_files()) == 9
     for rel in _generated_files():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ROOT / rel, tmp_path / rel)
@@ -138,3 +138,58 @@ def test_repo_copy_with_one_edit_is_stale(tmp_path: Path) -> None:
     stale = codegen("--check", "--out", tmp_path)
     assert stale.returncode == 1
     assert stale.stdout.splitlines() == ["stale: tgfast/types/_types.py"]
+
+
+def test_no_generated_file_silences_the_type_checker() -> None:
+    """Generated code type-checks as it is (``Bot._call`` is typed by its ``Returns``):
+    a ``type: ignore`` in it would hide a generator bug from ``mypy --strict``."""
+    files = _generated_files()
+    assert "tgfast/client/_api.py" in files
+    for rel in files:
+        text = (ROOT / rel).read_text(encoding="utf-8")
+        assert "type: ignore" not in text, rel
+    # and the Bot methods really pass a typed result constant, not a bare string
+    api = (ROOT / "tgfast" / "client" / "_api.py").read_text(encoding="utf-8")
+    assert "self._call('sendMessage', params, _R_Message, request_timeout" in api
+    assert "_R_Message: Returns[Message] = Returns('Message')" in api
+
+
+_BAD_UPDATE_KINDS = """
+from pathlib import Path
+from tools.codegen import render_kinds
+from tools.codegen.model import SpecError, load
+
+model = load(Path("tools/codegen/spec/api.json"))
+for override in [
+    {"chat": {"no_such_kind": None}},
+    {"chat": {"poll_answer": {"path": "user"}}},
+    {"chat": {"business_connection": {"private": "user"}}},
+    {"chat": {"callback_query": {"path": "message.text"}}},
+]:
+    render_kinds._load_override = lambda name, override=override: override
+    try:
+        render_kinds.update_kinds(model)
+    except SpecError as exc:
+        print("refused:", exc)
+    else:
+        print("accepted:", override)
+"""
+
+
+def test_update_kind_overrides_the_spec_contradicts_are_refused() -> None:
+    """``overrides/update_kinds.json`` is checked against the spec: an unknown kind, a
+    path that ends elsewhere than a Chat, a private chat id that is no integer, a field
+    one form of a union lacks (an InaccessibleMessage has no text) stop the generator."""
+    result = subprocess.run(
+        [sys.executable, "-c", _BAD_UPDATE_KINDS],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 4 and all(line.startswith("refused: ") for line in lines), lines
+    assert "no_such_kind" in lines[0] and "is User, not Chat" in lines[1]
+    assert "no chat id" in lines[2] and "'text' in every form" in lines[3]

@@ -248,8 +248,8 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
 
 
 async def _webhook_fake(args: argparse.Namespace, dp: Any, options: dict[str, Any]) -> int:
-    from .server.fake_mode import FakeControl
     from .testing import FakeTelegram
+    from .testing.fake_mode import FakeControl
 
     if options["secret_token"] is None:
         options["secret_token"] = secrets.token_urlsafe(24)
@@ -304,8 +304,8 @@ def _cmd_polling(args: argparse.Namespace) -> int:
 
 
 async def _polling_fake(args: argparse.Namespace, dp: Any, options: dict[str, Any]) -> int:
-    from .server.fake_mode import FakeControl
     from .testing import FakeTelegram
+    from .testing.fake_mode import FakeControl
 
     async with FakeTelegram() as fake:
         bot = Bot(fake.token, server=fake.url, rate_limiter=_rate_limiter(args))

@@ -3,14 +3,60 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..defaults import DEFAULT, BotDefaults, Default
+from ..methods.base import Returns
 
 if TYPE_CHECKING:
     from ..types._types import *  # noqa: F403
 
 __all__ = ["BotAPI"]
+
+T = TypeVar("T")
+
+# each result type once, typed with what it decodes to: _call returns that type
+_R_BotAccessSettings: Returns[BotAccessSettings] = Returns('BotAccessSettings')
+_R_BotDescription: Returns[BotDescription] = Returns('BotDescription')
+_R_BotName: Returns[BotName] = Returns('BotName')
+_R_BotShortDescription: Returns[BotShortDescription] = Returns('BotShortDescription')
+_R_BusinessConnection: Returns[BusinessConnection] = Returns('BusinessConnection')
+_R_ChatAdministratorRights: Returns[ChatAdministratorRights] = Returns('ChatAdministratorRights')
+_R_ChatFullInfo: Returns[ChatFullInfo] = Returns('ChatFullInfo')
+_R_ChatInviteLink: Returns[ChatInviteLink] = Returns('ChatInviteLink')
+_R_ChatMember: Returns[ChatMember] = Returns('ChatMember')
+_R_File: Returns[File] = Returns('File')
+_R_ForumTopic: Returns[ForumTopic] = Returns('ForumTopic')
+_R_Gifts: Returns[Gifts] = Returns('Gifts')
+_R_MenuButton: Returns[MenuButton] = Returns('MenuButton')
+_R_Message: Returns[Message] = Returns('Message')
+_R_MessageId: Returns[MessageId] = Returns('MessageId')
+_R_Message_or_bool: Returns[Message | bool] = Returns('Message|bool')
+_R_OwnedGifts: Returns[OwnedGifts] = Returns('OwnedGifts')
+_R_Poll: Returns[Poll] = Returns('Poll')
+_R_PreparedInlineMessage: Returns[PreparedInlineMessage] = Returns('PreparedInlineMessage')
+_R_PreparedKeyboardButton: Returns[PreparedKeyboardButton] = Returns('PreparedKeyboardButton')
+_R_SentGuestMessage: Returns[SentGuestMessage] = Returns('SentGuestMessage')
+_R_SentWebAppMessage: Returns[SentWebAppMessage] = Returns('SentWebAppMessage')
+_R_StarAmount: Returns[StarAmount] = Returns('StarAmount')
+_R_StarTransactions: Returns[StarTransactions] = Returns('StarTransactions')
+_R_StickerSet: Returns[StickerSet] = Returns('StickerSet')
+_R_Story: Returns[Story] = Returns('Story')
+_R_User: Returns[User] = Returns('User')
+_R_UserChatBoosts: Returns[UserChatBoosts] = Returns('UserChatBoosts')
+_R_UserProfileAudios: Returns[UserProfileAudios] = Returns('UserProfileAudios')
+_R_UserProfilePhotos: Returns[UserProfilePhotos] = Returns('UserProfilePhotos')
+_R_WebhookInfo: Returns[WebhookInfo] = Returns('WebhookInfo')
+_R_list_BotCommand: Returns[list[BotCommand]] = Returns('[BotCommand]')
+_R_list_ChatMember: Returns[list[ChatMember]] = Returns('[ChatMember]')
+_R_list_GameHighScore: Returns[list[GameHighScore]] = Returns('[GameHighScore]')
+_R_list_MessageId: Returns[list[MessageId]] = Returns('[MessageId]')
+_R_list_Message: Returns[list[Message]] = Returns('[Message]')
+_R_list_Sticker: Returns[list[Sticker]] = Returns('[Sticker]')
+_R_list_Update: Returns[list[Update]] = Returns('[Update]')
+_R_bool: Returns[bool] = Returns('bool')
+_R_int: Returns[int] = Returns('int')
+_R_str: Returns[str] = Returns('str')
 
 
 class BotAPI:
@@ -24,10 +70,10 @@ class BotAPI:
         self,
         method: str,
         params: dict[str, Any],
-        returns: str,
+        returns: Returns[T],
         request_timeout: float | None = None,
         uploads: bool = False,
-    ) -> Any:
+    ) -> T:
         raise NotImplementedError
 
     async def get_updates(
@@ -74,7 +120,7 @@ class BotAPI:
             params['timeout'] = timeout
         if allowed_updates is not None:
             params['allowed_updates'] = allowed_updates
-        return await self._call('getUpdates', params, '[Update]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getUpdates', params, _R_list_Update, request_timeout)
 
     async def set_webhook(
         self,
@@ -137,7 +183,7 @@ class BotAPI:
             params['drop_pending_updates'] = drop_pending_updates
         if secret_token is not None:
             params['secret_token'] = secret_token
-        return await self._call('setWebhook', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('setWebhook', params, _R_bool, request_timeout, uploads=True)
 
     async def delete_webhook(
         self,
@@ -157,7 +203,7 @@ class BotAPI:
         params: dict[str, Any] = {}
         if drop_pending_updates is not None:
             params['drop_pending_updates'] = drop_pending_updates
-        return await self._call('deleteWebhook', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteWebhook', params, _R_bool, request_timeout)
 
     async def get_webhook_info(
         self,
@@ -174,7 +220,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getwebhookinfo
         """
         params: dict[str, Any] = {}
-        return await self._call('getWebhookInfo', params, 'WebhookInfo', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getWebhookInfo', params, _R_WebhookInfo, request_timeout)
 
     async def get_me(
         self,
@@ -190,7 +236,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getme
         """
         params: dict[str, Any] = {}
-        return await self._call('getMe', params, 'User', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getMe', params, _R_User, request_timeout)
 
     async def log_out(
         self,
@@ -209,7 +255,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#logout
         """
         params: dict[str, Any] = {}
-        return await self._call('logOut', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('logOut', params, _R_bool, request_timeout)
 
     async def close_instance(
         self,
@@ -227,7 +273,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#close
         """
         params: dict[str, Any] = {}
-        return await self._call('close', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('close', params, _R_bool, request_timeout)
 
     async def send_message(
         self,
@@ -323,7 +369,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendMessage', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendMessage', params, _R_Message, request_timeout)
 
     async def forward_message(
         self,
@@ -385,7 +431,7 @@ class BotAPI:
             params['message_effect_id'] = message_effect_id
         if suggested_post_parameters is not None:
             params['suggested_post_parameters'] = suggested_post_parameters
-        return await self._call('forwardMessage', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('forwardMessage', params, _R_Message, request_timeout)
 
     async def forward_messages(
         self,
@@ -437,7 +483,7 @@ class BotAPI:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        return await self._call('forwardMessages', params, '[MessageId]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('forwardMessages', params, _R_list_MessageId, request_timeout)
 
     async def copy_message(
         self,
@@ -543,7 +589,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('copyMessage', params, 'MessageId', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('copyMessage', params, _R_MessageId, request_timeout)
 
     async def copy_messages(
         self,
@@ -601,7 +647,7 @@ class BotAPI:
             params['protect_content'] = protect_content
         if remove_caption is not None:
             params['remove_caption'] = remove_caption
-        return await self._call('copyMessages', params, '[MessageId]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('copyMessages', params, _R_list_MessageId, request_timeout)
 
     async def send_photo(
         self,
@@ -710,7 +756,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendPhoto', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendPhoto', params, _R_Message, request_timeout, uploads=True)
 
     async def send_live_photo(
         self,
@@ -825,7 +871,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendLivePhoto', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendLivePhoto', params, _R_Message, request_timeout, uploads=True)
 
     async def send_audio(
         self,
@@ -949,7 +995,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendAudio', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendAudio', params, _R_Message, request_timeout, uploads=True)
 
     async def send_document(
         self,
@@ -1064,7 +1110,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendDocument', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendDocument', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video(
         self,
@@ -1211,7 +1257,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendVideo', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendVideo', params, _R_Message, request_timeout, uploads=True)
 
     async def send_animation(
         self,
@@ -1343,7 +1389,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendAnimation', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendAnimation', params, _R_Message, request_timeout, uploads=True)
 
     async def send_voice(
         self,
@@ -1448,7 +1494,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendVoice', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendVoice', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video_note(
         self,
@@ -1549,7 +1595,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendVideoNote', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendVideoNote', params, _R_Message, request_timeout, uploads=True)
 
     async def send_paid_media(
         self,
@@ -1653,7 +1699,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendPaidMedia', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendPaidMedia', params, _R_Message, request_timeout, uploads=True)
 
     async def send_media_group(
         self,
@@ -1720,7 +1766,7 @@ class BotAPI:
             params['message_effect_id'] = message_effect_id
         if reply_parameters is not None:
             params['reply_parameters'] = reply_parameters
-        return await self._call('sendMediaGroup', params, '[Message]', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendMediaGroup', params, _R_list_Message, request_timeout, uploads=True)
 
     async def send_location(
         self,
@@ -1822,7 +1868,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendLocation', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendLocation', params, _R_Message, request_timeout)
 
     async def send_venue(
         self,
@@ -1924,7 +1970,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendVenue', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendVenue', params, _R_Message, request_timeout)
 
     async def send_contact(
         self,
@@ -2012,7 +2058,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendContact', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendContact', params, _R_Message, request_timeout)
 
     async def send_poll(
         self,
@@ -2201,7 +2247,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendPoll', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendPoll', params, _R_Message, request_timeout, uploads=True)
 
     async def send_checklist(
         self,
@@ -2250,7 +2296,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendChecklist', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendChecklist', params, _R_Message, request_timeout)
 
     async def send_dice(
         self,
@@ -2333,7 +2379,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendDice', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendDice', params, _R_Message, request_timeout)
 
     async def send_message_draft(
         self,
@@ -2377,7 +2423,7 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if entities is not None:
             params['entities'] = entities
-        return await self._call('sendMessageDraft', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendMessageDraft', params, _R_bool, request_timeout)
 
     async def send_chat_action(
         self,
@@ -2417,7 +2463,7 @@ class BotAPI:
             params['business_connection_id'] = business_connection_id
         if message_thread_id is not None:
             params['message_thread_id'] = message_thread_id
-        return await self._call('sendChatAction', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendChatAction', params, _R_bool, request_timeout)
 
     async def set_message_reaction(
         self,
@@ -2452,7 +2498,7 @@ class BotAPI:
             params['reaction'] = reaction
         if is_big is not None:
             params['is_big'] = is_big
-        return await self._call('setMessageReaction', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setMessageReaction', params, _R_bool, request_timeout)
 
     async def get_user_profile_photos(
         self,
@@ -2480,7 +2526,7 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
-        return await self._call('getUserProfilePhotos', params, 'UserProfilePhotos', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getUserProfilePhotos', params, _R_UserProfilePhotos, request_timeout)
 
     async def get_user_profile_audios(
         self,
@@ -2508,7 +2554,7 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
-        return await self._call('getUserProfileAudios', params, 'UserProfileAudios', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getUserProfileAudios', params, _R_UserProfileAudios, request_timeout)
 
     async def set_user_emoji_status(
         self,
@@ -2535,7 +2581,7 @@ class BotAPI:
             params['emoji_status_custom_emoji_id'] = emoji_status_custom_emoji_id
         if emoji_status_expiration_date is not None:
             params['emoji_status_expiration_date'] = emoji_status_expiration_date
-        return await self._call('setUserEmojiStatus', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setUserEmojiStatus', params, _R_bool, request_timeout)
 
     async def get_file(
         self,
@@ -2560,7 +2606,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getfile
         """
         params: dict[str, Any] = {'file_id': file_id}
-        return await self._call('getFile', params, 'File', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getFile', params, _R_File, request_timeout)
 
     async def ban_chat_member(
         self,
@@ -2596,7 +2642,7 @@ class BotAPI:
             params['until_date'] = until_date
         if revoke_messages is not None:
             params['revoke_messages'] = revoke_messages
-        return await self._call('banChatMember', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('banChatMember', params, _R_bool, request_timeout)
 
     async def unban_chat_member(
         self,
@@ -2625,7 +2671,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'user_id': user_id}
         if only_if_banned is not None:
             params['only_if_banned'] = only_if_banned
-        return await self._call('unbanChatMember', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('unbanChatMember', params, _R_bool, request_timeout)
 
     async def restrict_chat_member(
         self,
@@ -2664,7 +2710,7 @@ class BotAPI:
             params['use_independent_chat_permissions'] = use_independent_chat_permissions
         if until_date is not None:
             params['until_date'] = until_date
-        return await self._call('restrictChatMember', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('restrictChatMember', params, _R_bool, request_timeout)
 
     async def promote_chat_member(
         self,
@@ -2770,7 +2816,7 @@ class BotAPI:
             params['can_manage_direct_messages'] = can_manage_direct_messages
         if can_manage_tags is not None:
             params['can_manage_tags'] = can_manage_tags
-        return await self._call('promoteChatMember', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('promoteChatMember', params, _R_bool, request_timeout)
 
     async def set_chat_administrator_custom_title(
         self,
@@ -2794,7 +2840,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setchatadministratorcustomtitle
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'user_id': user_id, 'custom_title': custom_title}
-        return await self._call('setChatAdministratorCustomTitle', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setChatAdministratorCustomTitle', params, _R_bool, request_timeout)
 
     async def set_chat_member_tag(
         self,
@@ -2820,7 +2866,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'user_id': user_id}
         if tag is not None:
             params['tag'] = tag
-        return await self._call('setChatMemberTag', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setChatMemberTag', params, _R_bool, request_timeout)
 
     async def ban_chat_sender_chat(
         self,
@@ -2843,7 +2889,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#banchatsenderchat
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'sender_chat_id': sender_chat_id}
-        return await self._call('banChatSenderChat', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('banChatSenderChat', params, _R_bool, request_timeout)
 
     async def unban_chat_sender_chat(
         self,
@@ -2865,7 +2911,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#unbanchatsenderchat
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'sender_chat_id': sender_chat_id}
-        return await self._call('unbanChatSenderChat', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('unbanChatSenderChat', params, _R_bool, request_timeout)
 
     async def set_chat_permissions(
         self,
@@ -2896,7 +2942,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'permissions': permissions}
         if use_independent_chat_permissions is not None:
             params['use_independent_chat_permissions'] = use_independent_chat_permissions
-        return await self._call('setChatPermissions', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setChatPermissions', params, _R_bool, request_timeout)
 
     async def export_chat_invite_link(
         self,
@@ -2917,7 +2963,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#exportchatinvitelink
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('exportChatInviteLink', params, 'str', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('exportChatInviteLink', params, _R_str, request_timeout)
 
     async def create_chat_invite_link(
         self,
@@ -2956,7 +3002,7 @@ class BotAPI:
             params['member_limit'] = member_limit
         if creates_join_request is not None:
             params['creates_join_request'] = creates_join_request
-        return await self._call('createChatInviteLink', params, 'ChatInviteLink', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('createChatInviteLink', params, _R_ChatInviteLink, request_timeout)
 
     async def edit_chat_invite_link(
         self,
@@ -2996,7 +3042,7 @@ class BotAPI:
             params['member_limit'] = member_limit
         if creates_join_request is not None:
             params['creates_join_request'] = creates_join_request
-        return await self._call('editChatInviteLink', params, 'ChatInviteLink', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editChatInviteLink', params, _R_ChatInviteLink, request_timeout)
 
     async def create_chat_subscription_invite_link(
         self,
@@ -3027,7 +3073,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'subscription_period': subscription_period, 'subscription_price': subscription_price}
         if name is not None:
             params['name'] = name
-        return await self._call('createChatSubscriptionInviteLink', params, 'ChatInviteLink', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('createChatSubscriptionInviteLink', params, _R_ChatInviteLink, request_timeout)
 
     async def edit_chat_subscription_invite_link(
         self,
@@ -3053,7 +3099,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'invite_link': invite_link}
         if name is not None:
             params['name'] = name
-        return await self._call('editChatSubscriptionInviteLink', params, 'ChatInviteLink', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editChatSubscriptionInviteLink', params, _R_ChatInviteLink, request_timeout)
 
     async def revoke_chat_invite_link(
         self,
@@ -3076,7 +3122,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#revokechatinvitelink
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'invite_link': invite_link}
-        return await self._call('revokeChatInviteLink', params, 'ChatInviteLink', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('revokeChatInviteLink', params, _R_ChatInviteLink, request_timeout)
 
     async def approve_chat_join_request(
         self,
@@ -3098,7 +3144,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#approvechatjoinrequest
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'user_id': user_id}
-        return await self._call('approveChatJoinRequest', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('approveChatJoinRequest', params, _R_bool, request_timeout)
 
     async def decline_chat_join_request(
         self,
@@ -3120,7 +3166,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#declinechatjoinrequest
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'user_id': user_id}
-        return await self._call('declineChatJoinRequest', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('declineChatJoinRequest', params, _R_bool, request_timeout)
 
     async def answer_chat_join_request_query(
         self,
@@ -3141,7 +3187,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#answerchatjoinrequestquery
         """
         params: dict[str, Any] = {'chat_join_request_query_id': chat_join_request_query_id, 'result': result}
-        return await self._call('answerChatJoinRequestQuery', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('answerChatJoinRequestQuery', params, _R_bool, request_timeout)
 
     async def send_chat_join_request_web_app(
         self,
@@ -3162,7 +3208,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#sendchatjoinrequestwebapp
         """
         params: dict[str, Any] = {'chat_join_request_query_id': chat_join_request_query_id, 'web_app_url': web_app_url}
-        return await self._call('sendChatJoinRequestWebApp', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendChatJoinRequestWebApp', params, _R_bool, request_timeout)
 
     async def set_chat_photo(
         self,
@@ -3184,7 +3230,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setchatphoto
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'photo': photo}
-        return await self._call('setChatPhoto', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('setChatPhoto', params, _R_bool, request_timeout, uploads=True)
 
     async def delete_chat_photo(
         self,
@@ -3204,7 +3250,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletechatphoto
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('deleteChatPhoto', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteChatPhoto', params, _R_bool, request_timeout)
 
     async def set_chat_title(
         self,
@@ -3226,7 +3272,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setchattitle
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'title': title}
-        return await self._call('setChatTitle', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setChatTitle', params, _R_bool, request_timeout)
 
     async def set_chat_description(
         self,
@@ -3250,7 +3296,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id}
         if description is not None:
             params['description'] = description
-        return await self._call('setChatDescription', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setChatDescription', params, _R_bool, request_timeout)
 
     async def pin_chat_message(
         self,
@@ -3286,7 +3332,7 @@ class BotAPI:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        return await self._call('pinChatMessage', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('pinChatMessage', params, _R_bool, request_timeout)
 
     async def unpin_chat_message(
         self,
@@ -3318,7 +3364,7 @@ class BotAPI:
             params['business_connection_id'] = business_connection_id
         if message_id is not None:
             params['message_id'] = message_id
-        return await self._call('unpinChatMessage', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('unpinChatMessage', params, _R_bool, request_timeout)
 
     async def unpin_all_chat_messages(
         self,
@@ -3340,7 +3386,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#unpinallchatmessages
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('unpinAllChatMessages', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('unpinAllChatMessages', params, _R_bool, request_timeout)
 
     async def leave_chat(
         self,
@@ -3360,7 +3406,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#leavechat
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('leaveChat', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('leaveChat', params, _R_bool, request_timeout)
 
     async def get_chat(
         self,
@@ -3379,7 +3425,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getchat
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('getChat', params, 'ChatFullInfo', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getChat', params, _R_ChatFullInfo, request_timeout)
 
     async def get_chat_administrators(
         self,
@@ -3403,7 +3449,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id}
         if return_bots is not None:
             params['return_bots'] = return_bots
-        return await self._call('getChatAdministrators', params, '[ChatMember]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getChatAdministrators', params, _R_list_ChatMember, request_timeout)
 
     async def get_chat_member_count(
         self,
@@ -3421,7 +3467,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getchatmembercount
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('getChatMemberCount', params, 'int', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getChatMemberCount', params, _R_int, request_timeout)
 
     async def get_chat_member(
         self,
@@ -3443,7 +3489,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getchatmember
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'user_id': user_id}
-        return await self._call('getChatMember', params, 'ChatMember', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getChatMember', params, _R_ChatMember, request_timeout)
 
     async def get_user_personal_chat_messages(
         self,
@@ -3464,7 +3510,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getuserpersonalchatmessages
         """
         params: dict[str, Any] = {'user_id': user_id, 'limit': limit}
-        return await self._call('getUserPersonalChatMessages', params, '[Message]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getUserPersonalChatMessages', params, _R_list_Message, request_timeout)
 
     async def set_chat_sticker_set(
         self,
@@ -3487,7 +3533,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setchatstickerset
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'sticker_set_name': sticker_set_name}
-        return await self._call('setChatStickerSet', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setChatStickerSet', params, _R_bool, request_timeout)
 
     async def delete_chat_sticker_set(
         self,
@@ -3508,7 +3554,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletechatstickerset
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('deleteChatStickerSet', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteChatStickerSet', params, _R_bool, request_timeout)
 
     async def get_forum_topic_icon_stickers(
         self,
@@ -3524,7 +3570,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getforumtopiciconstickers
         """
         params: dict[str, Any] = {}
-        return await self._call('getForumTopicIconStickers', params, '[Sticker]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getForumTopicIconStickers', params, _R_list_Sticker, request_timeout)
 
     async def create_forum_topic(
         self,
@@ -3558,7 +3604,7 @@ class BotAPI:
             params['icon_color'] = icon_color
         if icon_custom_emoji_id is not None:
             params['icon_custom_emoji_id'] = icon_custom_emoji_id
-        return await self._call('createForumTopic', params, 'ForumTopic', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('createForumTopic', params, _R_ForumTopic, request_timeout)
 
     async def edit_forum_topic(
         self,
@@ -3593,7 +3639,7 @@ class BotAPI:
             params['name'] = name
         if icon_custom_emoji_id is not None:
             params['icon_custom_emoji_id'] = icon_custom_emoji_id
-        return await self._call('editForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editForumTopic', params, _R_bool, request_timeout)
 
     async def close_forum_topic(
         self,
@@ -3615,7 +3661,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#closeforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'message_thread_id': message_thread_id}
-        return await self._call('closeForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('closeForumTopic', params, _R_bool, request_timeout)
 
     async def reopen_forum_topic(
         self,
@@ -3637,7 +3683,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#reopenforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'message_thread_id': message_thread_id}
-        return await self._call('reopenForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('reopenForumTopic', params, _R_bool, request_timeout)
 
     async def delete_forum_topic(
         self,
@@ -3660,7 +3706,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deleteforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'message_thread_id': message_thread_id}
-        return await self._call('deleteForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteForumTopic', params, _R_bool, request_timeout)
 
     async def unpin_all_forum_topic_messages(
         self,
@@ -3683,7 +3729,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#unpinallforumtopicmessages
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'message_thread_id': message_thread_id}
-        return await self._call('unpinAllForumTopicMessages', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('unpinAllForumTopicMessages', params, _R_bool, request_timeout)
 
     async def edit_general_forum_topic(
         self,
@@ -3705,7 +3751,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#editgeneralforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'name': name}
-        return await self._call('editGeneralForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editGeneralForumTopic', params, _R_bool, request_timeout)
 
     async def close_general_forum_topic(
         self,
@@ -3725,7 +3771,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#closegeneralforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('closeGeneralForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('closeGeneralForumTopic', params, _R_bool, request_timeout)
 
     async def reopen_general_forum_topic(
         self,
@@ -3746,7 +3792,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#reopengeneralforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('reopenGeneralForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('reopenGeneralForumTopic', params, _R_bool, request_timeout)
 
     async def hide_general_forum_topic(
         self,
@@ -3767,7 +3813,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#hidegeneralforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('hideGeneralForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('hideGeneralForumTopic', params, _R_bool, request_timeout)
 
     async def unhide_general_forum_topic(
         self,
@@ -3787,7 +3833,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#unhidegeneralforumtopic
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('unhideGeneralForumTopic', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('unhideGeneralForumTopic', params, _R_bool, request_timeout)
 
     async def unpin_all_general_forum_topic_messages(
         self,
@@ -3807,7 +3853,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#unpinallgeneralforumtopicmessages
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('unpinAllGeneralForumTopicMessages', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('unpinAllGeneralForumTopicMessages', params, _R_bool, request_timeout)
 
     async def answer_callback_query(
         self,
@@ -3850,7 +3896,7 @@ class BotAPI:
             params['url'] = url
         if cache_time is not None:
             params['cache_time'] = cache_time
-        return await self._call('answerCallbackQuery', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('answerCallbackQuery', params, _R_bool, request_timeout)
 
     async def answer_guest_query(
         self,
@@ -3870,7 +3916,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#answerguestquery
         """
         params: dict[str, Any] = {'guest_query_id': guest_query_id, 'result': result}
-        return await self._call('answerGuestQuery', params, 'SentGuestMessage', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('answerGuestQuery', params, _R_SentGuestMessage, request_timeout)
 
     async def get_user_chat_boosts(
         self,
@@ -3891,7 +3937,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getuserchatboosts
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'user_id': user_id}
-        return await self._call('getUserChatBoosts', params, 'UserChatBoosts', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getUserChatBoosts', params, _R_UserChatBoosts, request_timeout)
 
     async def get_business_connection(
         self,
@@ -3909,7 +3955,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getbusinessconnection
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id}
-        return await self._call('getBusinessConnection', params, 'BusinessConnection', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getBusinessConnection', params, _R_BusinessConnection, request_timeout)
 
     async def get_managed_bot_token(
         self,
@@ -3926,7 +3972,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getmanagedbottoken
         """
         params: dict[str, Any] = {'user_id': user_id}
-        return await self._call('getManagedBotToken', params, 'str', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getManagedBotToken', params, _R_str, request_timeout)
 
     async def replace_managed_bot_token(
         self,
@@ -3944,7 +3990,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#replacemanagedbottoken
         """
         params: dict[str, Any] = {'user_id': user_id}
-        return await self._call('replaceManagedBotToken', params, 'str', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('replaceManagedBotToken', params, _R_str, request_timeout)
 
     async def get_managed_bot_access_settings(
         self,
@@ -3962,7 +4008,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getmanagedbotaccesssettings
         """
         params: dict[str, Any] = {'user_id': user_id}
-        return await self._call('getManagedBotAccessSettings', params, 'BotAccessSettings', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getManagedBotAccessSettings', params, _R_BotAccessSettings, request_timeout)
 
     async def set_managed_bot_access_settings(
         self,
@@ -3988,7 +4034,7 @@ class BotAPI:
         params: dict[str, Any] = {'user_id': user_id, 'is_access_restricted': is_access_restricted}
         if added_user_ids is not None:
             params['added_user_ids'] = added_user_ids
-        return await self._call('setManagedBotAccessSettings', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setManagedBotAccessSettings', params, _R_bool, request_timeout)
 
     async def set_my_commands(
         self,
@@ -4018,7 +4064,7 @@ class BotAPI:
             params['scope'] = scope
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('setMyCommands', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setMyCommands', params, _R_bool, request_timeout)
 
     async def delete_my_commands(
         self,
@@ -4046,7 +4092,7 @@ class BotAPI:
             params['scope'] = scope
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('deleteMyCommands', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteMyCommands', params, _R_bool, request_timeout)
 
     async def get_my_commands(
         self,
@@ -4072,7 +4118,7 @@ class BotAPI:
             params['scope'] = scope
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('getMyCommands', params, '[BotCommand]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getMyCommands', params, _R_list_BotCommand, request_timeout)
 
     async def set_my_name(
         self,
@@ -4097,7 +4143,7 @@ class BotAPI:
             params['name'] = name
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('setMyName', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setMyName', params, _R_bool, request_timeout)
 
     async def get_my_name(
         self,
@@ -4117,7 +4163,7 @@ class BotAPI:
         params: dict[str, Any] = {}
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('getMyName', params, 'BotName', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getMyName', params, _R_BotName, request_timeout)
 
     async def set_my_description(
         self,
@@ -4143,7 +4189,7 @@ class BotAPI:
             params['description'] = description
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('setMyDescription', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setMyDescription', params, _R_bool, request_timeout)
 
     async def get_my_description(
         self,
@@ -4163,7 +4209,7 @@ class BotAPI:
         params: dict[str, Any] = {}
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('getMyDescription', params, 'BotDescription', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getMyDescription', params, _R_BotDescription, request_timeout)
 
     async def set_my_short_description(
         self,
@@ -4190,7 +4236,7 @@ class BotAPI:
             params['short_description'] = short_description
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('setMyShortDescription', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setMyShortDescription', params, _R_bool, request_timeout)
 
     async def get_my_short_description(
         self,
@@ -4210,7 +4256,7 @@ class BotAPI:
         params: dict[str, Any] = {}
         if language_code is not None:
             params['language_code'] = language_code
-        return await self._call('getMyShortDescription', params, 'BotShortDescription', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getMyShortDescription', params, _R_BotShortDescription, request_timeout)
 
     async def set_my_profile_photo(
         self,
@@ -4227,7 +4273,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setmyprofilephoto
         """
         params: dict[str, Any] = {'photo': photo}
-        return await self._call('setMyProfilePhoto', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('setMyProfilePhoto', params, _R_bool, request_timeout, uploads=True)
 
     async def remove_my_profile_photo(
         self,
@@ -4242,7 +4288,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#removemyprofilephoto
         """
         params: dict[str, Any] = {}
-        return await self._call('removeMyProfilePhoto', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('removeMyProfilePhoto', params, _R_bool, request_timeout)
 
     async def set_chat_menu_button(
         self,
@@ -4268,7 +4314,7 @@ class BotAPI:
             params['chat_id'] = chat_id
         if menu_button is not None:
             params['menu_button'] = menu_button
-        return await self._call('setChatMenuButton', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setChatMenuButton', params, _R_bool, request_timeout)
 
     async def get_chat_menu_button(
         self,
@@ -4289,7 +4335,7 @@ class BotAPI:
         params: dict[str, Any] = {}
         if chat_id is not None:
             params['chat_id'] = chat_id
-        return await self._call('getChatMenuButton', params, 'MenuButton', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getChatMenuButton', params, _R_MenuButton, request_timeout)
 
     async def set_my_default_administrator_rights(
         self,
@@ -4317,7 +4363,7 @@ class BotAPI:
             params['rights'] = rights
         if for_channels is not None:
             params['for_channels'] = for_channels
-        return await self._call('setMyDefaultAdministratorRights', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setMyDefaultAdministratorRights', params, _R_bool, request_timeout)
 
     async def get_my_default_administrator_rights(
         self,
@@ -4339,7 +4385,7 @@ class BotAPI:
         params: dict[str, Any] = {}
         if for_channels is not None:
             params['for_channels'] = for_channels
-        return await self._call('getMyDefaultAdministratorRights', params, 'ChatAdministratorRights', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getMyDefaultAdministratorRights', params, _R_ChatAdministratorRights, request_timeout)
 
     async def get_available_gifts(
         self,
@@ -4355,7 +4401,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getavailablegifts
         """
         params: dict[str, Any] = {}
-        return await self._call('getAvailableGifts', params, 'Gifts', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getAvailableGifts', params, _R_Gifts, request_timeout)
 
     async def send_gift(
         self,
@@ -4407,7 +4453,7 @@ class BotAPI:
             params['text_parse_mode'] = text_parse_mode
         if text_entities is not None:
             params['text_entities'] = text_entities
-        return await self._call('sendGift', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendGift', params, _R_bool, request_timeout)
 
     async def gift_premium_subscription(
         self,
@@ -4451,7 +4497,7 @@ class BotAPI:
             params['text_parse_mode'] = text_parse_mode
         if text_entities is not None:
             params['text_entities'] = text_entities
-        return await self._call('giftPremiumSubscription', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('giftPremiumSubscription', params, _R_bool, request_timeout)
 
     async def verify_user(
         self,
@@ -4475,7 +4521,7 @@ class BotAPI:
         params: dict[str, Any] = {'user_id': user_id}
         if custom_description is not None:
             params['custom_description'] = custom_description
-        return await self._call('verifyUser', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('verifyUser', params, _R_bool, request_timeout)
 
     async def verify_chat(
         self,
@@ -4501,7 +4547,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id}
         if custom_description is not None:
             params['custom_description'] = custom_description
-        return await self._call('verifyChat', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('verifyChat', params, _R_bool, request_timeout)
 
     async def remove_user_verification(
         self,
@@ -4519,7 +4565,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#removeuserverification
         """
         params: dict[str, Any] = {'user_id': user_id}
-        return await self._call('removeUserVerification', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('removeUserVerification', params, _R_bool, request_timeout)
 
     async def remove_chat_verification(
         self,
@@ -4538,7 +4584,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#removechatverification
         """
         params: dict[str, Any] = {'chat_id': chat_id}
-        return await self._call('removeChatVerification', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('removeChatVerification', params, _R_bool, request_timeout)
 
     async def read_business_message(
         self,
@@ -4562,7 +4608,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#readbusinessmessage
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'chat_id': chat_id, 'message_id': message_id}
-        return await self._call('readBusinessMessage', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('readBusinessMessage', params, _R_bool, request_timeout)
 
     async def delete_business_messages(
         self,
@@ -4586,7 +4632,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletebusinessmessages
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'message_ids': message_ids}
-        return await self._call('deleteBusinessMessages', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteBusinessMessages', params, _R_bool, request_timeout)
 
     async def set_business_account_name(
         self,
@@ -4610,7 +4656,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'first_name': first_name}
         if last_name is not None:
             params['last_name'] = last_name
-        return await self._call('setBusinessAccountName', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setBusinessAccountName', params, _R_bool, request_timeout)
 
     async def set_business_account_username(
         self,
@@ -4632,7 +4678,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id}
         if username is not None:
             params['username'] = username
-        return await self._call('setBusinessAccountUsername', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setBusinessAccountUsername', params, _R_bool, request_timeout)
 
     async def set_business_account_bio(
         self,
@@ -4654,7 +4700,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id}
         if bio is not None:
             params['bio'] = bio
-        return await self._call('setBusinessAccountBio', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setBusinessAccountBio', params, _R_bool, request_timeout)
 
     async def set_business_account_profile_photo(
         self,
@@ -4680,7 +4726,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'photo': photo}
         if is_public is not None:
             params['is_public'] = is_public
-        return await self._call('setBusinessAccountProfilePhoto', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('setBusinessAccountProfilePhoto', params, _R_bool, request_timeout, uploads=True)
 
     async def remove_business_account_profile_photo(
         self,
@@ -4704,7 +4750,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id}
         if is_public is not None:
             params['is_public'] = is_public
-        return await self._call('removeBusinessAccountProfilePhoto', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('removeBusinessAccountProfilePhoto', params, _R_bool, request_timeout)
 
     async def set_business_account_gift_settings(
         self,
@@ -4727,7 +4773,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setbusinessaccountgiftsettings
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'show_gift_button': show_gift_button, 'accepted_gift_types': accepted_gift_types}
-        return await self._call('setBusinessAccountGiftSettings', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setBusinessAccountGiftSettings', params, _R_bool, request_timeout)
 
     async def get_business_account_star_balance(
         self,
@@ -4745,7 +4791,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getbusinessaccountstarbalance
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id}
-        return await self._call('getBusinessAccountStarBalance', params, 'StarAmount', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getBusinessAccountStarBalance', params, _R_StarAmount, request_timeout)
 
     async def transfer_business_account_stars(
         self,
@@ -4765,7 +4811,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#transferbusinessaccountstars
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'star_count': star_count}
-        return await self._call('transferBusinessAccountStars', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('transferBusinessAccountStars', params, _R_bool, request_timeout)
 
     async def get_business_account_gifts(
         self,
@@ -4830,7 +4876,7 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
-        return await self._call('getBusinessAccountGifts', params, 'OwnedGifts', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getBusinessAccountGifts', params, _R_OwnedGifts, request_timeout)
 
     async def get_user_gifts(
         self,
@@ -4885,7 +4931,7 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
-        return await self._call('getUserGifts', params, 'OwnedGifts', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getUserGifts', params, _R_OwnedGifts, request_timeout)
 
     async def get_chat_gifts(
         self,
@@ -4953,7 +4999,7 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
-        return await self._call('getChatGifts', params, 'OwnedGifts', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getChatGifts', params, _R_OwnedGifts, request_timeout)
 
     async def convert_gift_to_stars(
         self,
@@ -4974,7 +5020,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#convertgifttostars
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'owned_gift_id': owned_gift_id}
-        return await self._call('convertGiftToStars', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('convertGiftToStars', params, _R_bool, request_timeout)
 
     async def upgrade_gift(
         self,
@@ -5008,7 +5054,7 @@ class BotAPI:
             params['keep_original_details'] = keep_original_details
         if star_count is not None:
             params['star_count'] = star_count
-        return await self._call('upgradeGift', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('upgradeGift', params, _R_bool, request_timeout)
 
     async def transfer_gift(
         self,
@@ -5038,7 +5084,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'owned_gift_id': owned_gift_id, 'new_owner_chat_id': new_owner_chat_id}
         if star_count is not None:
             params['star_count'] = star_count
-        return await self._call('transferGift', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('transferGift', params, _R_bool, request_timeout)
 
     async def post_story(
         self,
@@ -5092,7 +5138,7 @@ class BotAPI:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        return await self._call('postStory', params, 'Story', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('postStory', params, _R_Story, request_timeout, uploads=True)
 
     async def repost_story(
         self,
@@ -5131,7 +5177,7 @@ class BotAPI:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        return await self._call('repostStory', params, 'Story', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('repostStory', params, _R_Story, request_timeout)
 
     async def edit_story(
         self,
@@ -5173,7 +5219,7 @@ class BotAPI:
             params['caption_entities'] = caption_entities
         if areas is not None:
             params['areas'] = areas
-        return await self._call('editStory', params, 'Story', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('editStory', params, _R_Story, request_timeout, uploads=True)
 
     async def delete_story(
         self,
@@ -5193,7 +5239,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletestory
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'story_id': story_id}
-        return await self._call('deleteStory', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteStory', params, _R_bool, request_timeout)
 
     async def answer_web_app_query(
         self,
@@ -5214,7 +5260,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#answerwebappquery
         """
         params: dict[str, Any] = {'web_app_query_id': web_app_query_id, 'result': result}
-        return await self._call('answerWebAppQuery', params, 'SentWebAppMessage', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('answerWebAppQuery', params, _R_SentWebAppMessage, request_timeout)
 
     async def save_prepared_inline_message(
         self,
@@ -5250,7 +5296,7 @@ class BotAPI:
             params['allow_group_chats'] = allow_group_chats
         if allow_channel_chats is not None:
             params['allow_channel_chats'] = allow_channel_chats
-        return await self._call('savePreparedInlineMessage', params, 'PreparedInlineMessage', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('savePreparedInlineMessage', params, _R_PreparedInlineMessage, request_timeout)
 
     async def save_prepared_keyboard_button(
         self,
@@ -5271,7 +5317,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#savepreparedkeyboardbutton
         """
         params: dict[str, Any] = {'user_id': user_id, 'button': button}
-        return await self._call('savePreparedKeyboardButton', params, 'PreparedKeyboardButton', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('savePreparedKeyboardButton', params, _R_PreparedKeyboardButton, request_timeout)
 
     async def edit_message_text(
         self,
@@ -5341,7 +5387,7 @@ class BotAPI:
             params['rich_message'] = rich_message
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('editMessageText', params, 'Message|bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editMessageText', params, _R_Message_or_bool, request_timeout)
 
     async def edit_message_caption(
         self,
@@ -5405,7 +5451,7 @@ class BotAPI:
             params['show_caption_above_media'] = show_caption_above_media
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('editMessageCaption', params, 'Message|bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editMessageCaption', params, _R_Message_or_bool, request_timeout)
 
     async def edit_message_media(
         self,
@@ -5455,7 +5501,7 @@ class BotAPI:
             params['inline_message_id'] = inline_message_id
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('editMessageMedia', params, 'Message|bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('editMessageMedia', params, _R_Message_or_bool, request_timeout, uploads=True)
 
     async def edit_message_live_location(
         self,
@@ -5525,7 +5571,7 @@ class BotAPI:
             params['proximity_alert_radius'] = proximity_alert_radius
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('editMessageLiveLocation', params, 'Message|bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editMessageLiveLocation', params, _R_Message_or_bool, request_timeout)
 
     async def stop_message_live_location(
         self,
@@ -5567,7 +5613,7 @@ class BotAPI:
             params['inline_message_id'] = inline_message_id
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('stopMessageLiveLocation', params, 'Message|bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('stopMessageLiveLocation', params, _R_Message_or_bool, request_timeout)
 
     async def edit_message_checklist(
         self,
@@ -5597,7 +5643,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'chat_id': chat_id, 'message_id': message_id, 'checklist': checklist}
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('editMessageChecklist', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editMessageChecklist', params, _R_Message, request_timeout)
 
     async def edit_message_reply_markup(
         self,
@@ -5640,7 +5686,7 @@ class BotAPI:
             params['inline_message_id'] = inline_message_id
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('editMessageReplyMarkup', params, 'Message|bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editMessageReplyMarkup', params, _R_Message_or_bool, request_timeout)
 
     async def stop_poll(
         self,
@@ -5670,7 +5716,7 @@ class BotAPI:
             params['business_connection_id'] = business_connection_id
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('stopPoll', params, 'Poll', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('stopPoll', params, _R_Poll, request_timeout)
 
     async def approve_suggested_post(
         self,
@@ -5698,7 +5744,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'message_id': message_id}
         if send_date is not None:
             params['send_date'] = send_date
-        return await self._call('approveSuggestedPost', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('approveSuggestedPost', params, _R_bool, request_timeout)
 
     async def decline_suggested_post(
         self,
@@ -5723,7 +5769,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'message_id': message_id}
         if comment is not None:
             params['comment'] = comment
-        return await self._call('declineSuggestedPost', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('declineSuggestedPost', params, _R_bool, request_timeout)
 
     async def delete_message(
         self,
@@ -5767,7 +5813,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletemessage
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'message_id': message_id}
-        return await self._call('deleteMessage', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteMessage', params, _R_bool, request_timeout)
 
     async def delete_messages(
         self,
@@ -5789,7 +5835,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletemessages
         """
         params: dict[str, Any] = {'chat_id': chat_id, 'message_ids': message_ids}
-        return await self._call('deleteMessages', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteMessages', params, _R_bool, request_timeout)
 
     async def delete_message_reaction(
         self,
@@ -5821,7 +5867,7 @@ class BotAPI:
             params['user_id'] = user_id
         if actor_chat_id is not None:
             params['actor_chat_id'] = actor_chat_id
-        return await self._call('deleteMessageReaction', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteMessageReaction', params, _R_bool, request_timeout)
 
     async def delete_all_message_reactions(
         self,
@@ -5851,7 +5897,7 @@ class BotAPI:
             params['user_id'] = user_id
         if actor_chat_id is not None:
             params['actor_chat_id'] = actor_chat_id
-        return await self._call('deleteAllMessageReactions', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteAllMessageReactions', params, _R_bool, request_timeout)
 
     async def send_sticker(
         self,
@@ -5939,7 +5985,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendSticker', params, 'Message', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('sendSticker', params, _R_Message, request_timeout, uploads=True)
 
     async def get_sticker_set(
         self,
@@ -5956,7 +6002,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getstickerset
         """
         params: dict[str, Any] = {'name': name}
-        return await self._call('getStickerSet', params, 'StickerSet', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getStickerSet', params, _R_StickerSet, request_timeout)
 
     async def get_custom_emoji_stickers(
         self,
@@ -5975,7 +6021,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getcustomemojistickers
         """
         params: dict[str, Any] = {'custom_emoji_ids': custom_emoji_ids}
-        return await self._call('getCustomEmojiStickers', params, '[Sticker]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getCustomEmojiStickers', params, _R_list_Sticker, request_timeout)
 
     async def upload_sticker_file(
         self,
@@ -6000,7 +6046,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#uploadstickerfile
         """
         params: dict[str, Any] = {'user_id': user_id, 'sticker': sticker, 'sticker_format': sticker_format}
-        return await self._call('uploadStickerFile', params, 'File', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('uploadStickerFile', params, _R_File, request_timeout, uploads=True)
 
     async def create_new_sticker_set(
         self,
@@ -6040,7 +6086,7 @@ class BotAPI:
             params['sticker_type'] = sticker_type
         if needs_repainting is not None:
             params['needs_repainting'] = needs_repainting
-        return await self._call('createNewStickerSet', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('createNewStickerSet', params, _R_bool, request_timeout, uploads=True)
 
     async def add_sticker_to_set(
         self,
@@ -6064,7 +6110,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#addstickertoset
         """
         params: dict[str, Any] = {'user_id': user_id, 'name': name, 'sticker': sticker}
-        return await self._call('addStickerToSet', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('addStickerToSet', params, _R_bool, request_timeout, uploads=True)
 
     async def set_sticker_position_in_set(
         self,
@@ -6084,7 +6130,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setstickerpositioninset
         """
         params: dict[str, Any] = {'sticker': sticker, 'position': position}
-        return await self._call('setStickerPositionInSet', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setStickerPositionInSet', params, _R_bool, request_timeout)
 
     async def delete_sticker_from_set(
         self,
@@ -6101,7 +6147,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletestickerfromset
         """
         params: dict[str, Any] = {'sticker': sticker}
-        return await self._call('deleteStickerFromSet', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteStickerFromSet', params, _R_bool, request_timeout)
 
     async def replace_sticker_in_set(
         self,
@@ -6127,7 +6173,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#replacestickerinset
         """
         params: dict[str, Any] = {'user_id': user_id, 'name': name, 'old_sticker': old_sticker, 'sticker': sticker}
-        return await self._call('replaceStickerInSet', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('replaceStickerInSet', params, _R_bool, request_timeout, uploads=True)
 
     async def set_sticker_emoji_list(
         self,
@@ -6147,7 +6193,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setstickeremojilist
         """
         params: dict[str, Any] = {'sticker': sticker, 'emoji_list': emoji_list}
-        return await self._call('setStickerEmojiList', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setStickerEmojiList', params, _R_bool, request_timeout)
 
     async def set_sticker_keywords(
         self,
@@ -6170,7 +6216,7 @@ class BotAPI:
         params: dict[str, Any] = {'sticker': sticker}
         if keywords is not None:
             params['keywords'] = keywords
-        return await self._call('setStickerKeywords', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setStickerKeywords', params, _R_bool, request_timeout)
 
     async def set_sticker_mask_position(
         self,
@@ -6193,7 +6239,7 @@ class BotAPI:
         params: dict[str, Any] = {'sticker': sticker}
         if mask_position is not None:
             params['mask_position'] = mask_position
-        return await self._call('setStickerMaskPosition', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setStickerMaskPosition', params, _R_bool, request_timeout)
 
     async def set_sticker_set_title(
         self,
@@ -6212,7 +6258,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setstickersettitle
         """
         params: dict[str, Any] = {'name': name, 'title': title}
-        return await self._call('setStickerSetTitle', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setStickerSetTitle', params, _R_bool, request_timeout)
 
     async def set_sticker_set_thumbnail(
         self,
@@ -6251,7 +6297,7 @@ class BotAPI:
         params: dict[str, Any] = {'name': name, 'user_id': user_id, 'format': format}
         if thumbnail is not None:
             params['thumbnail'] = thumbnail
-        return await self._call('setStickerSetThumbnail', params, 'bool', request_timeout, uploads=True)  # type: ignore[no-any-return]
+        return await self._call('setStickerSetThumbnail', params, _R_bool, request_timeout, uploads=True)
 
     async def set_custom_emoji_sticker_set_thumbnail(
         self,
@@ -6274,7 +6320,7 @@ class BotAPI:
         params: dict[str, Any] = {'name': name}
         if custom_emoji_id is not None:
             params['custom_emoji_id'] = custom_emoji_id
-        return await self._call('setCustomEmojiStickerSetThumbnail', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setCustomEmojiStickerSetThumbnail', params, _R_bool, request_timeout)
 
     async def delete_sticker_set(
         self,
@@ -6292,7 +6338,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#deletestickerset
         """
         params: dict[str, Any] = {'name': name}
-        return await self._call('deleteStickerSet', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('deleteStickerSet', params, _R_bool, request_timeout)
 
     async def send_rich_message(
         self,
@@ -6373,7 +6419,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendRichMessage', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendRichMessage', params, _R_Message, request_timeout)
 
     async def send_rich_message_draft(
         self,
@@ -6402,7 +6448,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'draft_id': draft_id, 'rich_message': rich_message}
         if message_thread_id is not None:
             params['message_thread_id'] = message_thread_id
-        return await self._call('sendRichMessageDraft', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendRichMessageDraft', params, _R_bool, request_timeout)
 
     async def answer_inline_query(
         self,
@@ -6445,7 +6491,7 @@ class BotAPI:
             params['next_offset'] = next_offset
         if button is not None:
             params['button'] = button
-        return await self._call('answerInlineQuery', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('answerInlineQuery', params, _R_bool, request_timeout)
 
     async def send_invoice(
         self,
@@ -6616,7 +6662,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendInvoice', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendInvoice', params, _R_Message, request_timeout)
 
     async def create_invoice_link(
         self,
@@ -6738,7 +6784,7 @@ class BotAPI:
             params['send_email_to_provider'] = send_email_to_provider
         if is_flexible is not None:
             params['is_flexible'] = is_flexible
-        return await self._call('createInvoiceLink', params, 'str', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('createInvoiceLink', params, _R_str, request_timeout)
 
     async def answer_shipping_query(
         self,
@@ -6771,7 +6817,7 @@ class BotAPI:
             params['shipping_options'] = shipping_options
         if error_message is not None:
             params['error_message'] = error_message
-        return await self._call('answerShippingQuery', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('answerShippingQuery', params, _R_bool, request_timeout)
 
     async def answer_pre_checkout_query(
         self,
@@ -6802,7 +6848,7 @@ class BotAPI:
         params: dict[str, Any] = {'pre_checkout_query_id': pre_checkout_query_id, 'ok': ok}
         if error_message is not None:
             params['error_message'] = error_message
-        return await self._call('answerPreCheckoutQuery', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('answerPreCheckoutQuery', params, _R_bool, request_timeout)
 
     async def get_my_star_balance(
         self,
@@ -6818,7 +6864,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#getmystarbalance
         """
         params: dict[str, Any] = {}
-        return await self._call('getMyStarBalance', params, 'StarAmount', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getMyStarBalance', params, _R_StarAmount, request_timeout)
 
     async def get_star_transactions(
         self,
@@ -6843,7 +6889,7 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
-        return await self._call('getStarTransactions', params, 'StarTransactions', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getStarTransactions', params, _R_StarTransactions, request_timeout)
 
     async def refund_star_payment(
         self,
@@ -6862,7 +6908,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#refundstarpayment
         """
         params: dict[str, Any] = {'user_id': user_id, 'telegram_payment_charge_id': telegram_payment_charge_id}
-        return await self._call('refundStarPayment', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('refundStarPayment', params, _R_bool, request_timeout)
 
     async def edit_user_star_subscription(
         self,
@@ -6886,7 +6932,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#edituserstarsubscription
         """
         params: dict[str, Any] = {'user_id': user_id, 'telegram_payment_charge_id': telegram_payment_charge_id, 'is_canceled': is_canceled}
-        return await self._call('editUserStarSubscription', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('editUserStarSubscription', params, _R_bool, request_timeout)
 
     async def set_passport_data_errors(
         self,
@@ -6913,7 +6959,7 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#setpassportdataerrors
         """
         params: dict[str, Any] = {'user_id': user_id, 'errors': errors}
-        return await self._call('setPassportDataErrors', params, 'bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setPassportDataErrors', params, _R_bool, request_timeout)
 
     async def send_game(
         self,
@@ -6981,7 +7027,7 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
-        return await self._call('sendGame', params, 'Message', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('sendGame', params, _R_Message, request_timeout)
 
     async def set_game_score(
         self,
@@ -7028,7 +7074,7 @@ class BotAPI:
             params['message_id'] = message_id
         if inline_message_id is not None:
             params['inline_message_id'] = inline_message_id
-        return await self._call('setGameScore', params, 'Message|bool', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('setGameScore', params, _R_Message_or_bool, request_timeout)
 
     async def get_game_high_scores(
         self,
@@ -7061,4 +7107,4 @@ class BotAPI:
             params['message_id'] = message_id
         if inline_message_id is not None:
             params['inline_message_id'] = inline_message_id
-        return await self._call('getGameHighScores', params, '[GameHighScore]', request_timeout)  # type: ignore[no-any-return]
+        return await self._call('getGameHighScores', params, _R_list_GameHighScore, request_timeout)

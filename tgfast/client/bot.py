@@ -32,7 +32,7 @@ from ..errors import (
     TelegramUnauthorized,
     TgfastError,
 )
-from ..methods.base import TelegramMethod
+from ..methods.base import Returns, TelegramMethod
 from ..types import File, User
 from ..types.binding import bind
 from ._api import BotAPI
@@ -124,10 +124,10 @@ class Bot(BotAPI):
     async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
         params = method.build(self.defaults)
-        result = await self._call(
-            method.__api_method__, params, method.__returns__, request_timeout, method.__uploads__
+        returns: Returns[T] = Returns(method.__returns__)
+        return await self._call(
+            method.__api_method__, params, returns, request_timeout, method.__uploads__
         )
-        return result  # type: ignore[no-any-return]
 
     async def me(self) -> User:
         """``getMe``, asked once and remembered."""
@@ -141,10 +141,10 @@ class Bot(BotAPI):
         self,
         method: str,
         params: dict[str, Any],
-        returns: str,
+        returns: Returns[T],
         request_timeout: float | None = None,
         uploads: bool = False,
-    ) -> Any:
+    ) -> T:
         limiter = self.rate_limiter
         if limiter is not None:
             await limiter.acquire(method, params.get("chat_id"))
@@ -187,7 +187,8 @@ class Bot(BotAPI):
                 except orjson.JSONDecodeError:
                     answer = None
                 if type(answer) is dict and answer.get("ok") is True:
-                    return bind(convert(returns, answer.get("result")), self)
+                    result: T = bind(convert(returns.expr, answer.get("result")), self)
+                    return result
             error = self._api_error(method, status, raw)
             if isinstance(error, TelegramRetryAfter):
                 if limiter is not None:  # hold the chat back, whether or not we retry

@@ -14,15 +14,17 @@
   and the like are never repeated after such a failure, so a message is never sent
   twice behind the caller's back: the error reaches the caller, who decides.
 Back-off between ambiguous retries doubles from ``backoff`` up to ``max_backoff``,
-with jitter so that many workers do not retry in step.
+between half and all of that at random so that many workers do not retry in step
+(``tgfast.backoff.Backoff``, the one back-off of the package).
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import aiohttp
+
+from ..backoff import Backoff
 
 __all__ = ["NO_RETRY", "RetryPolicy", "is_repeatable", "reached_server"]
 
@@ -54,10 +56,17 @@ class RetryPolicy:
     backoff: float = 0.5
     max_backoff: float = 10.0
 
+    def __post_init__(self) -> None:
+        self.backoff_policy  # noqa: B018 - a back-off that cannot work fails here, not mid-retry
+
+    @property
+    def backoff_policy(self) -> Backoff:
+        """The ``Backoff`` between ambiguous retries: doubling, half of it jitter."""
+        return Backoff(self.backoff, self.max_backoff, factor=2.0, jitter=0.5)
+
     def delay(self, failures: int) -> float:
         """Seconds to wait before retry number ``failures + 1``: half fixed, half jitter."""
-        cap: float = min(self.max_backoff, self.backoff * (2**failures))  # int ** int is Any
-        return cap / 2 + random.uniform(0, cap / 2)  # jitter, not crypto: random is enough
+        return self.backoff_policy.delay(failures)
 
 
 NO_RETRY = RetryPolicy(retry_after_attempts=0, attempts=0)

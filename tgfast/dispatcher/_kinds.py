@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..types.update_kinds import EVENT_TYPES, UPDATE_KINDS
+
 if TYPE_CHECKING:
     from ..types import (
         BusinessConnection,
@@ -29,64 +31,6 @@ if TYPE_CHECKING:
     from .observer import Observer
 
 __all__ = ["EVENT_TYPES", "UPDATE_KINDS", "UpdateObservers"]
-
-UPDATE_KINDS: tuple[str, ...] = (
-    'message',
-    'edited_message',
-    'channel_post',
-    'edited_channel_post',
-    'business_connection',
-    'business_message',
-    'edited_business_message',
-    'deleted_business_messages',
-    'guest_message',
-    'message_reaction',
-    'message_reaction_count',
-    'inline_query',
-    'chosen_inline_result',
-    'callback_query',
-    'shipping_query',
-    'pre_checkout_query',
-    'purchased_paid_media',
-    'poll',
-    'poll_answer',
-    'my_chat_member',
-    'chat_member',
-    'chat_join_request',
-    'chat_boost',
-    'removed_chat_boost',
-    'managed_bot',
-)
-"""The update kinds in the order of ``Update``'s fields."""
-
-EVENT_TYPES: dict[str, str] = {
-    'message': 'Message',
-    'edited_message': 'Message',
-    'channel_post': 'Message',
-    'edited_channel_post': 'Message',
-    'business_connection': 'BusinessConnection',
-    'business_message': 'Message',
-    'edited_business_message': 'Message',
-    'deleted_business_messages': 'BusinessMessagesDeleted',
-    'guest_message': 'Message',
-    'message_reaction': 'MessageReactionUpdated',
-    'message_reaction_count': 'MessageReactionCountUpdated',
-    'inline_query': 'InlineQuery',
-    'chosen_inline_result': 'ChosenInlineResult',
-    'callback_query': 'CallbackQuery',
-    'shipping_query': 'ShippingQuery',
-    'pre_checkout_query': 'PreCheckoutQuery',
-    'purchased_paid_media': 'PaidMediaPurchased',
-    'poll': 'Poll',
-    'poll_answer': 'PollAnswer',
-    'my_chat_member': 'ChatMemberUpdated',
-    'chat_member': 'ChatMemberUpdated',
-    'chat_join_request': 'ChatJoinRequest',
-    'chat_boost': 'ChatBoostUpdated',
-    'removed_chat_boost': 'ChatBoostRemoved',
-    'managed_bot': 'ManagedBotUpdated',
-}
-"""Update kind -> the name of its event's type."""
 
 
 class UpdateObservers:

@@ -10,14 +10,12 @@ update is looked up, not tried filter by filter.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..filters.command import Command
 from ..types import _types
 from ..types.binding import current_bot
-from ._kinds import EVENT_TYPES, UPDATE_KINDS
+from ..types.update_kinds import CHAT_READERS, EVENT_TYPES, UPDATE_KINDS, USER_READERS
 from .injection import Injection
 from .routing import impl
 
@@ -44,42 +42,18 @@ def build_table(root: Router, workflow_data: dict[str, Any], fsm: Any = None) ->
         node = _node(root, kind, ())
         if node is not None:
             cls = getattr(_types, EVENT_TYPES[kind])
-            attrs = {attr for _key, attr, _tp, _req in cls.__tg_fields__}
             kinds.append(
                 impl.Kind(
                     kind,
                     node,
-                    _user_reader(attrs),
-                    _chat_reader(attrs),
+                    USER_READERS[kind],  # event_from_user
+                    CHAT_READERS[kind],  # event_chat
                     cls,
                     bool(update_outer) or _needs_data(node),
                 )
             )
     errors = _node(root, "errors", ())
     return impl.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot)
-
-
-def _user_reader(attrs: set[str]) -> Callable[[Any], Any] | None:
-    """How to read the user an event comes from (``event_from_user``)."""
-    for name in ("from_user", "user"):  # a poll answer or a reaction names it ``user``
-        if name in attrs:
-            return attrgetter(name)
-    return None
-
-
-def _chat_reader(attrs: set[str]) -> Callable[[Any], Any] | None:
-    """How to read the chat an event belongs to (``event_chat``); a callback query's is
-    that of the message its button is on."""
-    if "chat" in attrs:
-        return attrgetter("chat")
-    if "message" in attrs:
-        return _message_chat
-    return None
-
-
-def _message_chat(event: Any) -> Any:
-    message = event.message
-    return None if message is None else message.chat
 
 
 _FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})

@@ -14,24 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..types import Update
+from ..types.update_kinds import event_of
 from .context import FSMContext
 from .storage.base import DEFAULT_DESTINY, BaseStorage, StorageKey
 from .strategy import FSMStrategy, apply_strategy
 
 __all__ = ["FSMContextMiddleware"]
 
-_EVENT_FIELDS: tuple[str, ...] = tuple(
-    attr for _key, attr, _tp, _required in Update.__tg_fields__ if attr != "update_id"
-)
 _TOPIC_STRATEGIES = frozenset({FSMStrategy.USER_IN_TOPIC, FSMStrategy.CHAT_TOPIC})
-
-
-def _event_of(update: Update) -> Any:
-    for name in _EVENT_FIELDS:  # "message" first: one lookup for most updates
-        event = getattr(update, name)
-        if event is not None:
-            return event
-    return None
 
 
 class FSMContextMiddleware:
@@ -39,9 +29,11 @@ class FSMContextMiddleware:
 
     The record's key is the bot's id, then the chat, user and forum topic the
     ``strategy`` picks (see ``FSMStrategy``), and the update's business connection.
-    A callback query belongs to the chat (and topic) of the message its button is
-    on, so a conversation started by a message goes on through its buttons; a poll
-    answer or a reaction belongs to its ``user``.
+    The chat and user are the dispatcher's ``event_chat`` and ``event_from_user``,
+    read per ``tgfast.types.update_kinds``: a callback query belongs to the chat
+    (and topic) of the message its button is on, so a conversation started by a
+    message goes on through its buttons; a poll answer or a reaction belongs to its
+    ``user``.
     """
 
     __slots__ = ("_topics", "storage", "strategy")
@@ -66,13 +58,13 @@ class FSMContextMiddleware:
         return await handler(update, data)
 
     def resolve_key(self, bot_id: int, update: Update, chat: Any, user: Any) -> StorageKey | None:
-        """The key of ``update``'s record, None when the strategy has nothing to key on."""
-        event = _event_of(update)
-        if user is None:  # a poll answer or a reaction names its user ``user``
-            user = getattr(event, "user", None)
+        """The key of ``update``'s record, None when the strategy has nothing to key on.
+
+        ``chat`` and ``user`` are the update's (``update_kinds.chat_of`` / ``user_of``:
+        the dispatcher passes its ``event_chat`` and ``event_from_user``).
+        """
+        _kind, event = event_of(update)
         message = getattr(event, "message", None)  # a callback query's message
-        if chat is None and message is not None:
-            chat = getattr(message, "chat", None)
         thread_id = None
         if self._topics:
             source: Any = event if hasattr(event, "is_topic_message") else message

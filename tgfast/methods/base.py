@@ -7,9 +7,26 @@ from typing import Any, ClassVar, Generic, TypeVar
 from ..defaults import DEFAULT, BotDefaults
 from ..types.base import TelegramObject, json_value
 
-__all__ = ["TelegramMethod"]
+__all__ = ["Returns", "TelegramMethod"]
 
 T = TypeVar("T")
+
+
+class Returns(Generic[T]):
+    """A result type expression (``"[Message]"``, the language of ``tgfast.decoding``)
+    that also says, to type checkers, what it decodes to: ``Returns[list[Message]]``.
+
+    The generated ``Bot`` methods pass one to ``_call``, whose result is then typed
+    without a cast or a ``type: ignore``.
+    """
+
+    __slots__ = ("expr",)
+
+    def __init__(self, expr: str) -> None:
+        self.expr = expr
+
+    def __repr__(self) -> str:
+        return f"Returns({self.expr!r})"
 
 
 class TelegramMethod(TelegramObject, Generic[T]):

@@ -14,10 +14,11 @@ What several workers share lives in Redis: ``tgfast.server.shared.RedisShared``
 
 from __future__ import annotations
 
+from ..backoff import Backoff
 from .addresses import TELEGRAM_NETWORKS, AddressPolicy
 from .keys import update_key
 from .metrics import Metrics, Rejected
-from .polling import DEFAULT_POLL_TIMEOUT, Backoff, Poller
+from .polling import DEFAULT_POLL_TIMEOUT, POLL_BACKOFF, Poller
 from .processing import (
     CONCURRENCY_MODES,
     DEFAULT_MAX_IN_FLIGHT,
@@ -28,7 +29,7 @@ from .processing import (
 from .runner import Signals, run, serve_polling, serve_webhook
 from .seen import DEFAULT_SEEN_SIZE, Claim, MemorySeenUpdates, SeenUpdates
 from .supervisor import (
-    RestartBackoff,
+    RESTART_BACKOFF,
     Supervisor,
     WorkerIdentity,
     notify_ready,
@@ -48,6 +49,8 @@ __all__ = [
     "DEFAULT_POLL_TIMEOUT",
     "DEFAULT_REPLY_TIMEOUT",
     "DEFAULT_SEEN_SIZE",
+    "POLL_BACKOFF",
+    "RESTART_BACKOFF",
     "SECRET_HEADER",
     "TELEGRAM_NETWORKS",
     "AddressPolicy",
@@ -59,7 +62,6 @@ __all__ = [
     "Metrics",
     "Poller",
     "Rejected",
-    "RestartBackoff",
     "SeenUpdates",
     "Signals",
     "Supervisor",

@@ -41,9 +41,9 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from ..backoff import Backoff
 from ..fsm.storage.base import StorageError
 from ..fsm.storage.redis import connect_redis, ttl_ms
-from .polling import Backoff
 from .tasks import cancel_and_wait
 
 __all__ = ["DEFAULT_LEADER_TTL", "POLLER_KEY_PREFIX", "RedisLeaderLock", "poller_key"]

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from ..backoff import Backoff
 from ..decoding import convert
 from ..errors import (
     DecodeError,
@@ -52,27 +51,16 @@ if TYPE_CHECKING:
     from ..dispatcher import Dispatcher
     from .leader import RedisLeaderLock
 
-__all__ = ["DEFAULT_POLL_TIMEOUT", "Backoff", "Poller"]
+__all__ = ["DEFAULT_POLL_TIMEOUT", "POLL_BACKOFF", "Poller"]
 
 log = logging.getLogger("tgfast.server")
 
 DEFAULT_POLL_TIMEOUT = 30
 """Seconds Telegram holds a getUpdates open when there is nothing to return."""
 
-
-@dataclass(frozen=True, slots=True)
-class Backoff:
-    """Delay before the next getUpdates after ``failures`` failures in a row."""
-
-    min_delay: float = 0.5
-    max_delay: float = 30.0
-    factor: float = 2.0
-    jitter: float = 0.25
-    """Fraction of the delay drawn at random, so that restarted pollers spread out."""
-
-    def delay(self, failures: int) -> float:
-        base = min(self.max_delay, self.min_delay * self.factor ** min(failures, 64))
-        return base * (1 - self.jitter * random.random())  # jitter, not crypto
+POLL_BACKOFF = Backoff(min_delay=0.5, max_delay=30.0, factor=2.0, jitter=0.25)
+"""Between failed getUpdates: 0.5 s doubling up to 30 s, less up to a quarter at random
+so that restarted pollers spread out; a success resets it."""
 
 
 class Poller:
@@ -93,7 +81,7 @@ class Poller:
         limit: int = 100,
         allowed_updates: list[str] | None | Literal["auto"] = "auto",
         drop_pending_updates: bool = False,
-        backoff: Backoff = Backoff(),
+        backoff: Backoff = POLL_BACKOFF,
         processor: UpdateProcessor | None = None,
         concurrency: Concurrency = "chat",
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,

@@ -29,12 +29,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..backoff import Backoff
+
 __all__ = [
     "READY_FD_ENV",
     "RESTARTED_ENV",
     "WORKERS_ENV",
     "WORKER_ID_ENV",
-    "RestartBackoff",
+    "RESTART_BACKOFF",
     "Supervisor",
     "WorkerIdentity",
     "notify_ready",
@@ -103,23 +105,10 @@ async def watch_supervisor(on_gone: Callable[[], object], interval: float = 0.5)
     on_gone()
 
 
-@dataclass(frozen=True, slots=True)
-class RestartBackoff:
-    """How long to wait before starting a worker again.
-
-    A worker that ran at least ``stable_after`` seconds is restarted at once; one that
-    died younger waits ``first``, then twice as long each time it dies young again,
-    at most ``longest``.
-    """
-
-    first: float = 0.5
-    longest: float = 30.0
-    stable_after: float = 10.0
-
-    def next_delay(self, previous: float, ran: float) -> float:
-        if ran >= self.stable_after:
-            return 0.0
-        return min(self.longest, max(self.first, previous * 2))
+RESTART_BACKOFF = Backoff(min_delay=0.5, max_delay=30.0, factor=2.0, jitter=0.0, reset_after=10.0)
+"""Before restarting a worker: at once after a run of 10 s or more; after a younger
+death 0.5 s, then twice as long each time it dies young again, at most 30 s. Exact (no
+jitter): the workers of one supervisor die for their own reasons, not in step."""
 
 
 class _Slot:
@@ -128,6 +117,7 @@ class _Slot:
     __slots__ = (
         "delay",
         "failed_to_start",
+        "failures",
         "id",
         "process",
         "ready",
@@ -142,7 +132,8 @@ class _Slot:
         self.ready = False  # the current process notified
         self.served = False  # some process of this slot notified, ever
         self.failed_to_start: int | None = None  # exit status of the last start that failed
-        self.delay = 0.0
+        self.delay = 0.0  # before the current restart
+        self.failures = 0  # young deaths in a row
 
 
 class Supervisor:
@@ -161,7 +152,7 @@ class Supervisor:
         workers: int,
         *,
         env: Mapping[str, str] | None = None,
-        backoff: RestartBackoff = RestartBackoff(),
+        backoff: Backoff = RESTART_BACKOFF,
         kill_after: float = 10.0,
     ) -> None:
         if workers < 1:
@@ -233,14 +224,18 @@ class Supervisor:
                 self._stopped(slot, status)
                 return
             ran = time.monotonic() - slot.started_at
-            if slot.ready or ran >= self.backoff.stable_after:
+            if slot.ready or self.backoff.resets(ran):
                 slot.failed_to_start = None
             else:
                 slot.failed_to_start = status
                 if self._every_worker_failed_to_start():
                     self._give_up()
                     return
-            slot.delay = self.backoff.next_delay(slot.delay, ran)
+            if self.backoff.resets(ran):  # it ran long enough: at once, and forget
+                slot.failures, slot.delay = 0, 0.0
+            else:  # died young again: wait longer each time
+                slot.delay = self.backoff.delay(slot.failures)
+                slot.failures += 1
             log.warning(
                 "worker %d (pid %d) %s after %.1f s%s; restarting in %.1f s",
                 slot.id, process.pid, _describe(status), ran,

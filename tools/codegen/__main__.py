@@ -13,6 +13,7 @@ from pathlib import Path
 from .model import load
 from .render import render_all
 from .render_api import render_client
+from .render_kinds import render_kinds
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SPEC = Path(__file__).resolve().with_name("spec") / "api.json"  # vendored: spec/README.md
@@ -20,7 +21,7 @@ DEFAULT_SPEC = Path(__file__).resolve().with_name("spec") / "api.json"  # vendor
 
 def generate(spec: Path) -> dict[str, str]:
     model = load(spec)
-    return {**render_all(model), **render_client(model)}
+    return {**render_all(model), **render_client(model), **render_kinds(model)}
 
 
 def main(argv: list[str] | None = None) -> int:

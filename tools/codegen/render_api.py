@@ -150,29 +150,43 @@ def _bot_method(md: MethodDef, model: Model) -> Iterator[str]:
     uploads = any(model.carries_files(p.tp) for p in md.params)
     tail = ", uploads=True" if uploads else ""
     yield (
-        f"        return await self._call({md.name!r}, params, {md.returns!r}, "
-        f"request_timeout{tail})  # type: ignore[no-any-return]\n"
+        f"        return await self._call({md.name!r}, params, {_returns_name(md.returns)}, "
+        f"request_timeout{tail})\n"
     )
 
 
+def _returns_name(returns: str) -> str:
+    """``"[Message]"`` -> ``_R_list_Message``: the typed constant for a result type."""
+    return "_R_" + returns.replace("[", "list_").replace("]", "").replace("|", "_or_")
+
+
 def render_bot_api(model: Model) -> str:
+    results = sorted({md.returns for md in model.methods.values()})
     out = [
         HEADER.format(version=model.version, date=model.release_date),
         '"""One ``async`` method on ``Bot`` for each Bot API method."""\n\n',
         "from __future__ import annotations\n\n",
-        "from typing import TYPE_CHECKING, Any\n\n",
-        "from ..defaults import DEFAULT, BotDefaults, Default\n\n",
+        "from typing import TYPE_CHECKING, Any, TypeVar\n\n",
+        "from ..defaults import DEFAULT, BotDefaults, Default\n",
+        "from ..methods.base import Returns\n\n",
         "if TYPE_CHECKING:\n",
         "    from ..types._types import *  # noqa: F403\n\n",
-        '__all__ = ["BotAPI"]\n\n\n',
+        '__all__ = ["BotAPI"]\n\n',
+        'T = TypeVar("T")\n\n',
+        "# each result type once, typed with what it decodes to: _call returns that type\n",
+        *(
+            f"{_returns_name(r)}: Returns[{annotation(r, model)}] = Returns({r!r})\n"
+            for r in results
+        ),
+        "\n\n",
         "class BotAPI:\n",
         '    """The generated half of ``Bot``: it builds parameters, ``Bot._call`` sends them."""\n\n',
         "    __slots__ = ()\n\n",
         "    defaults: BotDefaults\n\n",
         "    async def _call(\n",
         "        self,\n        method: str,\n        params: dict[str, Any],\n",
-        "        returns: str,\n        request_timeout: float | None = None,\n",
-        "        uploads: bool = False,\n    ) -> Any:\n",
+        "        returns: Returns[T],\n        request_timeout: float | None = None,\n",
+        "        uploads: bool = False,\n    ) -> T:\n",
         "        raise NotImplementedError\n",
     ]
     for md in model.methods.values():
@@ -248,46 +262,10 @@ def render_shortcuts(model: Model) -> str:
     return "".join(out)
 
 
-# --- tgfast/dispatcher/_kinds.py ---------------------------------------------------------
-
-
-def render_kinds(model: Model) -> str:
-    """The update kinds (the optional fields of ``Update``) and a typed observer for each."""
-    kinds = [f for f in model.types["Update"].fields if not f.required]
-    out = [
-        HEADER.format(version=model.version, date=model.release_date),
-        '"""The kinds of update (the optional fields of ``Update``), one observer each."""\n\n',
-        "from __future__ import annotations\n\n",
-        "from typing import TYPE_CHECKING\n\n",
-        "if TYPE_CHECKING:\n",
-        "    from ..types import (\n",
-        *(f"        {tp},\n" for tp in sorted({f.tp for f in kinds})),
-        "    )\n",
-        "    from .observer import Observer\n\n",
-        '__all__ = ["EVENT_TYPES", "UPDATE_KINDS", "UpdateObservers"]\n\n',
-        "UPDATE_KINDS: tuple[str, ...] = (\n",
-        *(f"    {f.attr!r},\n" for f in kinds),
-        ")\n",
-        '"""The update kinds in the order of ``Update``\'s fields."""\n\n',
-        "EVENT_TYPES: dict[str, str] = {\n",
-        *(f"    {f.attr!r}: {f.tp!r},\n" for f in kinds),
-        "}\n",
-        '"""Update kind -> the name of its event\'s type."""\n\n\n',
-        "class UpdateObservers:\n",
-        '    """The observer of each update kind on a router: ``@router.message(...)``."""\n\n',
-        "    __slots__ = ()\n",
-    ]
-    for f in kinds:
-        out.append(f"\n    {f.attr}: Observer[{f.tp}]\n")
-        out.append(_docstring([f.description], "    "))
-    return "".join(out)
-
-
 def render_client(model: Model) -> dict[str, str]:
     """Relative output path -> file text, for the client side."""
     return {
         "tgfast/methods/_methods.py": render_method_classes(model),
         "tgfast/client/_api.py": render_bot_api(model),
         "tgfast/types/_shortcuts.py": render_shortcuts(model),
-        "tgfast/dispatcher/_kinds.py": render_kinds(model),
     }

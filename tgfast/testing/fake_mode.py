@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from ..testing import FakeTelegram
+from .fake import FakeTelegram
 
 __all__ = ["FakeControl"]
 
