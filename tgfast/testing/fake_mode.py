@@ -27,13 +27,12 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from . import updates
 from .fake import FakeTelegram
 
 __all__ = ["FakeControl"]
 
 log = logging.getLogger("tgfast.fake")
-
-_USER_TEMPLATE = {"is_bot": False, "first_name": "User"}
 
 
 class FakeControl:
@@ -104,35 +103,37 @@ class FakeControl:
             return {"callback_query": self._callback(item)}
         return item
 
-    def _user(self, item: dict[str, Any]) -> dict[str, Any]:
-        user_id = int(item.get("user_id", item.get("chat_id", 1)))
-        return {"id": user_id, **_USER_TEMPLATE, "first_name": item.get("first_name", "User")}
-
-    def _chat(self, item: dict[str, Any]) -> dict[str, Any]:
+    def _ids(self, item: dict[str, Any]) -> tuple[int, int]:
         chat_id = int(item.get("chat_id", item.get("user_id", 1)))
-        if chat_id > 0:
-            return {"id": chat_id, "type": "private", "first_name": item.get("first_name", "User")}
-        return {"id": chat_id, "type": "supergroup", "title": "Group"}
+        return chat_id, int(item.get("user_id", abs(chat_id)))
+
+    def _user(self, item: dict[str, Any]) -> dict[str, Any]:
+        return updates.user(self._ids(item)[1], str(item.get("first_name", "User")))
 
     def _message(self, item: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "message_id": int(item.get("message_id", next(self._message_ids))),
-            "date": int(time.time()),
-            "chat": self._chat(item),
-            "from": self._user(item),
-            "text": str(item["text"]),
-        }
+        chat_id, user_id = self._ids(item)
+        message = updates.message(
+            str(item["text"]),
+            chat_id=chat_id,
+            user_id=user_id,
+            message_id=int(item.get("message_id", next(self._message_ids))),
+            date=int(time.time()),
+        )
+        message["from"] = self._user(item)
+        if chat_id > 0:  # a private chat is named after its user
+            message["chat"]["first_name"] = message["from"]["first_name"]
+        return message
 
     def _callback(self, item: dict[str, Any]) -> dict[str, Any]:
-        chat = self._chat(item)
+        chat_id, _ = self._ids(item)
         query: dict[str, Any] = {
             "id": str(next(self._message_ids)),
             "from": self._user(item),
-            "chat_instance": str(chat["id"]),
+            "chat_instance": str(chat_id),
             "data": str(item["callback_data"]),
         }
         wanted = item.get("message_id")
-        sent = [m for m in self.fake.sent_messages(chat["id"])
+        sent = [m for m in self.fake.sent_messages(chat_id)
                 if wanted is None or m["message_id"] == wanted]  # fmt: skip
         if sent:
             query["message"] = sent[-1]
