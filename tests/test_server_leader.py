@@ -18,9 +18,8 @@ from server_support import message, subprocess_env
 
 from tgfast import Bot, Dispatcher
 from tgfast.client import NO_RETRY
-from tgfast.fsm.storage.redis import connect_redis
+from tgfast.redis import RedisLeaderLock, connect_redis, poller_key
 from tgfast.server import Backoff, Poller, Signals, serve_polling
-from tgfast.server.leader import RedisLeaderLock, poller_key
 from tgfast.server.tasks import cancel_and_wait
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
@@ -113,7 +112,7 @@ async def test_a_killed_holder_process_is_replaced_within_the_ttl(
 ) -> None:
     script = textwrap.dedent(f"""
         import asyncio, sys
-        from tgfast.server.leader import RedisLeaderLock
+        from tgfast.redis import RedisLeaderLock
 
         async def main():
             lock = RedisLeaderLock.from_url({redis_url!r}, key="tgfast:poller:1", ttl={TTL})
