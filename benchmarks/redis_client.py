@@ -223,8 +223,7 @@ async def run(args: argparse.Namespace) -> int:
         await measure(contenders, count, args.rounds)
         if not args.no_machine_line:
             print(machine_line(redis.version()))
-            print()
-        print("## Redis client\n")
+        print("\n## Redis client\n")
         print(render(contenders, count, args.rounds))
         if args.json:
             with open(args.json, "w", encoding="utf-8") as f:  # noqa: ASYNC230 - the runs are over
