@@ -9,19 +9,18 @@ sentinel or RESP3): tgfast's Redis parts send a handful of commands, all through
 
 Why not redis-py: ``benchmarks/redis_client.py`` (issue #18's rule: redis-py with
 hiredis within 2x of this client's CPU per command would have replaced it), µs of
-process CPU per command on uvloop, median of 7 rounds of 4000::
+process CPU per command on uvloop, median of 7 rounds of 4000, at commit d7e271c::
 
-    command         RespClient  redis-py  redis-py+hiredis  ratio (hiredis / RespClient)
-    GET                   13.8      50.9              46.2  3.48x
-    EVALSHA               13.9      52.8              50.5  3.62x
-    pipelined SET          4.1      27.0              22.3  5.29x
+    command         RespClient  redis-py  redis-py+hiredis  hiredis / RespClient
+    GET                   15.1      64.5              52.9  3.51x
+    EVALSHA               14.1      62.4              65.8  4.41x
+    pipelined SET          3.4      24.7              23.1  6.75x
 
     machine: AMD EPYC, 2 cores | CPython 3.11.7 | redis-py 8.1.0 | hiredis 3.5.0 |
-    uvloop 0.23.0 | redis-server 7.0.15 | 2026-11-24
+    uvloop 0.23.0 | redis-server 7.0.15 | 2026-11-24 21:13 UTC
 
-hiredis only parses replies; redis-py's per-command Python (connection pool checkout,
-command packing, response callbacks) is where its CPU goes, and hiredis does not touch
-that.
+hiredis replaces only redis-py's reply parser, and the figures show it saves little:
+most of redis-py's CPU per command is spent elsewhere in its Python.
 
 Every failure is a ``RedisUnavailable``: an error reply (its text is the server's,
 ``NOSCRIPT ...``), no reply within ``timeout``, a connection that could not be made or
