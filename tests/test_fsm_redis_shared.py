@@ -340,3 +340,56 @@ async def test_seen_while_redis_is_down() -> None:
     await seen.close()
     with pytest.raises(ValueError, match="ttl must be a positive"):
         RedisSeenUpdates.from_url("redis://127.0.0.1:1/0", ttl=0)
+
+
+# -- RedisShared ------------------------------------------------------------------------
+
+
+async def test_shared_parts_use_one_connection(server: RedisServer) -> None:
+    from tgfast import Bot
+    from tgfast.dispatcher import Dispatcher
+    from tgfast.fsm import StorageKey
+    from tgfast.redis import RedisShared
+
+    server.flushall()
+    observer = connect_redis(server.url)
+    before = len(await observer.client_list())
+    shared = RedisShared.from_url(server.url, bot_id=42, key_prefix="one")
+    try:
+        assert shared.storage.wire is shared.wire and shared.seen._wire is shared.wire
+        assert shared.rate_limiter is not None and shared.rate_limiter._wire is shared.wire
+        await shared.check()
+        await shared.storage.set_state(StorageKey(42, 1, 1), "Form:name")
+        assert await shared.seen.claim(42, 7) is Claim.NEW
+        await shared.rate_limiter.acquire("sendMessage", 1)
+        assert len(await observer.client_list()) == before + 1  # the three on one socket
+        assert await observer.get("one:fsm:42:1:1:::default:state") == b"Form:name"
+        assert await observer.exists("one:ratelimit:42:global") == 1
+        dp = Dispatcher()
+        bot = Bot("42:test-token")
+        shared.install(dp, bot)
+        assert dp.storage is shared.storage and bot.rate_limiter is shared.rate_limiter
+        await bot.close()
+    finally:
+        await shared.close()
+    for _ in range(100):  # closing is the server's news a moment later
+        if len(await observer.client_list()) == before:
+            break
+        await asyncio.sleep(0.01)
+    assert len(await observer.client_list()) == before
+    await observer.aclose()
+
+
+async def test_shared_check_fails_clearly_without_the_password_in_the_text() -> None:
+    from tgfast.redis import RedisShared
+
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    shared = RedisShared.from_url(url, bot_id=1, connect_timeout=0.2)
+    try:
+        with pytest.raises(
+            RedisUnavailable, match="cannot reach Redis at redis://:\\*\\*\\*@"
+        ) as e:
+            await shared.check()
+        assert "hunter2" not in str(e.value)
+    finally:
+        await shared.close()
