@@ -406,7 +406,10 @@ async def test_redis_restarted_mid_conversation() -> None:
 
 
 async def test_a_server_that_never_answers_times_out() -> None:
+    writers: list[asyncio.StreamWriter] = []
+
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
         await reader.read()  # accept, read, never answer
         writer.close()
 
@@ -424,3 +427,6 @@ async def test_a_server_that_never_answers_times_out() -> None:
         await storage.close()
         listener.close()
         await listener.wait_closed()
+        for writer in writers:  # the client hung up; do not leave our side to the GC
+            writer.close()
+            await writer.wait_closed()
