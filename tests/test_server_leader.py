@@ -180,6 +180,35 @@ async def test_redis_down_fails_fast_and_acquire_retries_until_it_is_back(
     assert a.held
 
 
+async def connections(redis: Redis, expected: int) -> int:
+    """The server's client count once it is ``expected`` (a hang-up is news a moment late)."""
+    for _ in range(200):
+        count = len(await redis.client_list())
+        if count == expected:
+            break
+        await asyncio.sleep(0.005)
+    return count
+
+
+async def test_release_hangs_up_and_a_new_acquire_connects_again(
+    redis_url: str, redis: Redis
+) -> None:
+    client = connect_redis(redis_url)  # redis-py: the lock sends through a RespClient like it
+    lock = RedisLeaderLock(client, "tgfast:poller:9", ttl=TTL)
+    before = len(await redis.client_list())
+    await lock.acquire()
+    assert await connections(redis, before + 1) == before + 1
+    await lock.release()
+    assert await redis.get("tgfast:poller:9") is None
+    assert await connections(redis, before) == before  # not left open after a release
+    await lock.acquire()
+    assert await redis.get("tgfast:poller:9") == lock.token.encode()
+    await lock.close()
+    assert await redis.get("tgfast:poller:9") is None
+    assert await client.ping() is True  # the client given is not closed
+    await client.aclose()
+
+
 def test_keys_and_bad_ttls() -> None:
     assert poller_key(123) == "tgfast:poller:123"
     assert poller_key(123, "app:poller") == "app:poller:123"
