@@ -15,9 +15,9 @@ Both frameworks run their dispatcher as users run it: tgfast with
 ``FSMContextMiddleware(storage)`` as the update outer middleware, aiogram with
 ``Dispatcher(storage=storage)``; the handlers are filtered by state (``Form.name``,
 ``StateFilter(None)``). The updates are decoded once, up front (decoding has its own
-benchmark). The Redis storages use the same redis-py asyncio client on the same
-server: aiogram's ``RedisStorage(Redis.from_url(url))``, tgfast's
-``RedisStorage.from_url(url)``. Nothing reaches Telegram: the handlers send nothing.
+benchmark). Both Redis storages are made from the URL of the same server: aiogram's
+``RedisStorage(Redis.from_url(url))`` (redis-py), tgfast's ``RedisStorage.from_url(url)``
+(its commands go through ``tgfast.redis.RespClient``). Nothing reaches Telegram: the handlers send nothing.
 
 Contenders take turns: each round runs every contender (in rotating order) for
 ``count`` conversations after a short warm-up; the figure is the median over rounds

@@ -5,6 +5,7 @@
     python benchmarks/run.py --json out.json -- --benchmark-disable-gc
     python benchmarks/run.py --section e2e      # end-to-end sweep, issue #6 (8-20 min)
     python benchmarks/run.py --section scale    # through nginx, 1 and 2 workers (4-10 min)
+    python benchmarks/run.py --section redis --section magic   # issue #18 (~30 s)
     python benchmarks/run.py --all              # everything (~20-35 min; --quick ~8 min)
 
 The end-to-end sweeps (``e2e``, ``scale``) take minutes each, so the default run
@@ -509,6 +510,8 @@ class Script:
 
 SCRIPTS = [
     Script("roundtrip", "roundtrip.py"),  # client round trip, mock Bot API server
+    Script("redis", "redis_client.py"),  # RespClient against redis-py (issue #18), real redis
+    Script("magic", "filters_magic.py"),  # tgfast's F against magic-filter (issue #18)
     # The end-to-end sweeps (issue #6; issue #7 through nginx), on the installed tgfast.
     Script("e2e", "e2e/run.py", ("--tgfast-path", ""), default=False),
     Script("scale", "e2e/run.py", ("--nginx", "--tgfast-path", ""), default=False),

@@ -30,6 +30,7 @@ from tgfast.fsm import (
     StorageKey,
 )
 from tgfast.fsm.storage.redis import RedisStorage
+from tgfast.redis import RedisUnavailable, RespClient
 from tgfast.types import Message
 
 TGFAST_HOME = Path(tgfast.__file__).resolve().parents[1]  # the tgfast under test
@@ -112,14 +113,14 @@ async def test_key_layout_keeps_every_part_apart(storage: RedisStorage) -> None:
     await storage.set_state(one, "S:one")
     await storage.set_state(two, "S:two")
     assert await storage.get_state(one) == "S:one" and await storage.get_state(two) == "S:two"
-    prefixed = RedisStorage(storage.redis, key_prefix="bot42")
+    prefixed = RedisStorage(storage.wire, key_prefix="bot42")
     await prefixed.set_state(KEY, "P:x")
     assert await storage.get_state(KEY) is None
     assert sorted(await storage.redis.keys("bot42:*")) == [b"bot42:1:2:3:::default:state"]
 
 
 async def test_ttl_expiry(server: RedisServer, storage: RedisStorage) -> None:
-    timed = RedisStorage(storage.redis, state_ttl=0.3, data_ttl=0.6)
+    timed = RedisStorage(storage.wire, state_ttl=0.3, data_ttl=0.6)
     await timed.set_state(KEY, "Form:name")
     await timed.update_data(KEY, {"a": 1})
     assert 0 < await storage.redis.pttl(timed.key_name(KEY, "state")) <= 300
@@ -130,7 +131,7 @@ async def test_ttl_expiry(server: RedisServer, storage: RedisStorage) -> None:
     assert 500 < await storage.redis.pttl(timed.key_name(KEY, "data")) <= 600
     await asyncio.sleep(0.65)
     assert await timed.get_data(KEY) == {}
-    forever = RedisStorage(storage.redis)
+    forever = RedisStorage(storage.wire)
     await forever.set_state(KEY, "Form:name")
     await forever.set_data(KEY, {"a": 1})
     assert await storage.redis.pttl(forever.key_name(KEY, "state")) == -1
@@ -189,6 +190,13 @@ async def test_a_client_you_pass_stays_open(server: RedisServer) -> None:
     await store.close()
     assert await client.ping() is True  # not ours to close
     await client.aclose()
+    wire = RespClient.from_url(server.url)
+    shared = RedisStorage(wire)
+    assert shared.wire is wire and shared.redis is wire
+    await shared.set_state(KEY, "Form:name")
+    await shared.close()
+    assert await wire.execute("GET", shared.key_name(KEY, "state")) == b"Form:name"
+    await wire.close()
 
 
 # -- several processes ----------------------------------------------------------------
@@ -380,7 +388,10 @@ async def test_redis_restarted_mid_conversation() -> None:
             server.stop(save=True)
             for call in (storage.get_state(key), storage.update_data(key, {"x": 1})):
                 started = time.monotonic()
-                with pytest.raises(StorageError, match="Redis FSM storage: .* failed: Connection"):
+                with pytest.raises(
+                    RedisUnavailable,
+                    match="Redis FSM storage: .* failed: (connection to redis lost|cannot connect)",
+                ):
                     await call
                 assert time.monotonic() - started < 3.0
             started = time.monotonic()
@@ -395,7 +406,10 @@ async def test_redis_restarted_mid_conversation() -> None:
 
 
 async def test_a_server_that_never_answers_times_out() -> None:
+    writers: list[asyncio.StreamWriter] = []
+
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writers.append(writer)
         await reader.read()  # accept, read, never answer
         writer.close()
 
@@ -404,10 +418,15 @@ async def test_a_server_that_never_answers_times_out() -> None:
     storage = RedisStorage.from_url(f"redis://127.0.0.1:{port}/0", timeout=0.2, retries=1)
     try:
         started = time.monotonic()
-        with pytest.raises(StorageError, match="get_state failed: TimeoutError"):
+        with pytest.raises(
+            RedisUnavailable, match="get_state failed: no reply from redis within 0.2 s"
+        ):
             await storage.get_state(KEY)
         assert time.monotonic() - started < 2.0
     finally:
         await storage.close()
         listener.close()
         await listener.wait_closed()
+        for writer in writers:  # the client hung up; do not leave our side to the GC
+            writer.close()
+            await writer.wait_closed()

@@ -15,11 +15,9 @@ from redis.asyncio import Redis
 from redis_server import RedisServer, free_port
 
 from tgfast.client.ratelimit import Limit, RateLimiter
-from tgfast.client.ratelimit_redis import RedisRateLimiter
 from tgfast.fsm import StorageError
-from tgfast.fsm.storage.redis import connect_redis
+from tgfast.redis import RedisRateLimiter, RedisSeenUpdates, RedisUnavailable, connect_redis
 from tgfast.server.seen import Claim, SeenUpdates
-from tgfast.server.seen_redis import RedisSeenUpdates
 from tgfast.server.tasks import cancel_and_wait
 
 STEP = 0.05  # 20 per second
@@ -38,15 +36,22 @@ async def clients(server: RedisServer) -> AsyncIterator[list[Redis]]:
     server.flushall()
     made = [connect_redis(server.url) for _ in range(3)]
     yield made
+    while LIMITERS:
+        await LIMITERS.pop().close()  # the RespClient each made like its redis-py client
     for client in made:
         await client.aclose()
+
+
+LIMITERS: list[RedisRateLimiter] = []
 
 
 def limiter(client: Redis, bot_id: int = 1, **limits: Limit | None) -> RedisRateLimiter:
     limits.setdefault("overall", None)
     limits.setdefault("private", None)
     limits.setdefault("group", None)
-    return RedisRateLimiter(client, bot_id=bot_id, **limits)
+    made = RedisRateLimiter(client, bot_id=bot_id, **limits)
+    LIMITERS.append(made)
+    return made
 
 
 async def timed_sends(sends: list[tuple[RedisRateLimiter, int | str | None]]) -> list[float]:
@@ -160,6 +165,7 @@ async def test_redis_down_falls_back_to_local_limits(caplog: pytest.LogCaptureFi
         rl.penalize(7, 0.01)  # never raises
         await rl.flush()
     finally:
+        await LIMITERS.pop().close()
         await client.aclose()
     assert times[1] - times[0] >= STEP - SLACK  # still limited, by the local fallback
     warnings = [r.message for r in caplog.records if "Redis unreachable" in r.message]
@@ -177,7 +183,8 @@ async def test_penalize_without_a_loop_does_not_raise(
     caplog.set_level(logging.WARNING, logger="tgfast.client")
     await asyncio.to_thread(outside_the_loop)
     assert any("could not record" in r.message for r in caplog.records)
-    await rl._redis.aclose()
+    await LIMITERS.pop().close()
+    await rl._redis.aclose()  # type: ignore[union-attr]
 
 
 # -- RedisSeenUpdates -----------------------------------------------------------------
@@ -325,13 +332,66 @@ async def test_seen_while_redis_is_down() -> None:
         f"redis://127.0.0.1:{free_port()}/0", connect_timeout=0.2, retries=0
     )
     started = time.monotonic()
-    with pytest.raises(StorageError, match="seen updates: claim failed: Connection(Refused)?Error"):
+    with pytest.raises(RedisUnavailable, match="seen updates: claim failed: cannot connect"):
         await seen.claim(1, 1)
-    with pytest.raises(StorageError, match="release failed"):
+    with pytest.raises(RedisUnavailable, match="release failed"):
         await seen.release(1, 1)
-    with pytest.raises(StorageError, match="done failed"):
+    with pytest.raises(StorageError, match="done failed"):  # RedisUnavailable is one
         await seen.done(1, [1])
     assert time.monotonic() - started < 2.0
     await seen.close()
     with pytest.raises(ValueError, match="ttl must be a positive"):
         RedisSeenUpdates.from_url("redis://127.0.0.1:1/0", ttl=0)
+
+
+# -- RedisShared ------------------------------------------------------------------------
+
+
+async def test_shared_parts_use_one_connection(server: RedisServer) -> None:
+    from tgfast import Bot
+    from tgfast.dispatcher import Dispatcher
+    from tgfast.fsm import StorageKey
+    from tgfast.redis import RedisShared
+
+    server.flushall()
+    observer = connect_redis(server.url)
+    before = len(await observer.client_list())
+    shared = RedisShared.from_url(server.url, bot_id=42, key_prefix="one")
+    try:
+        assert shared.storage.wire is shared.wire and shared.seen._wire is shared.wire
+        assert shared.rate_limiter is not None and shared.rate_limiter._wire is shared.wire
+        await shared.check()
+        await shared.storage.set_state(StorageKey(42, 1, 1), "Form:name")
+        assert await shared.seen.claim(42, 7) is Claim.NEW
+        await shared.rate_limiter.acquire("sendMessage", 1)
+        assert len(await observer.client_list()) == before + 1  # the three on one socket
+        assert await observer.get("one:fsm:42:1:1:::default:state") == b"Form:name"
+        assert await observer.exists("one:ratelimit:42:global") == 1
+        dp = Dispatcher()
+        bot = Bot("42:test-token")
+        shared.install(dp, bot)
+        assert dp.storage is shared.storage and bot.rate_limiter is shared.rate_limiter
+        await bot.close()
+    finally:
+        await shared.close()
+    for _ in range(100):  # closing is the server's news a moment later
+        if len(await observer.client_list()) == before:
+            break
+        await asyncio.sleep(0.01)
+    assert len(await observer.client_list()) == before
+    await observer.aclose()
+
+
+async def test_shared_check_fails_clearly_without_the_password_in_the_text() -> None:
+    from tgfast.redis import RedisShared
+
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    shared = RedisShared.from_url(url, bot_id=1, connect_timeout=0.2)
+    try:
+        with pytest.raises(
+            RedisUnavailable, match="cannot reach Redis at redis://:\\*\\*\\*@"
+        ) as e:
+            await shared.check()
+        assert "hunter2" not in str(e.value)
+    finally:
+        await shared.close()

@@ -18,9 +18,8 @@ from server_support import message, subprocess_env
 
 from tgfast import Bot, Dispatcher
 from tgfast.client import NO_RETRY
-from tgfast.fsm.storage.redis import connect_redis
+from tgfast.redis import RedisLeaderLock, connect_redis, poller_key
 from tgfast.server import Backoff, Poller, Signals, serve_polling
-from tgfast.server.leader import RedisLeaderLock, poller_key
 from tgfast.server.tasks import cancel_and_wait
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
@@ -113,7 +112,7 @@ async def test_a_killed_holder_process_is_replaced_within_the_ttl(
 ) -> None:
     script = textwrap.dedent(f"""
         import asyncio, sys
-        from tgfast.server.leader import RedisLeaderLock
+        from tgfast.redis import RedisLeaderLock
 
         async def main():
             lock = RedisLeaderLock.from_url({redis_url!r}, key="tgfast:poller:1", ttl={TTL})
@@ -179,6 +178,35 @@ async def test_redis_down_fails_fast_and_acquire_retries_until_it_is_back(
         server.start()
     await asyncio.wait_for(waiting, 5)
     assert a.held
+
+
+async def connections(redis: Redis, expected: int) -> int:
+    """The server's client count once it is ``expected`` (a hang-up is news a moment late)."""
+    for _ in range(200):
+        count = len(await redis.client_list())
+        if count == expected:
+            break
+        await asyncio.sleep(0.005)
+    return count
+
+
+async def test_release_hangs_up_and_a_new_acquire_connects_again(
+    redis_url: str, redis: Redis
+) -> None:
+    client = connect_redis(redis_url)  # redis-py: the lock sends through a RespClient like it
+    lock = RedisLeaderLock(client, "tgfast:poller:9", ttl=TTL)
+    before = len(await redis.client_list())
+    await lock.acquire()
+    assert await connections(redis, before + 1) == before + 1
+    await lock.release()
+    assert await redis.get("tgfast:poller:9") is None
+    assert await connections(redis, before) == before  # not left open after a release
+    await lock.acquire()
+    assert await redis.get("tgfast:poller:9") == lock.token.encode()
+    await lock.close()
+    assert await redis.get("tgfast:poller:9") is None
+    assert await client.ping() is True  # the client given is not closed
+    await client.aclose()
 
 
 def test_keys_and_bad_ttls() -> None:

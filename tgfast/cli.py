@@ -453,7 +453,7 @@ async def _worker_context(
     shared = None
     try:
         if args.redis:
-            from .server.shared import RedisShared
+            from .redis import RedisShared
 
             shared = RedisShared.from_url(args.redis, bot_id=bot.id, rate_limit=args.rate_limit)
             await shared.check()
@@ -461,9 +461,9 @@ async def _worker_context(
             options["seen"] = shared.seen
             if args.command == "polling":
                 # one poller per bot at a time, whatever the workers (or deployments)
-                from .server.leader import RedisLeaderLock, poller_key
+                from .redis import RedisLeaderLock, poller_key
 
-                options["leader"] = RedisLeaderLock(shared.redis, poller_key(bot.id))
+                options["leader"] = RedisLeaderLock(shared.wire, poller_key(bot.id))
             log.info("sharing FSM state, seen update ids%s%s through %s",
                      " and rate limits" if shared.rate_limiter else "",
                      ", one poller at a time" if "leader" in options else "",

@@ -1,7 +1,8 @@
 """Finite-state machines for conversations: states, their storage and the context
 handlers get as ``state``.
 
-``RedisStorage``, which needs redis-py, lives in ``tgfast.fsm.storage.redis``.
+``RedisStorage`` is in ``tgfast.fsm.storage.redis`` (aiogram's path; it lives in
+``tgfast.redis``).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ from tgfast.server import WebhookServer, serve_webhook, serve_polling
 drops redeliveries (``SeenUpdates``); ``WebhookServer`` and ``Poller`` feed it;
 ``serve_webhook``/``serve_polling`` run either until SIGTERM/SIGINT and drain;
 ``Supervisor`` runs several worker processes of one command (``--workers N``).
-What several workers share lives in Redis: ``tgfast.server.shared.RedisShared``
-(it needs redis-py, so it is not imported here).
+What several workers share lives in Redis: ``tgfast.redis.RedisShared`` (the
+``tgfast.redis`` package holds every Redis part).
 """
 
 from __future__ import annotations

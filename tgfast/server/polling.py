@@ -49,7 +49,7 @@ from .tasks import cancel_and_wait
 if TYPE_CHECKING:
     from ..client import Bot
     from ..dispatcher import Dispatcher
-    from .leader import RedisLeaderLock
+    from ..redis.leader import RedisLeaderLock
 
 __all__ = ["DEFAULT_POLL_TIMEOUT", "POLL_BACKOFF", "Poller"]
 

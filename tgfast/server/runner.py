@@ -23,7 +23,7 @@ from .webhook import WebhookServer
 if TYPE_CHECKING:
     from ..client import Bot
     from ..dispatcher import Dispatcher
-    from .leader import RedisLeaderLock
+    from ..redis.leader import RedisLeaderLock
 
 __all__ = ["Signals", "run", "serve_polling", "serve_webhook"]
 
@@ -166,7 +166,7 @@ async def serve_polling(
     """
     own_seen = None
     if leader is not None and "seen" not in options and "processor" not in options:
-        from .seen_redis import RedisSeenUpdates
+        from ..redis.seen import RedisSeenUpdates
 
         own_seen = options["seen"] = RedisSeenUpdates(leader.redis)
     poller = Poller(dispatcher, bot, leader=leader, **options)

@@ -6,7 +6,7 @@ handling it and marks it done afterwards. A redelivery of an update already hand
 acknowledged and dropped (``Claim.DONE``); one of an update still being handled is
 refused with 503 (``Claim.BUSY``), because the worker handling it may yet die: Telegram
 then tries again, and finds it done, or free again if its worker died. Several workers
-share one ``SeenUpdates`` (``tgfast.server.seen_redis``) so that a redelivery reaching
+share one ``SeenUpdates`` (``tgfast.redis.RedisSeenUpdates``) so that a redelivery reaching
 another worker is recognised as well.
 
 A store that is also a ``Journal`` (Redis) keeps the body of every update claimed and

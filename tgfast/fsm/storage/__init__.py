@@ -1,5 +1,5 @@
 """FSM storages: ``MemoryStorage`` here; ``RedisStorage`` in ``tgfast.fsm.storage.redis``
-(it needs redis-py: ``pip install 'tgfast[redis]'``)."""
+(aiogram's path; it lives in ``tgfast.redis``, with every other Redis part)."""
 
 from __future__ import annotations
 

@@ -22,6 +22,9 @@ Approximations, as the local limiter's: a send that already booked its slot when
 penalty comes still leaves at that slot. While Redis cannot be reached, sends fall
 back to an in-process ``LocalRateLimiter`` with the same limits (logged once per
 outage) rather than failing: the bot keeps answering, each process within its limits.
+
+The scripts run through a ``RespClient`` (a send is a hot path: see
+``tgfast.redis.resp_client`` for the CPU per ``EVALSHA`` against redis-py).
 """
 
 from __future__ import annotations
@@ -30,10 +33,7 @@ import asyncio
 import logging
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
-from .ratelimit import (
+from ..client.ratelimit import (
     DEFAULT_GROUP,
     DEFAULT_METHODS,
     DEFAULT_OVERALL,
@@ -43,6 +43,8 @@ from .ratelimit import (
     _chat_key,
     _schedule,
 )
+from .connect import AnyRedis, Script, wire_for
+from .errors import RedisUnavailable
 
 __all__ = ["RedisRateLimiter"]
 
@@ -110,7 +112,8 @@ redis.call('SET', KEYS[2], string.format('%.0f', tat - shift),
 return 1
 """
 
-_FAILURES = (RedisError, OSError)
+_ACQUIRE_SCRIPT = Script(_ACQUIRE)
+_PENALIZE_SCRIPT = Script(_PENALIZE)
 
 # A penalty longer than this (an infinite one) is held for this long: a day.
 _LONGEST_PENALTY = 86400.0
@@ -123,11 +126,12 @@ class RedisRateLimiter:
     ``bot_id`` keeps bots apart (Telegram limits each bot on its own); ``overall``,
     ``private``, ``group`` and ``methods`` are ``LocalRateLimiter``'s. ``penalize``
     is synchronous, as the protocol says: it writes to Redis in a background task
-    (``flush()`` awaits the ones in flight) and never raises.
+    (``flush()`` awaits the ones in flight) and never raises. ``redis`` is a
+    ``RespClient`` to share or a redis-py client to copy settings from; ``close()``
+    flushes and closes what this object made.
     """
 
     __slots__ = (
-        "_acquire",
         "_chat_locks",
         "_down",
         "_fallback",
@@ -135,16 +139,17 @@ class RedisRateLimiter:
         "_group",
         "_methods",
         "_overall",
-        "_penalize",
+        "_owns_wire",
         "_prefix",
         "_private",
         "_redis",
         "_tasks",
+        "_wire",
     )
 
     def __init__(
         self,
-        redis: Redis,
+        redis: AnyRedis,
         *,
         bot_id: int,
         key_prefix: str = "tgfast:ratelimit",
@@ -154,6 +159,7 @@ class RedisRateLimiter:
         methods: frozenset[str] | None = None,
     ) -> None:
         self._redis = redis
+        self._wire, self._owns_wire = wire_for(redis)
         self._prefix = f"{key_prefix}:{int(bot_id)}"
         self._global = f"{self._prefix}:global"
         self._overall = _micros(_schedule("overall", overall))
@@ -163,8 +169,6 @@ class RedisRateLimiter:
         self._fallback = LocalRateLimiter(
             overall=overall, private=private, group=group, methods=self._methods
         )
-        self._acquire = redis.register_script(_ACQUIRE)
-        self._penalize = redis.register_script(_PENALIZE)
         self._chat_locks: dict[Any, _ChatQueue] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._down = False
@@ -211,8 +215,8 @@ class RedisRateLimiter:
         args = (*self._overall, *schedule)
         while True:
             try:
-                booked, wait = await self._acquire(keys=keys, args=args)
-            except _FAILURES as exc:
+                booked, wait = await _ACQUIRE_SCRIPT(self._wire, keys, args)
+            except RedisUnavailable as exc:
                 self._outage(exc)
                 await self._fallback.acquire(method, chat_id)
                 return 0.0
@@ -250,8 +254,8 @@ class RedisRateLimiter:
                 private = isinstance(chat, int) and chat > 0
                 tolerance = (self._private if private else self._group)[1]
             args = (round(min(seconds, _LONGEST_PENALTY) * 1e6), self._overall[1], tolerance)
-            await self._penalize(keys=keys, args=args)
-        except _FAILURES as exc:
+            await _PENALIZE_SCRIPT(self._wire, keys, args)
+        except RedisUnavailable as exc:
             self._outage(exc)
         except Exception:  # a background task: log, never lose it silently
             log.exception("rate limiter: recording a penalty failed")
@@ -260,6 +264,12 @@ class RedisRateLimiter:
         """Wait for the penalty writes in flight (before closing the client, in tests)."""
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def close(self) -> None:
+        """``flush``, then close the ``RespClient`` if this object made it."""
+        await self.flush()
+        if self._owns_wire:
+            await self._wire.close()
 
     def _outage(self, exc: BaseException) -> None:
         if not self._down:

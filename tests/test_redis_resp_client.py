@@ -26,7 +26,9 @@ from redis.asyncio.sentinel import Sentinel
 from redis_server import REDIS_SERVER, RedisServer, free_port
 
 from tgfast.errors import TgfastError
-from tgfast.server.resp import RespClient, RespError, _encode, _ProtocolError, _RespParser
+from tgfast.fsm import StorageError
+from tgfast.redis import RedisUnavailable, RespClient
+from tgfast.redis.resp_client import _encode, _ProtocolError, _RespParser
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +55,8 @@ async def wait_until_blocked(observer: RespClient, command: bytes = b"cmd=blpop"
 
 
 def plain(value: Any) -> Any:
-    """A reply with its RespError instances as comparable tuples."""
-    if isinstance(value, RespError):
+    """A reply with its RedisUnavailable instances as comparable tuples."""
+    if isinstance(value, RedisUnavailable):
         return ("error", str(value))
     if isinstance(value, list):
         return [plain(item) for item in value]
@@ -177,10 +179,10 @@ async def test_scripts_and_error_replies(client: RespClient) -> None:
     sha = await client.execute("SCRIPT", "LOAD", "return {redis.call('GET', KEYS[1]), ARGV[1]}")
     await client.execute("SET", "k", "v")
     assert await client.execute("EVALSHA", sha, 1, "k", 7) == [b"v", b"7"]
-    with pytest.raises(RespError, match="^NOSCRIPT") as caught:
+    with pytest.raises(RedisUnavailable, match="^NOSCRIPT") as caught:
         await client.execute("EVALSHA", "0" * 40, 0)
-    assert isinstance(caught.value, TgfastError)
-    with pytest.raises(RespError, match="^WRONGTYPE"):
+    assert isinstance(caught.value, StorageError) and isinstance(caught.value, TgfastError)
+    with pytest.raises(RedisUnavailable, match="^WRONGTYPE"):
         await client.execute("LPUSH", "k", "x")
     nested = "return {1, 'a', {2, false}, redis.error_reply('MY failure')}"
     reply = await client.execute("EVAL", nested, 0)  # an error inside an array is a value
@@ -193,8 +195,8 @@ async def test_pipeline_error_in_the_middle(client: RespClient) -> None:
         [("SET", "a", 1), ("HGET", "a", "f"), ("NOSUCHCOMMAND",), ("INCR", "a"), ("GET", "a")]
     )
     assert replies[0] == b"OK" and replies[3:] == [2, b"2"]
-    assert isinstance(replies[1], RespError) and str(replies[1]).startswith("WRONGTYPE")
-    assert isinstance(replies[2], RespError) and str(replies[2]).startswith("ERR unknown")
+    assert isinstance(replies[1], RedisUnavailable) and str(replies[1]).startswith("WRONGTYPE")
+    assert isinstance(replies[2], RedisUnavailable) and str(replies[2]).startswith("ERR unknown")
     assert await client.execute("GET", "a") == b"2"
 
 
@@ -300,9 +302,9 @@ async def test_a_slow_reply_times_out_and_the_next_command_reconnects(
         start = loop.time()
         slow = asyncio.ensure_future(client.execute("BLPOP", "nothing", 2))
         behind = asyncio.ensure_future(client.execute("PING"))
-        with pytest.raises(TimeoutError, match="within 0.2 s"):
+        with pytest.raises(RedisUnavailable, match="within 0.2 s"):
             await slow
-        with pytest.raises(TimeoutError):
+        with pytest.raises(RedisUnavailable):
             await behind
         assert 0.15 < loop.time() - start < 1.0
         assert await client.execute("CLIENT", "ID") != connection
@@ -362,10 +364,10 @@ async def test_a_silent_server_times_out_every_pending_command(fake_server: Fake
         calls = [client.execute("GET", f"k{i}") for i in range(3)]
         calls.append(client.pipeline([("PING",), ("PING",)]))
         results = await asyncio.gather(*calls, return_exceptions=True)
-        assert [type(result) for result in results] == [TimeoutError] * 4
+        assert [type(result) for result in results] == [RedisUnavailable] * 4
         assert 0.15 < loop.time() - start < 1.0
         await fake_server.wait_closed(1)  # the client dropped the connection
-        with pytest.raises(TimeoutError):
+        with pytest.raises(RedisUnavailable):
             await client.execute("PING")
         assert fake_server.connections == 2
     finally:
@@ -379,7 +381,7 @@ async def test_connect_with_auth_to_a_silent_server_times_out(fake_server: FakeS
         results = await asyncio.gather(
             *(client.execute("PING") for _ in range(5)), return_exceptions=True
         )
-        assert [type(result) for result in results] == [TimeoutError] * 5
+        assert [type(result) for result in results] == [RedisUnavailable] * 5
         assert asyncio.get_running_loop().time() - start < 1.0
         assert fake_server.connections == 1
         await fake_server.wait_closed(1)
@@ -393,7 +395,7 @@ async def test_close_before_the_connect_starts(server: RedisServer) -> None:
     call = asyncio.ensure_future(client.execute("PING"))
     await asyncio.sleep(0)  # queued; the connect task has not run yet
     await client.close()
-    with pytest.raises(ConnectionError, match="^closed$"):
+    with pytest.raises(RedisUnavailable, match="^closed$"):
         await call
 
 
@@ -403,7 +405,7 @@ async def test_close_while_connecting(fake_server: FakeServer) -> None:
     await asyncio.sleep(0.05)
     await client.close()
     results = await asyncio.gather(*calls, return_exceptions=True)
-    assert [(type(result), str(result)) for result in results] == [(ConnectionError, "closed")] * 3
+    assert [(type(result), str(result)) for result in results] == [(RedisUnavailable, "closed")] * 3
     await fake_server.wait_closed(1)
 
 
@@ -411,7 +413,7 @@ async def test_garbage_drops_the_connection(fake_server: FakeServer) -> None:
     fake_server.answers = [b"!garbage\r\n", b"+OK\r\n", b"+OK\r\n+EXTRA\r\n"]
     client = RespClient(port=fake_server.port)
     try:
-        with pytest.raises(ConnectionError, match="protocol error"):
+        with pytest.raises(RedisUnavailable, match="protocol error"):
             await client.execute("PING")
         assert await client.execute("PING") == b"OK"  # a new connection
         await client.close()
@@ -425,9 +427,10 @@ async def test_garbage_drops_the_connection(fake_server: FakeServer) -> None:
 
 async def test_connection_refused() -> None:
     client = RespClient(port=free_port())
-    with pytest.raises(ConnectionRefusedError):
+    with pytest.raises(RedisUnavailable, match="cannot connect to redis") as refused:
         await client.execute("PING")
-    with pytest.raises(OSError):
+    assert isinstance(refused.value.__cause__, ConnectionRefusedError)
+    with pytest.raises(RedisUnavailable):
         await client.execute("PING")
     assert client._conn is None and client._connecting is None
 
@@ -438,16 +441,16 @@ async def test_close(server: RedisServer) -> None:
     pending = asyncio.ensure_future(client.execute("BLPOP", "queue", 5))
     await asyncio.sleep(0.02)
     await client.close()
-    with pytest.raises(ConnectionError, match="^closed$"):
+    with pytest.raises(RedisUnavailable, match="^closed$"):
         await pending
-    with pytest.raises(ConnectionError, match="^closed$"):
+    with pytest.raises(RedisUnavailable, match="^closed$"):
         await client.execute("PING")
-    with pytest.raises(ConnectionError, match="^closed$"):
+    with pytest.raises(RedisUnavailable, match="^closed$"):
         await client.pipeline([("PING",)])
     await client.close()  # again: nothing happens
     never = RespClient(port=free_port())
     await never.close()
-    with pytest.raises(ConnectionError, match="^closed$"):
+    with pytest.raises(RedisUnavailable, match="^closed$"):
         await never.execute("PING")
 
 
@@ -460,9 +463,9 @@ async def test_reconnects_after_a_restart() -> None:
             pending = asyncio.ensure_future(client.execute("BLPOP", "queue", 5))
             await wait_until_blocked(observer)
             await asyncio.to_thread(own.stop)
-            with pytest.raises(ConnectionError):
+            with pytest.raises(RedisUnavailable):
                 await pending
-            with pytest.raises(OSError):  # down: refused
+            with pytest.raises(RedisUnavailable):  # down: refused
                 await client.execute("PING")
             await asyncio.to_thread(own.start)
             assert await client.execute("PING") == b"PONG"
@@ -555,10 +558,10 @@ async def test_a_failed_auth_leaves_no_connection(secured: SecuredRedis) -> None
     without = RespClient(port=secured.port)
     try:
         for _ in range(2):  # the second attempt authenticates again, then fails again
-            with pytest.raises(RespError, match="^AUTH failed: WRONGPASS"):
+            with pytest.raises(RedisUnavailable, match="^AUTH failed: WRONGPASS"):
                 await wrong.execute("PING")
             assert wrong._conn is None
-        with pytest.raises(RespError, match="^NOAUTH"):
+        with pytest.raises(RedisUnavailable, match="^NOAUTH"):
             await without.execute("PING")
     finally:
         await wrong.close()
@@ -568,7 +571,7 @@ async def test_a_failed_auth_leaves_no_connection(secured: SecuredRedis) -> None
 async def test_a_bad_db_fails_the_connect(secured: SecuredRedis) -> None:
     client = RespClient(port=secured.port, username="alice", password="wonder/land", db=99)
     try:
-        with pytest.raises(RespError, match="^SELECT 99 failed: ERR"):
+        with pytest.raises(RedisUnavailable, match="^SELECT 99 failed: ERR"):
             await client.execute("PING")
         assert client._conn is None
     finally:
@@ -610,6 +613,17 @@ def test_from_url_timeout_and_tls_context() -> None:
     assert client._timeout == 0.5
     assert client._ssl is not None and client._ssl.verify_mode == ssl.CERT_REQUIRED
     assert client._ssl.check_hostname
+
+
+def test_connect_timeout_defaults_to_the_reply_timeout() -> None:
+    assert RespClient.from_url("redis://h", timeout=0.5)._connect_timeout == 0.5
+    client = RespClient.from_url("redis://h", timeout=0.5, connect_timeout=0.1)
+    assert (client._timeout, client._connect_timeout) == (0.5, 0.1)
+    redis_py = Redis.from_url("redis://h", socket_connect_timeout=0.3, socket_timeout=0.7)
+    like = RespClient.like(redis_py)
+    assert (like._timeout, like._connect_timeout) == (0.7, 0.3)
+    with pytest.raises(ValueError, match="connect_timeout must be positive"):
+        RespClient(connect_timeout=0)
 
 
 @pytest.mark.parametrize(
@@ -722,7 +736,7 @@ def test_on_uvloop(server: RedisServer) -> None:
                 b"v",
                 ("error", "WRONGTYPE Operation against a key holding the wrong kind of value"),
             ]
-            with pytest.raises(TimeoutError):
+            with pytest.raises(RedisUnavailable, match="no reply from redis within 0.2 s"):
                 await client.execute("BLPOP", "nothing", 1)
             assert await client.execute("GET", "u") == b"v"
         finally:

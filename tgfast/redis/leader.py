@@ -24,6 +24,8 @@ While Redis is down nobody can acquire or renew: the holder loses the lock at it
 renewal and polling stops everywhere (no worker can prove it is alone), and
 ``acquire()`` retries with a back-off (``ttl / 3`` doubling up to ``ttl``) until Redis
 answers again.
+
+The scripts run through a ``RespClient``, as every tgfast Redis part's commands do.
 """
 
 from __future__ import annotations
@@ -38,13 +40,11 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
 from ..backoff import Backoff
-from ..fsm.storage.base import StorageError
-from ..fsm.storage.redis import connect_redis, ttl_ms
-from .tasks import cancel_and_wait
+from ..server.tasks import cancel_and_wait
+from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
+from .errors import RedisUnavailable
+from .resp_client import RespClient
 
 __all__ = ["DEFAULT_LEADER_TTL", "POLLER_KEY_PREFIX", "RedisLeaderLock", "poller_key"]
 
@@ -76,6 +76,10 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+_ACQUIRE_SCRIPT = Script(_ACQUIRE)
+_RENEW_SCRIPT = Script(_RENEW)
+_RELEASE_SCRIPT = Script(_RELEASE)
+
 _now = time.monotonic
 
 
@@ -90,18 +94,20 @@ class RedisLeaderLock:
     ``await acquire()`` returns once this process holds it; ``lost`` is set whenever it
     does not (before the first ``acquire``, after a loss, after ``release``); ``held``
     says whether it does now. ``async with lock:`` is one term: acquire, then release.
-    ``close()`` releases and closes the client when ``from_url`` made it.
+    ``close()`` releases and closes the clients this object made. ``redis`` is a
+    ``RespClient`` to share or a redis-py client to copy settings from.
     """
 
     def __init__(
         self,
-        redis: Redis,
+        redis: AnyRedis,
         key: str,
         *,
         ttl: float | timedelta = DEFAULT_LEADER_TTL,
         backoff: Backoff | None = None,
     ) -> None:
         self._redis = redis
+        self._wire, self._owns_wire = wire_for(redis)
         self.key = key
         self._ttl_ms = ttl_ms("ttl", ttl)
         self.ttl = self._ttl_ms / 1000
@@ -113,9 +119,6 @@ class RedisLeaderLock:
         """This holder's value in the key: who holds it, for a human running GET."""
         self.lost = asyncio.Event()
         self.lost.set()
-        self._acquire = redis.register_script(_ACQUIRE)
-        self._renew = redis.register_script(_RENEW)
-        self._release = redis.register_script(_RELEASE)
         self._valid_until = 0.0
         self._renewing: asyncio.Task[None] | None = None
         self._unsure = False  # an acquire was cancelled mid-call: the key may be ours
@@ -138,8 +141,8 @@ class RedisLeaderLock:
         return lock
 
     @property
-    def redis(self) -> Redis:
-        """The client, for other users of the same Redis (``RedisSeenUpdates``)."""
+    def redis(self) -> AnyRedis:
+        """The client given, for other users of the same Redis (``RedisSeenUpdates``)."""
         return self._redis
 
     @property
@@ -159,7 +162,7 @@ class RedisLeaderLock:
                     return
                 failures = 0
                 delay = self.interval
-            except StorageError as exc:
+            except RedisUnavailable as exc:
                 delay = self.backoff.delay(failures)
                 failures += 1
                 (log.warning if failures == 1 else log.debug)(
@@ -168,13 +171,13 @@ class RedisLeaderLock:
             await asyncio.sleep(delay)
 
     async def try_acquire(self) -> bool:
-        """One attempt: True when this process holds the lock now. ``StorageError`` when
-        Redis cannot be reached."""
+        """One attempt: True when this process holds the lock now. ``RedisUnavailable``
+        when Redis cannot be reached."""
         started = _now()
         try:
-            ours = await self._acquire(keys=[self.key], args=[self.token, self._ttl_ms])
-        except (RedisError, OSError) as exc:
-            raise StorageError(f"acquire failed: {type(exc).__name__}: {exc}") from exc
+            ours = await _ACQUIRE_SCRIPT(self._wire, (self.key,), (self.token, self._ttl_ms))
+        except RedisUnavailable as exc:
+            raise RedisUnavailable(f"acquire failed: {exc}") from exc
         except BaseException:
             self._unsure = True  # cancelled: the SET may have happened; release() checks
             raise
@@ -195,10 +198,10 @@ class RedisLeaderLock:
             started = _now()
             try:
                 renewed = await asyncio.wait_for(
-                    self._renew(keys=[self.key], args=[self.token, self._ttl_ms]),
+                    _RENEW_SCRIPT(self._wire, (self.key,), (self.token, self._ttl_ms)),
                     max(0.0, self._valid_until - started),
                 )
-            except (RedisError, OSError, asyncio.TimeoutError) as exc:
+            except (RedisUnavailable, asyncio.TimeoutError) as exc:
                 self._lose(f"could not renew it ({type(exc).__name__}: {exc})")
                 return
             if not renewed:
@@ -223,13 +226,18 @@ class RedisLeaderLock:
         mine = not self.lost.is_set() or self._unsure
         self._lose(None)
         self._unsure = False
-        if not mine:
-            return
+        if mine:
+            await self._delete()
+        if self._owns_wire:  # its socket goes; a new acquire connects anew
+            await self._wire.close()
+            self._wire = wire_for(self._redis)[0]
+
+    async def _delete(self) -> None:
         try:
             deleted = await asyncio.wait_for(
-                self._release(keys=[self.key], args=[self.token]), self.ttl
+                _RELEASE_SCRIPT(self._wire, (self.key,), (self.token,)), self.ttl
             )
-        except (RedisError, OSError, asyncio.TimeoutError) as exc:
+        except (RedisUnavailable, asyncio.TimeoutError) as exc:
             log.warning("leader lock %s: could not release it (%s: %s); it expires within "
                         "%ss", self.key, type(exc).__name__, exc, self.ttl)  # fmt: skip
         else:
@@ -237,9 +245,11 @@ class RedisLeaderLock:
                 log.info("leader lock %s: released", self.key)
 
     async def close(self) -> None:
-        """``release``, then close the client when this object made it (``from_url``)."""
+        """``release``, then close the clients this object made."""
         await self.release()
-        if self._owns:
+        if self._owns_wire:
+            await self._wire.close()
+        if self._owns and not isinstance(self._redis, RespClient):
             await self._redis.aclose()
 
     async def __aenter__(self) -> RedisLeaderLock:

@@ -4,7 +4,8 @@ Each worker process keeps three things that are wrong once there are several of 
 the FSM storage (a conversation whose next message reaches another worker would start
 over), the recently seen update ids (a redelivery reaching another worker would be
 handled twice) and the rate limiter's buckets (N workers would send N times Telegram's
-limits). ``RedisShared`` moves all three to one Redis, on one client::
+limits). ``RedisShared`` moves all three to one Redis, on one connection (one
+``RespClient``, ``shared.wire``, that a ``RedisLeaderLock`` may share too)::
 
     shared = RedisShared.from_url("redis://127.0.0.1:6379/0", bot_id=bot.id)
     shared.install(dp, bot)              # the FSM storage and the bot's rate limiter
@@ -20,15 +21,13 @@ from __future__ import annotations
 import logging
 import os
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
-from ..client.ratelimit_redis import RedisRateLimiter
-from ..fsm.storage.base import StorageError
-from ..fsm.storage.redis import RedisStorage, connect_redis
-from .seen_redis import RedisSeenUpdates
+from .connect import AnyRedis, connect_redis, redacted_url, wire_for
+from .errors import RedisUnavailable
+from .ratelimit import RedisRateLimiter
+from .resp_client import RespClient
+from .seen import RedisSeenUpdates
+from .storage import RedisStorage
 
 if TYPE_CHECKING:
     from ..client import Bot
@@ -39,7 +38,6 @@ __all__ = [
     "REDIS_URL_ENV",
     "SEEN_LEASE_ENV",
     "RedisShared",
-    "redacted_url",
 ]
 
 log = logging.getLogger("tgfast.server")
@@ -53,31 +51,20 @@ DEFAULT_SEEN_LEASE = 10.0
 takes them over (``RedisSeenUpdates``' lease)."""
 
 
-def redacted_url(url: str) -> str:
-    """``url`` without its password, for logs and error messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    return urlunsplit(parts._replace(netloc=user + host))
-
-
 class RedisShared:
     """The FSM ``storage``, the ``seen`` update ids and (unless ``rate_limit`` is off)
     the ``rate_limiter`` of bot ``bot_id``, all on ``redis``.
 
     The keys are those of the parts' own defaults (``fsm:...``, ``tgfast:seen:...``,
     ``tgfast:ratelimit:...``) unless ``key_prefix`` is given (``PREFIX:fsm:...``,
-    ``PREFIX:seen:...``, ``PREFIX:ratelimit:...``). ``close()`` closes the client
-    when ``from_url`` made it.
+    ``PREFIX:seen:...``, ``PREFIX:ratelimit:...``). All three send through ``wire``:
+    the ``RespClient`` given, or one made like the redis-py client given. ``close()``
+    closes what this object made.
     """
 
     def __init__(
         self,
-        redis: Redis,
+        redis: AnyRedis,
         *,
         bot_id: int,
         rate_limit: bool = True,
@@ -86,18 +73,19 @@ class RedisShared:
         description: str = "Redis",
     ) -> None:
         self.redis = redis
+        self.wire, self._owns_wire = wire_for(redis)
         self.bot_id = int(bot_id)
         self.description = description
-        self.storage = RedisStorage(redis, key_prefix=_keys(key_prefix, "fsm", "fsm"))
+        self.storage = RedisStorage(self.wire, key_prefix=_keys(key_prefix, "fsm", "fsm"))
         if seen_lease is None:
             seen_lease = float(os.environ.get(SEEN_LEASE_ENV) or DEFAULT_SEEN_LEASE)
         self.seen = RedisSeenUpdates(
-            redis, key_prefix=_keys(key_prefix, "seen", "tgfast:seen"), lease=seen_lease
+            self.wire, key_prefix=_keys(key_prefix, "seen", "tgfast:seen"), lease=seen_lease
         )
         self.rate_limiter: RedisRateLimiter | None = None
         if rate_limit:
             self.rate_limiter = RedisRateLimiter(
-                redis, bot_id=self.bot_id,
+                self.wire, bot_id=self.bot_id,
                 key_prefix=_keys(key_prefix, "ratelimit", "tgfast:ratelimit"),
             )  # fmt: skip
         self._owns = False
@@ -143,19 +131,19 @@ class RedisShared:
         """PING the server: a wrong URL or a Redis that is down fails here, clearly,
         instead of as a 503 on every update."""
         try:
-            await self.redis.ping()
-        except (RedisError, OSError) as exc:
-            raise StorageError(
-                f"cannot reach {self.description}: {type(exc).__name__}: {exc}"
-            ) from exc
+            await self.wire.execute("PING")
+        except RedisUnavailable as exc:
+            raise RedisUnavailable(f"cannot reach {self.description}: {exc}") from exc
 
     async def close(self) -> None:
         """Finish the rate limiter's writes, let go of this worker's seen-updates lease,
-        then close the client if it is ours."""
+        then close the clients that are ours."""
         if self.rate_limiter is not None:
-            await self.rate_limiter.flush()
+            await self.rate_limiter.close()
         await self.seen.close()
-        if self._owns:
+        if self._owns_wire:
+            await self.wire.close()
+        if self._owns and not isinstance(self.redis, RespClient):
             await self.redis.aclose()
 
     def __repr__(self) -> str:

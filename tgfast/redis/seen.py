@@ -15,28 +15,25 @@ that ``adopt``-s a bot looks for listed processes whose lease is gone and takes 
 unfinished updates of that bot over, body and claim, in one script: an update a dead
 worker acknowledged is handled by a live one instead of being lost.
 
-The commands go through ``RespClient`` (about 11 µs of CPU each, where redis-py spends
-40-60), made ``like`` the redis-py client given: same server, db and credentials.
+The commands go through a ``RespClient`` (see ``tgfast.redis.resp_client`` for its
+figures against redis-py): the one given, or one made ``like`` the redis-py client given.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from redis.asyncio import Redis
-
-from ..fsm.storage.base import StorageError
-from ..fsm.storage.redis import connect_redis, ttl_ms
-from .resp import Arg, RespClient, RespError
-from .seen import Claim
-from .tasks import cancel_and_wait
+from ..server.seen import Claim
+from ..server.tasks import cancel_and_wait
+from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
+from .errors import RedisUnavailable
+from .resp_client import Arg, RespClient
 
 __all__ = ["RedisSeenUpdates"]
 
@@ -94,34 +91,13 @@ if #out > 0 then redis.call('PEXPIRE', ours, ttl) end
 return out
 """
 _CLAIMS = (Claim.NEW, Claim.DONE, Claim.BUSY)
-_FAILURES = (RespError, OSError)  # ConnectionError and TimeoutError are OSErrors
-
-
-class _Script:
-    """A Lua script run by its SHA1, sent whole when the server does not have it yet."""
-
-    __slots__ = ("sha", "source")
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.sha = hashlib.sha1(source.encode()).hexdigest()
-
-    async def __call__(self, wire: RespClient, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
-        try:
-            return await wire.execute("EVALSHA", self.sha, len(keys), *keys, *args)
-        except RespError as exc:
-            if not str(exc).startswith("NOSCRIPT"):
-                raise
-        return await wire.execute("EVAL", self.source, len(keys), *keys, *args)
-
-
-_CLAIM_SCRIPT = _Script(_CLAIM)
-_ADOPT_SCRIPT = _Script(_ADOPT)
+_CLAIM_SCRIPT = Script(_CLAIM)
+_ADOPT_SCRIPT = Script(_ADOPT)
 
 
 def _checked(replies: list[Any]) -> None:
     for reply in replies:
-        if isinstance(reply, RespError):
+        if isinstance(reply, RedisUnavailable):
             raise reply
 
 
@@ -130,24 +106,25 @@ class RedisSeenUpdates:
 
     A key lives ``ttl`` (one hour by default). ``lease`` (10 s) bounds how long a dead
     worker's unfinished updates are refused as busy before another worker takes them.
-    While Redis cannot be reached the methods raise ``StorageError``: the caller refuses
-    the update (503) so that Telegram delivers it again later.
+    While Redis cannot be reached the methods raise ``RedisUnavailable``: the caller
+    refuses the update (503) so that Telegram delivers it again later. ``redis`` is a
+    ``RespClient`` to share (not closed here) or a redis-py client to copy settings from.
     """
 
     __slots__ = ("_adopters", "_lease", "_lease_key", "_lease_prefix", "_owned_key", "_owns",
-                 "_prefix", "_redis", "_renewing", "_starting", "_token", "_ttl", "_wire",
-                 "_workers_key")  # fmt: skip
+                 "_owns_wire", "_prefix", "_redis", "_renewing", "_starting", "_token", "_ttl",
+                 "_wire", "_workers_key")  # fmt: skip
 
     def __init__(
         self,
-        redis: Redis,
+        redis: AnyRedis,
         *,
         key_prefix: str = "tgfast:seen",
         ttl: float | timedelta = 3600.0,
         lease: float | timedelta = 10.0,
     ) -> None:
         self._redis = redis
-        self._wire = RespClient.like(redis)
+        self._wire, self._owns_wire = wire_for(redis)
         self._prefix = key_prefix
         self._ttl = ttl_ms("ttl", ttl)
         self._lease = ttl_ms("lease", lease)
@@ -190,8 +167,8 @@ class RedisSeenUpdates:
             if self._renewing is None or self._renewing.done():
                 await self._start_lease()
             found = await _CLAIM_SCRIPT(self._wire, (self._key(bot_id, update_id),), args)
-        except _FAILURES as exc:
-            raise StorageError(f"seen updates: claim failed: {type(exc).__name__}: {exc}") from exc
+        except RedisUnavailable as exc:
+            raise RedisUnavailable(f"seen updates: claim failed: {exc}") from exc
         return _CLAIMS[int(found)]
 
     async def done(self, bot_id: int, update_ids: Sequence[int]) -> None:
@@ -204,8 +181,8 @@ class RedisSeenUpdates:
         commands.append(("HDEL", self._owned_key, *(f"{bot_id}:{u}" for u in update_ids)))
         try:
             _checked(await self._wire.pipeline(commands))
-        except _FAILURES as exc:
-            raise StorageError(f"seen updates: done failed: {type(exc).__name__}: {exc}") from exc
+        except RedisUnavailable as exc:
+            raise RedisUnavailable(f"seen updates: done failed: {exc}") from exc
 
     async def release(self, bot_id: int, update_id: int) -> None:
         try:
@@ -213,10 +190,8 @@ class RedisSeenUpdates:
                 ("DEL", self._key(bot_id, update_id)),
                 ("HDEL", self._owned_key, f"{bot_id}:{update_id}"),
             )))  # fmt: skip
-        except _FAILURES as exc:
-            raise StorageError(
-                f"seen updates: release failed: {type(exc).__name__}: {exc}"
-            ) from exc
+        except RedisUnavailable as exc:
+            raise RedisUnavailable(f"seen updates: release failed: {exc}") from exc
 
     async def adopt(self, bot_id: int, take: Callable[[list[bytes]], None]) -> None:
         """Start taking over ``bot_id``'s unfinished updates from dead workers: now, and
@@ -226,7 +201,7 @@ class RedisSeenUpdates:
             if self._renewing is None or self._renewing.done():
                 await self._start_lease()
             await self._take_over()
-        except _FAILURES as exc:  # the renewals try again
+        except RedisUnavailable as exc:  # the renewals try again
             log.warning("seen updates: could not look for a dead worker's updates: %r", exc)
 
     async def _start_lease(self) -> None:
@@ -250,7 +225,7 @@ class RedisSeenUpdates:
             try:
                 await self._renew()
                 await self._take_over()
-            except _FAILURES as exc:
+            except RedisUnavailable as exc:
                 log.warning("seen updates: could not renew this worker's lease: %r", exc)
 
     async def _take_over(self) -> None:
@@ -269,15 +244,16 @@ class RedisSeenUpdates:
 
     async def close(self) -> None:
         """Stop the lease (its claims are done or released by now, or left for a live
-        worker to take over) and close the connections, the redis-py client too when
-        this object made it (``from_url``)."""
+        worker to take over) and close the connections this object made (a
+        ``RespClient`` given stays open)."""
         renewing, self._renewing = self._renewing, None
         if renewing is not None:
             await cancel_and_wait(renewing)
-            with contextlib.suppress(*_FAILURES):
+            with contextlib.suppress(RedisUnavailable):
                 await self._wire.execute("DEL", self._lease_key)
-        await self._wire.close()
-        if self._owns:
+        if self._owns_wire:
+            await self._wire.close()
+        if self._owns and not isinstance(self._redis, RespClient):
             await self._redis.aclose()
 
     def __repr__(self) -> str:

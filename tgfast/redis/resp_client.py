@@ -1,11 +1,30 @@
-"""``RespClient``: a small pipelining RESP2 client for tgfast's own per-update commands.
+"""``RespClient``: a small pipelining RESP2 client for tgfast's per-update commands.
 
-With several workers sharing Redis, each update costs a claim (``EVALSHA``) and a
-``SET key done PX ttl``. redis-py's asyncio client (without hiredis) spends 35-75 µs
-of CPU on each; an asyncio Protocol that speaks RESP2 itself spends about 11. This is that
-Protocol: one connection, one ``transport.write`` per call, replies matched in order to
-a deque of waiting futures. It is not a general Redis client: FSM storage and everything
-else keep redis-py.
+With several workers sharing Redis, each update costs a claim (``EVALSHA``), a
+``SET key done PX ttl`` and, with a conversation, the FSM state read (``GET``); each send
+through the shared rate limiter an ``EVALSHA``. This is an asyncio Protocol that speaks
+RESP2 itself: one connection, one ``transport.write`` per call, replies matched in order
+to a deque of waiting futures. It is not a general Redis client (no pub/sub, cluster,
+sentinel or RESP3): tgfast's Redis parts send a handful of commands, all through it.
+
+Why not redis-py: ``benchmarks/redis_client.py`` (issue #18's rule: redis-py with
+hiredis within 2x of this client's CPU per command would have replaced it), µs of
+process CPU per command on uvloop, median of 7 rounds of 4000, at commit d7e271c::
+
+    command         RespClient  redis-py  redis-py+hiredis  hiredis / RespClient
+    GET                   15.1      64.5              52.9  3.51x
+    EVALSHA               14.1      62.4              65.8  4.41x
+    pipelined SET          3.4      24.7              23.1  6.75x
+
+    machine: AMD EPYC, 2 cores | CPython 3.11.7 | redis-py 8.1.0 | hiredis 3.5.0 |
+    uvloop 0.23.0 | redis-server 7.0.15 | 2026-11-24 21:13 UTC
+
+hiredis replaces only redis-py's reply parser, and the figures show it saves little:
+most of redis-py's CPU per command is spent elsewhere in its Python.
+
+Every failure is a ``RedisUnavailable``: an error reply (its text is the server's,
+``NOSCRIPT ...``), no reply within ``timeout``, a connection that could not be made or
+was lost, or a closed client.
 """
 
 from __future__ import annotations
@@ -18,18 +37,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from ..errors import TgfastError
+from .errors import RedisUnavailable
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
-__all__ = ["RespClient", "RespError"]
+__all__ = ["Arg", "RespClient"]
 
 Arg: TypeAlias = bytes | str | int | float
-
-
-class RespError(TgfastError):
-    """An error reply from the server (e.g. ``NOSCRIPT ...``, ``WRONGTYPE ...``)."""
 
 
 class _ProtocolError(ValueError):
@@ -101,7 +116,7 @@ def _parse(buf: bytearray, pos: int) -> tuple[Any, int] | None:
     if kind == 58:  # : integer
         return _integer(buf, pos + 1, end), end + 2
     if kind == 45:  # - error
-        return RespError(buf[pos + 1 : end].decode("utf-8", "replace")), end + 2
+        return RedisUnavailable(buf[pos + 1 : end].decode("utf-8", "replace")), end + 2
     if kind == 42:  # * array
         count = _integer(buf, pos + 1, end)
         if count < 0:
@@ -179,7 +194,7 @@ class _Connection(asyncio.Protocol):
         self._waiters: deque[tuple[asyncio.Future[Any], int, float]] = deque()
         self._batch: list[Any] = []
         self._timer: asyncio.TimerHandle | None = None
-        self._closed: tuple[type[Exception], str] | None = None
+        self._closed: str | None = None
         self._lost: asyncio.Future[None] = loop.create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -190,8 +205,7 @@ class _Connection(asyncio.Protocol):
         loop = self._loop
         future = loop.create_future()
         if self._closed is not None or self._transport is None:
-            error, message = self._closed or (ConnectionError, "not connected")
-            future.set_exception(error(message))
+            future.set_exception(RedisUnavailable(self._closed or "not connected"))
             return future
         now = loop.time()
         self._waiters.append((future, count, now))
@@ -220,12 +234,12 @@ class _Connection(asyncio.Protocol):
         try:
             replies = parser.replies()
         except _ProtocolError as exc:
-            self.drop(ConnectionError, f"redis protocol error: {exc}")
+            self.drop(f"redis protocol error: {exc}")
             return
         waiters = self._waiters
         for reply in replies:
             if not waiters:
-                self.drop(ConnectionError, "redis protocol error: a reply nobody asked for")
+                self.drop("redis protocol error: a reply nobody asked for")
                 return
             future, count, _ = waiters[0]
             if count:
@@ -241,13 +255,13 @@ class _Connection(asyncio.Protocol):
                 waiters.popleft()
                 if future.done():
                     pass  # its caller was cancelled: the reply is dropped
-                elif type(reply) is RespError:
+                elif type(reply) is RedisUnavailable:
                     future.set_exception(reply)
                 else:
                     future.set_result(reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.drop(ConnectionError, "connection to redis lost" + (f": {exc}" if exc else ""))
+        self.drop("connection to redis lost" + (f": {exc}" if exc else ""))
         if not self._lost.done():
             self._lost.set_result(None)
 
@@ -258,15 +272,15 @@ class _Connection(asyncio.Protocol):
             return
         sent = self._waiters[0][2]
         if self._loop.time() - sent >= self._timeout:
-            self.drop(TimeoutError, f"no reply from redis within {self._timeout} s")
+            self.drop(f"no reply from redis within {self._timeout} s")
         else:
             self._timer = self._loop.call_at(sent + self._timeout, self._check)
 
-    def drop(self, error: type[Exception], message: str) -> None:
-        """Close the socket and fail every waiter with ``error(message)``."""
+    def drop(self, message: str) -> None:
+        """Close the socket and fail every waiter with ``RedisUnavailable(message)``."""
         if self._closed is not None:
             return
-        self._closed = (error, message)
+        self._closed = message
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -278,7 +292,7 @@ class _Connection(asyncio.Protocol):
         waiters, self._waiters = self._waiters, deque()
         for future, _, _ in waiters:
             if not future.done():
-                future.set_exception(error(message))
+                future.set_exception(RedisUnavailable(message))
 
     async def wait_closed(self) -> None:
         await asyncio.wait((self._lost,))
@@ -291,13 +305,15 @@ class RespClient:
     """A pipelining RESP2 client on one lazily opened connection (see the module doc).
 
     Commands from concurrent callers are written in call order and share the socket.
-    A reply that does not come within ``timeout`` seconds fails every pending command
-    with ``TimeoutError``; a lost connection fails them with ``ConnectionError`` and the
-    next command connects again. ``close()`` is final.
+    A reply that does not come within ``timeout`` seconds (a connect within
+    ``connect_timeout``, by default ``timeout``) fails every pending command, as a lost
+    connection does, with ``RedisUnavailable``; the next command connects again.
+    ``close()`` is final.
     """
 
-    __slots__ = ("_closed", "_conn", "_connecting", "_db", "_host", "_password", "_path",
-                 "_port", "_ssl", "_timeout", "_username", "_waiting")  # fmt: skip
+    __slots__ = ("_closed", "_conn", "_connect_timeout", "_connecting", "_db", "_host",
+                 "_password", "_path", "_port", "_ssl", "_timeout", "_username",
+                 "_waiting")  # fmt: skip
 
     def __init__(
         self,
@@ -310,11 +326,16 @@ class RespClient:
         password: str | None = None,
         ssl: _ssl.SSLContext | None = None,
         timeout: float = 2.0,
+        connect_timeout: float | None = None,
     ) -> None:
         if path is not None and ssl is not None:
             raise ValueError("TLS over a unix socket is not supported")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
+        if connect_timeout is None:
+            connect_timeout = timeout
+        elif connect_timeout <= 0:
+            raise ValueError(f"connect_timeout must be positive, got {connect_timeout!r}")
         self._host = host
         self._port = port
         self._path = path
@@ -323,6 +344,7 @@ class RespClient:
         self._password = password
         self._ssl = ssl
         self._timeout = timeout
+        self._connect_timeout = connect_timeout
         self._conn: _Connection | None = None
         self._connecting: asyncio.Task[None] | None = None
         self._waiting: list[tuple[bytes, int, asyncio.Future[Any]]] = []
@@ -333,7 +355,9 @@ class RespClient:
         return f"<RespClient {where} db={self._db}{' tls' if self._ssl else ''}>"
 
     @classmethod
-    def from_url(cls, url: str, *, timeout: float = 2.0) -> RespClient:
+    def from_url(
+        cls, url: str, *, timeout: float = 2.0, connect_timeout: float | None = None
+    ) -> RespClient:
         """``redis://[user:pass@]host[:port][/db]``, ``rediss://...`` (TLS with the
         default context) or ``unix://[user:pass@]/path[?db=N]``."""
         try:
@@ -365,6 +389,7 @@ class RespClient:
                 username=username,
                 password=password,
                 timeout=timeout,
+                connect_timeout=connect_timeout,
             )
         if not parts.hostname:
             raise ValueError("bad redis URL: no host")
@@ -379,13 +404,15 @@ class RespClient:
             password=password,
             ssl=_ssl.create_default_context() if parts.scheme == "rediss" else None,
             timeout=timeout,
+            connect_timeout=connect_timeout,
         )
 
     @classmethod
     def like(cls, redis: Redis, *, timeout: float | None = None) -> RespClient:
         """The server, db and credentials of a redis-py asyncio client (TCP, TLS or a
         unix socket), so that one setting configures both. ``timeout`` defaults to the
-        client's ``socket_timeout``, else 2 s."""
+        client's ``socket_timeout``, else 2 s; the connect timeout is the client's
+        ``socket_connect_timeout``, else ``timeout``."""
         from redis.asyncio.connection import (
             Connection,
             SSLConnection,
@@ -413,6 +440,7 @@ class RespClient:
             "username": kwargs.get("username"),
             "password": kwargs.get("password"),
             "timeout": float(timeout),
+            "connect_timeout": kwargs.get("socket_connect_timeout") or None,
         }
         if kind is UnixDomainSocketConnection:
             return cls(path=kwargs["path"], **common)
@@ -426,7 +454,7 @@ class RespClient:
     async def execute(self, *args: Arg) -> Any:
         """One command's reply: bytes (bulk and simple strings), int, None or a list.
 
-        An error reply raises ``RespError``.
+        Any failure, an error reply too, raises ``RedisUnavailable``.
         """
         payload = _encode(args)
         conn = self._conn
@@ -436,7 +464,7 @@ class RespClient:
 
     async def pipeline(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
         """The replies of ``commands``, written at once, in order; an error reply is a
-        ``RespError`` in the list, so one bad command hides none of the others."""
+        ``RedisUnavailable`` in the list, so one bad command hides none of the others."""
         if not commands:
             return []
         payload = b"".join([_encode(command) for command in commands])
@@ -451,7 +479,7 @@ class RespClient:
 
     async def close(self) -> None:
         """Close the connection: pending commands and every later one raise
-        ``ConnectionError("closed")``."""
+        ``RedisUnavailable("closed")``."""
         self._closed = True
         task = self._connecting
         if task is not None:
@@ -460,10 +488,10 @@ class RespClient:
         waiting, self._waiting = self._waiting, []  # if the task was cancelled unstarted
         for _, _, future in waiting:
             if not future.done():
-                future.set_exception(ConnectionError("closed"))
+                future.set_exception(RedisUnavailable("closed"))
         conn = self._conn
         if conn is not None:
-            conn.drop(ConnectionError, "closed")
+            conn.drop("closed")
             await conn.wait_closed()
 
     def _queue(self, payload: bytes, count: int) -> asyncio.Future[Any]:
@@ -474,7 +502,7 @@ class RespClient:
         would run in db 0).
         """
         if self._closed:
-            raise ConnectionError("closed")
+            raise RedisUnavailable("closed")
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiting.append((payload, count, future))
@@ -491,12 +519,19 @@ class RespClient:
         conn = _Connection(asyncio.get_running_loop(), self._timeout, self._forget)
         error: BaseException | None = None
         try:
-            await asyncio.wait_for(self._handshake(conn), self._timeout)
+            await asyncio.wait_for(self._handshake(conn), self._connect_timeout)
         except asyncio.TimeoutError:  # not the builtin one on Python 3.10
-            error = TimeoutError(f"connecting to redis at {self!r} took over {self._timeout} s")
+            error = RedisUnavailable(
+                f"connecting to redis at {self!r} took over {self._connect_timeout} s"
+            )
         except asyncio.CancelledError:
-            error = ConnectionError("closed" if self._closed else "connect cancelled")
+            error = RedisUnavailable("closed" if self._closed else "connect cancelled")
             raise
+        except RedisUnavailable as exc:  # AUTH or SELECT refused
+            error = exc
+        except OSError as exc:  # refused, no such host, TLS handshake failed
+            error = RedisUnavailable(f"cannot connect to redis at {self!r}: {exc}")
+            error.__cause__ = exc
         except BaseException as exc:  # each waiting caller gets it
             error = exc
             if not isinstance(exc, Exception):
@@ -507,10 +542,10 @@ class RespClient:
             if error is None and conn.adopt(waiting):
                 self._conn = conn
             else:
-                conn.drop(ConnectionError, "connect failed")
+                conn.drop("connect failed")
                 for _, _, future in waiting:
                     if not future.done():
-                        future.set_exception(error or ConnectionError("connection to redis lost"))
+                        future.set_exception(error or RedisUnavailable("connection to redis lost"))
 
     async def _handshake(self, conn: _Connection) -> None:
         loop = asyncio.get_running_loop()
@@ -529,9 +564,9 @@ class RespClient:
             return
         replies = await conn.send(b"".join([_encode(command) for command in hello]), len(hello))
         for command, reply in zip(hello, replies, strict=True):
-            if isinstance(reply, RespError):
+            if isinstance(reply, RedisUnavailable):
                 what = "AUTH" if command[0] == "AUTH" else f"SELECT {self._db}"
-                raise RespError(f"{what} failed: {reply}")
+                raise RedisUnavailable(f"{what} failed: {reply}")
 
 
 def _db_number(text: str) -> int:

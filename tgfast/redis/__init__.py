@@ -1,0 +1,56 @@
+"""Every part of tgfast that talks to Redis, and the one error they raise.
+
+```py
+from tgfast.redis import RedisShared, RedisUnavailable
+```
+
+- ``RespClient``: the pipelining RESP2 client all of them send through (redis-py is
+  only read for settings: ``RespClient.like(redis)``, ``connect_redis(url)``);
+- ``RedisStorage``: FSM records (also at aiogram's ``tgfast.fsm.storage.redis``);
+- ``RedisSeenUpdates``: the update ids recently taken, shared by the workers;
+- ``RedisRateLimiter``: the client's flood control with one budget for all workers;
+- ``RedisLeaderLock``: one long-poller among the workers;
+- ``RedisShared``: storage, seen ids and rate limiter of one bot on one connection
+  (``tgfast run --redis URL``);
+- ``RedisUnavailable``: every failure of any of them (a ``StorageError``).
+
+No module outside this package talks to Redis (``tests/test_redis_boundary.py``).
+"""
+
+from __future__ import annotations
+
+from .connect import AnyRedis, Script, connect_redis, redacted_url, ttl_ms, wire_for
+from .errors import RedisUnavailable
+from .leader import DEFAULT_LEADER_TTL, POLLER_KEY_PREFIX, RedisLeaderLock, poller_key
+from .ratelimit import RedisRateLimiter
+from .resp_client import RespClient
+from .seen import RedisSeenUpdates
+from .shared import (
+    DEFAULT_SEEN_LEASE,
+    REDIS_URL_ENV,
+    SEEN_LEASE_ENV,
+    RedisShared,
+)
+from .storage import RedisStorage
+
+__all__ = [
+    "DEFAULT_LEADER_TTL",
+    "DEFAULT_SEEN_LEASE",
+    "POLLER_KEY_PREFIX",
+    "REDIS_URL_ENV",
+    "SEEN_LEASE_ENV",
+    "AnyRedis",
+    "RedisLeaderLock",
+    "RedisRateLimiter",
+    "RedisSeenUpdates",
+    "RedisShared",
+    "RedisStorage",
+    "RedisUnavailable",
+    "RespClient",
+    "Script",
+    "connect_redis",
+    "poller_key",
+    "redacted_url",
+    "ttl_ms",
+    "wire_for",
+]
