@@ -14,6 +14,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 echo "== installing tgfast (accelerated build) =="
+rm -rf build  # setuptools reuses build/lib: a module deleted since would come back
 .venv/bin/python -m pip install -q --force-reinstall --no-deps .
 .venv/bin/python -m pip install -q .
 .venv/bin/tgfast --version

@@ -54,6 +54,7 @@ find_python() {
 install() {
   local venv=$1 python=$2 extras=$3
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
+  rm -rf build  # setuptools reuses build/lib: a module deleted since would come back
   "$venv/bin/python" -m pip install -q --upgrade pip
   "$venv/bin/python" -m pip install -q --force-reinstall --no-deps .
   "$venv/bin/python" -m pip install -q ".[$extras]"
