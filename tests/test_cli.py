@@ -278,8 +278,12 @@ async def test_polling_end_to_end_confirms_the_offset_on_sigterm(
         code = await served.stop()
     assert code == 0, "".join(served.log)
     assert [m["text"] for m in fake.sent_messages(7)] == ["one", "two"]
-    final = fake.calls_to("getUpdates")[-1].params
-    assert final == {"offset": second["update_id"] + 1, "limit": 1, "timeout": 0}
+    calls = [call.params for call in fake.calls_to("getUpdates")]
+    confirm = {"offset": second["update_id"] + 1, "limit": 1, "timeout": 0}
+    assert confirm in calls
+    # the long poll it cancelled may reach the server after it (seen on Python 3.13): it
+    # asks from the same offset, so nothing is fetched twice
+    assert all(params.get("offset", 0) <= confirm["offset"] for params in calls)
     assert first["update_id"] < second["update_id"]
 
 
