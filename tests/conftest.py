@@ -1,10 +1,12 @@
 """Shared fixtures: the ``decoder`` fixture runs a test once per implementation; ``fake``,
-``bot`` (on the fake) and ``http`` (a client session) for the serving tests."""
+``bot`` (on the fake) and ``http`` (a client session) for the serving tests;
+``redis_server`` (a real redis-server per test module) and ``redis_url`` (that server,
+running and empty) for the Redis tests."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -20,6 +22,7 @@ from implementations import (
     IMPLEMENTATIONS,
     NO_EXTENSIONS,
 )
+from redis_server import RedisServer
 from server_support import make_bot
 
 import tgfast
@@ -113,3 +116,19 @@ async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
 async def http() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession() as http:
         yield http
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server for the module's tests (some stop and restart it)."""
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The module's redis-server, running and empty: each test starts from nothing."""
+    if redis_server.process is None:  # a test that stopped it failed before restarting it
+        redis_server.start()
+    redis_server.flushall()
+    return redis_server.url

@@ -26,6 +26,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from redis_server import free_port
+
 __all__ = ["NGINX", "Nginx", "nginx_config"]
 
 NGINX = shutil.which("nginx") or next(
@@ -90,12 +92,6 @@ http {{
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Nginx:
     """One nginx process in front of ``upstreams`` (ports on 127.0.0.1)."""
 
@@ -106,7 +102,7 @@ class Nginx:
             raise RuntimeError(
                 "nginx is not installed (scripts/test.sh installs it: apt-get install nginx)"
             )
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.upstreams = list(upstreams)
         self.directory = Path(tempfile.mkdtemp(prefix="tgfast-nginx-"))
         self.config = self.directory / "nginx.conf"

@@ -7,13 +7,13 @@ import inspect
 import io
 import logging
 import pickle
-import socket
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from redis_server import free_port
 
 import tgfast
 from tgfast import (
@@ -287,7 +287,7 @@ async def test_the_token_appears_in_no_error_repr_or_log(
             assert info.value.__cause__ is None
             assert info.value.__context__ is None or info.value.__suppress_context__
     # a closed port: the connection error names host and port, not the path
-    async with Bot(fake.token, server=f"http://127.0.0.1:{_free_port()}", retry=NO_RETRY) as bot:
+    async with Bot(fake.token, server=f"http://127.0.0.1:{free_port()}", retry=NO_RETRY) as bot:
         with pytest.raises(TelegramNetworkError) as info:
             await bot.get_me()
         texts.append(str(info.value))
@@ -371,7 +371,7 @@ async def test_a_refused_connection_is_retried_even_for_sends(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.WARNING, logger="tgfast.client")
-    async with Bot("1:abc", server=f"http://127.0.0.1:{_free_port()}", retry=FAST_RETRY) as bot:
+    async with Bot("1:abc", server=f"http://127.0.0.1:{free_port()}", retry=FAST_RETRY) as bot:
         with pytest.raises(TelegramNetworkError, match="ClientConnectorError"):
             await bot.send_message(1, "x")
     retries = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
@@ -576,9 +576,3 @@ async def test_the_rate_limiter_spaces_sends_to_one_chat(fake: FakeTelegram) -> 
     assert one_chat >= 0.28  # three gaps of 0.1 s
     assert many_chats < 0.25 and not_limited < 0.25
     assert [c.params["text"] for c in fake.calls_to("sendMessage")[:4]] == ["0", "1", "2", "3"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

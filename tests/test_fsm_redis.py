@@ -9,7 +9,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -37,16 +37,10 @@ TGFAST_HOME = Path(tgfast.__file__).resolve().parents[1]  # the tgfast under tes
 KEY = StorageKey(1, 2, 3)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RedisServer]:
-    with RedisServer() as redis_server:
-        yield redis_server
-
-
 @pytest.fixture
-async def storage(server: RedisServer) -> AsyncIterator[RedisStorage]:
-    server.flushall()
-    store = RedisStorage.from_url(server.url)
+async def storage(redis_server: RedisServer) -> AsyncIterator[RedisStorage]:
+    redis_server.flushall()
+    store = RedisStorage.from_url(redis_server.url)
     yield store
     await store.close()
 
@@ -119,7 +113,7 @@ async def test_key_layout_keeps_every_part_apart(storage: RedisStorage) -> None:
     assert sorted(await storage.redis.keys("bot42:*")) == [b"bot42:1:2:3:::default:state"]
 
 
-async def test_ttl_expiry(server: RedisServer, storage: RedisStorage) -> None:
+async def test_ttl_expiry(redis_server: RedisServer, storage: RedisStorage) -> None:
     timed = RedisStorage(storage.wire, state_ttl=0.3, data_ttl=0.6)
     await timed.set_state(KEY, "Form:name")
     await timed.update_data(KEY, {"a": 1})
@@ -138,10 +132,10 @@ async def test_ttl_expiry(server: RedisServer, storage: RedisStorage) -> None:
     assert await storage.redis.pttl(forever.key_name(KEY, "data")) == -1
 
 
-def test_bad_ttl_and_prefix_are_refused(server: RedisServer) -> None:
+def test_bad_ttl_and_prefix_are_refused(redis_server: RedisServer) -> None:
     from redis.asyncio import Redis
 
-    client = Redis.from_url(server.url)
+    client = Redis.from_url(redis_server.url)
     with pytest.raises(ValueError, match="state_ttl must be a positive"):
         RedisStorage(client, state_ttl=0)
     with pytest.raises(ValueError, match="data_ttl must be a positive"):
@@ -164,9 +158,9 @@ async def test_data_that_does_not_serialize(storage: RedisStorage) -> None:
     assert await storage.get_data(KEY) == {"kept": 1}  # nothing of a refused write landed
 
 
-async def test_update_data_is_atomic_between_clients(server: RedisServer) -> None:
-    one = RedisStorage.from_url(server.url, key_prefix="atomic")
-    two = RedisStorage.from_url(server.url, key_prefix="atomic")
+async def test_update_data_is_atomic_between_clients(redis_server: RedisServer) -> None:
+    one = RedisStorage.from_url(redis_server.url, key_prefix="atomic")
+    two = RedisStorage.from_url(redis_server.url, key_prefix="atomic")
     try:
         await asyncio.gather(
             *(
@@ -182,15 +176,15 @@ async def test_update_data_is_atomic_between_clients(server: RedisServer) -> Non
         await two.close()
 
 
-async def test_a_client_you_pass_stays_open(server: RedisServer) -> None:
+async def test_a_client_you_pass_stays_open(redis_server: RedisServer) -> None:
     from redis.asyncio import Redis
 
-    client = Redis.from_url(server.url)
+    client = Redis.from_url(redis_server.url)
     store = RedisStorage(client)
     await store.close()
     assert await client.ping() is True  # not ours to close
     await client.aclose()
-    wire = RespClient.from_url(server.url)
+    wire = RespClient.from_url(redis_server.url)
     shared = RedisStorage(wire)
     assert shared.wire is wire and shared.redis is wire
     await shared.set_state(KEY, "Form:name")
@@ -262,15 +256,17 @@ asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
 """
 
 
-async def test_conversation_across_worker_processes(server: RedisServer) -> None:
-    server.flushall()
-    observer = RedisStorage.from_url(server.url, key_prefix="conv")
+async def test_conversation_across_worker_processes(redis_server: RedisServer) -> None:
+    redis_server.flushall()
+    observer = RedisStorage.from_url(redis_server.url, key_prefix="conv")
     key = StorageKey(123456, -100, 7)
     states = []
     replies = []
     try:
         for update_id, text in enumerate(["/order", "pizza", "large", "thanks"], 1):
-            replies.append(await run_worker(CONVERSATION_WORKER, server.url, text, str(update_id)))
+            replies.append(
+                await run_worker(CONVERSATION_WORKER, redis_server.url, text, str(update_id))
+            )
             states.append(await observer.get_state(key))
     finally:
         await observer.close()
@@ -313,13 +309,13 @@ asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
 """
 
 
-async def test_concurrent_update_data_from_two_processes(server: RedisServer) -> None:
-    server.flushall()
+async def test_concurrent_update_data_from_two_processes(redis_server: RedisServer) -> None:
+    redis_server.flushall()
     rounds = 400
-    storage = RedisStorage.from_url(server.url, key_prefix="race")
+    storage = RedisStorage.from_url(redis_server.url, key_prefix="race")
     try:
         workers = [
-            asyncio.ensure_future(run_worker(RACE_WORKER, server.url, name, str(rounds)))
+            asyncio.ensure_future(run_worker(RACE_WORKER, redis_server.url, name, str(rounds)))
             for name in "ab"
         ]
         deadline = time.monotonic() + 30
@@ -377,15 +373,15 @@ def body(update_id: int, text: str) -> bytes:
 
 
 async def test_redis_restarted_mid_conversation() -> None:
-    with RedisServer() as server:
-        storage = RedisStorage.from_url(server.url, connect_timeout=0.5, timeout=1.0)
+    with RedisServer() as redis_server:
+        storage = RedisStorage.from_url(redis_server.url, connect_timeout=0.5, timeout=1.0)
         dp = form_dispatcher(storage)
         key = StorageKey(42, 5, 5)
         async with Bot("42:test-token", rate_limiter=None) as bot:
             assert await dp.feed_raw_update(bot, body(1, "hi")) == "asked name"
             assert await dp.feed_raw_update(bot, body(2, "Ann")) == "asked age"
 
-            server.stop(save=True)
+            redis_server.stop(save=True)
             for call in (storage.get_state(key), storage.update_data(key, {"x": 1})):
                 started = time.monotonic()
                 with pytest.raises(
@@ -398,7 +394,7 @@ async def test_redis_restarted_mid_conversation() -> None:
             assert await dp.feed_raw_update(bot, body(3, "33")) is FAILED  # logged, not hung
             assert time.monotonic() - started < 3.0
 
-            server.start()  # the same storage and client, no rebuild
+            redis_server.start()  # the same storage and client, no rebuild
             assert await storage.get_state(key) == "Form:age"
             assert await dp.feed_raw_update(bot, body(4, "33")) == {"name": "Ann", "age": "33"}
             assert await storage.get_state(key) is None

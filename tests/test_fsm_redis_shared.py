@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -24,17 +24,11 @@ STEP = 0.05  # 20 per second
 SLACK = 0.005  # timer granularity
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RedisServer]:
-    with RedisServer() as redis_server:
-        yield redis_server
-
-
 @pytest.fixture
-async def clients(server: RedisServer) -> AsyncIterator[list[Redis]]:
+async def clients(redis_server: RedisServer) -> AsyncIterator[list[Redis]]:
     """Three clients with their own connections, standing for three processes."""
-    server.flushall()
-    made = [connect_redis(server.url) for _ in range(3)]
+    redis_server.flushall()
+    made = [connect_redis(redis_server.url) for _ in range(3)]
     yield made
     while LIMITERS:
         await LIMITERS.pop().close()  # the RespClient each made like its redis-py client
@@ -173,9 +167,9 @@ async def test_redis_down_falls_back_to_local_limits(caplog: pytest.LogCaptureFi
 
 
 async def test_penalize_without_a_loop_does_not_raise(
-    server: RedisServer, caplog: pytest.LogCaptureFixture
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    rl = limiter(connect_redis(server.url))
+    rl = limiter(connect_redis(redis_server.url))
 
     def outside_the_loop() -> None:
         rl.penalize(7, 1.0)
@@ -347,16 +341,16 @@ async def test_seen_while_redis_is_down() -> None:
 # -- RedisShared ------------------------------------------------------------------------
 
 
-async def test_shared_parts_use_one_connection(server: RedisServer) -> None:
+async def test_shared_parts_use_one_connection(redis_server: RedisServer) -> None:
     from tgfast import Bot
     from tgfast.dispatcher import Dispatcher
     from tgfast.fsm import StorageKey
     from tgfast.redis import RedisShared
 
-    server.flushall()
-    observer = connect_redis(server.url)
+    redis_server.flushall()
+    observer = connect_redis(redis_server.url)
     before = len(await observer.client_list())
-    shared = RedisShared.from_url(server.url, bot_id=42, key_prefix="one")
+    shared = RedisShared.from_url(redis_server.url, bot_id=42, key_prefix="one")
     try:
         assert shared.storage.wire is shared.wire and shared.seen._wire is shared.wire
         assert shared.rate_limiter is not None and shared.rate_limiter._wire is shared.wire

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-import tgfast
-
-TGFAST = Path(tgfast.__file__).resolve().parent
+# the source tree (the .pyx sources are not installed), whichever build is under test
+TGFAST = Path(__file__).resolve().parents[1] / "tgfast"
+# a property of the sources, not of the build: once
+pytestmark = pytest.mark.once
 SHIMS = {
     "fsm/storage/redis.py": "aiogram's path to RedisStorage (tgfast.fsm.storage.redis)",
 }

@@ -31,16 +31,10 @@ from tgfast.redis import RedisUnavailable, RespClient
 from tgfast.redis.resp_client import _encode, _ProtocolError, _RespParser
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[RedisServer]:
-    with RedisServer() as redis_server:
-        yield redis_server
-
-
 @pytest.fixture
-async def client(server: RedisServer) -> AsyncIterator[RespClient]:
-    server.flushall()
-    resp = RespClient.from_url(server.url)
+async def client(redis_server: RedisServer) -> AsyncIterator[RespClient]:
+    redis_server.flushall()
+    resp = RespClient.from_url(redis_server.url)
     yield resp
     await resp.close()
 
@@ -219,8 +213,8 @@ async def test_one_write_per_call(client: RespClient, monkeypatch: pytest.Monkey
     assert len(writes) == 2 and writes[1].count(b"INCR") == 50
 
 
-async def test_concurrent_first_commands_share_one_connection(server: RedisServer) -> None:
-    client = RespClient.from_url(server.url)
+async def test_concurrent_first_commands_share_one_connection(redis_server: RedisServer) -> None:
+    client = RespClient.from_url(redis_server.url)
     try:
         ids = await asyncio.gather(*(client.execute("CLIENT", "ID") for _ in range(50)))
         assert len(set(ids)) == 1
@@ -242,9 +236,9 @@ async def test_concurrent_commands_get_their_own_replies(client: RespClient) -> 
 
 @pytest.mark.parametrize("kind", ["execute", "pipeline"])
 async def test_a_cancelled_caller_keeps_the_replies_aligned(
-    client: RespClient, server: RedisServer, kind: str
+    client: RespClient, redis_server: RedisServer, kind: str
 ) -> None:
-    other = RespClient.from_url(server.url)
+    other = RespClient.from_url(redis_server.url)
     try:
         await client.execute("SET", "k", "mine")
         blocked: asyncio.Future[Any] = asyncio.ensure_future(
@@ -264,8 +258,10 @@ async def test_a_cancelled_caller_keeps_the_replies_aligned(
         await other.close()
 
 
-async def test_a_cancelled_first_caller_does_not_cancel_the_connect(server: RedisServer) -> None:
-    client = RespClient.from_url(server.url)
+async def test_a_cancelled_first_caller_does_not_cancel_the_connect(
+    redis_server: RedisServer,
+) -> None:
+    client = RespClient.from_url(redis_server.url)
     try:
         first = asyncio.ensure_future(client.execute("INCR", "cancelled-first"))
         second = asyncio.ensure_future(client.execute("INCR", "cancelled-first"))
@@ -278,8 +274,8 @@ async def test_a_cancelled_first_caller_does_not_cancel_the_connect(server: Redi
         await client.close()
 
 
-async def test_idle_longer_than_timeout_is_fine(server: RedisServer) -> None:
-    client = RespClient.from_url(server.url, timeout=0.1)
+async def test_idle_longer_than_timeout_is_fine(redis_server: RedisServer) -> None:
+    client = RespClient.from_url(redis_server.url, timeout=0.1)
     try:
         connection = await client.execute("CLIENT", "ID")
         await asyncio.sleep(0.25)
@@ -293,9 +289,9 @@ async def test_idle_longer_than_timeout_is_fine(server: RedisServer) -> None:
 
 
 async def test_a_slow_reply_times_out_and_the_next_command_reconnects(
-    server: RedisServer,
+    redis_server: RedisServer,
 ) -> None:
-    client = RespClient.from_url(server.url, timeout=0.2)
+    client = RespClient.from_url(redis_server.url, timeout=0.2)
     try:
         connection = await client.execute("CLIENT", "ID")
         loop = asyncio.get_running_loop()
@@ -390,8 +386,8 @@ async def test_connect_with_auth_to_a_silent_server_times_out(fake_server: FakeS
         await client.close()
 
 
-async def test_close_before_the_connect_starts(server: RedisServer) -> None:
-    client = RespClient.from_url(server.url)
+async def test_close_before_the_connect_starts(redis_server: RedisServer) -> None:
+    client = RespClient.from_url(redis_server.url)
     call = asyncio.ensure_future(client.execute("PING"))
     await asyncio.sleep(0)  # queued; the connect task has not run yet
     await client.close()
@@ -435,8 +431,8 @@ async def test_connection_refused() -> None:
     assert client._conn is None and client._connecting is None
 
 
-async def test_close(server: RedisServer) -> None:
-    client = RespClient.from_url(server.url)
+async def test_close(redis_server: RedisServer) -> None:
+    client = RespClient.from_url(redis_server.url)
     assert await client.execute("PING") == b"PONG"
     pending = asyncio.ensure_future(client.execute("BLPOP", "queue", 5))
     await asyncio.sleep(0.02)
@@ -702,9 +698,9 @@ async def test_like_refuses_what_it_cannot_copy() -> None:
         sync.close()
 
 
-async def test_like_talks_to_the_same_server_and_db(server: RedisServer) -> None:
-    server.flushall()
-    redis_py = Redis.from_url(server.url.replace("/0", "/7"))
+async def test_like_talks_to_the_same_server_and_db(redis_server: RedisServer) -> None:
+    redis_server.flushall()
+    redis_py = Redis.from_url(redis_server.url.replace("/0", "/7"))
     client = RespClient.like(redis_py)
     try:
         await redis_py.set("shared", "from redis-py")
@@ -725,9 +721,9 @@ def run_on_uvloop(main: Callable[[], Awaitable[None]]) -> None:
     uvloop.run(wrapped())
 
 
-def test_on_uvloop(server: RedisServer) -> None:
+def test_on_uvloop(redis_server: RedisServer) -> None:
     async def main() -> None:
-        client = RespClient.from_url(server.url, timeout=0.2)
+        client = RespClient.from_url(redis_server.url, timeout=0.2)
         try:
             assert await client.execute("SET", "u", "v") == b"OK"
             gets = await asyncio.gather(*(client.execute("ECHO", i) for i in range(50)))

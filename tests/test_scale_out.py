@@ -12,7 +12,7 @@ import asyncio
 import functools
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,6 @@ import aiohttp
 import pytest
 from nginx_server import Nginx
 from redis.asyncio import Redis
-from redis_server import RedisServer
 from server_support import deliver_like_telegram, message, post
 from supervised import BOT, Supervised, alive, answers, eventually
 from test_supervisor import consecutive_free_ports
@@ -32,18 +31,6 @@ pytestmark = pytest.mark.slow
 
 SECRET = "scale-out-secret"
 deliver = functools.partial(deliver_like_telegram, secret=SECRET)  # post until a 200
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    with RedisServer() as server:
-        yield server
-
-
-@pytest.fixture
-def redis_url(redis_server: RedisServer) -> str:
-    redis_server.flushall()
-    return redis_server.url
 
 
 class Fleet:

@@ -8,7 +8,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -26,20 +26,6 @@ from tgfast.types import Message
 
 TTL = 1.0  # renewals every 1/3 s: a loaded machine stalls far less than 2/3 s
 FAST = Backoff(min_delay=0.01, max_delay=0.05)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RedisServer]:
-    with RedisServer() as redis_server:
-        yield redis_server
-
-
-@pytest.fixture
-def redis_url(server: RedisServer) -> str:
-    if server.process is None:  # a test that stopped it failed before starting it again
-        server.start()
-    server.flushall()
-    return server.url
 
 
 @pytest.fixture
@@ -164,18 +150,18 @@ async def test_a_lock_still_holding_our_token_is_taken_back_at_once(
 
 
 async def test_redis_down_fails_fast_and_acquire_retries_until_it_is_back(
-    server: RedisServer, locks: Callable[..., RedisLeaderLock]
+    redis_server: RedisServer, locks: Callable[..., RedisLeaderLock]
 ) -> None:
     a = locks()
     await a.acquire()
-    server.stop()
+    redis_server.stop()
     try:
         await asyncio.wait_for(a.lost.wait(), 2 * TTL)  # the renewal fails: lost
         waiting = asyncio.ensure_future(a.acquire())
         await asyncio.sleep(TTL)
         assert not waiting.done() and not a.held
     finally:
-        server.start()
+        redis_server.start()
     await asyncio.wait_for(waiting, 5)
     assert a.held
 
@@ -374,7 +360,7 @@ async def test_a_stop_while_waiting_for_the_lock_exits_at_once(
 
 
 async def test_redis_down_stops_polling_and_it_resumes_when_redis_returns(
-    fake: FakeTelegram, workers: Callable[..., Worker], server: RedisServer
+    fake: FakeTelegram, workers: Callable[..., Worker], redis_server: RedisServer
 ) -> None:
     handled: list[tuple[str, str]] = []
     worker = workers("one", handled)
@@ -382,7 +368,7 @@ async def test_redis_down_stops_polling_and_it_resumes_when_redis_returns(
     await until(lambda: worker.lock.held)
     add(fake, ["before"])
     await until(lambda: len(handled) == 1)
-    server.stop()
+    redis_server.stop()
     try:
         await asyncio.wait_for(worker.lock.lost.wait(), 2 * TTL)
         await until(lambda: worker.poller is not None and worker.poller._request is None)
@@ -392,7 +378,7 @@ async def test_redis_down_stops_polling_and_it_resumes_when_redis_returns(
         assert handled == [("one", "before")]  # not fetched: it cannot prove it is alone
         assert len(fake.calls_to("getUpdates")) == polls
     finally:
-        server.start()
+        redis_server.start()
     await until(lambda: len(handled) == 2)
     assert handled[-1] == ("one", "during") and worker.lock.held
     assert await worker.stop() == 0

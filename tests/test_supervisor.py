@@ -9,7 +9,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -273,12 +273,6 @@ async def test_workers_drain_when_the_supervisor_is_killed(
 
 
 # -- polling --------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def redis_server() -> Iterator[RedisServer]:
-    with RedisServer() as server:
-        yield server
 
 
 async def test_polling_workers_take_turns_with_one_poller(
