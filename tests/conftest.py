@@ -1,7 +1,7 @@
-"""Shared fixtures: the ``decoder`` fixture runs a test once per implementation; ``fake``,
-``bot`` (on the fake) and ``http`` (a client session) for the serving tests;
-``redis_server`` (a real redis-server per test module) and ``redis_url`` (that server,
-running and empty) for the Redis tests."""
+"""Shared fixtures: the ``decoder`` and ``routing`` fixtures run a test once per
+implementation; ``fake``, ``bot`` (on the fake) and ``http`` (a client session) for the
+serving tests; ``redis_server`` (a real redis-server per test module) and ``redis_url``
+(that server, running and empty) for the Redis tests."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from implementations import (
-    COMPILED,
-    COMPILED_IMPORT_ERROR,
+    COMPILED_IMPORT_ERRORS,
     EXPECT_COMPILED,
     EXPECT_PURE,
     IMPLEMENTATIONS,
+    LOADED,
     NO_EXTENSIONS,
+    ROUTING_IMPLEMENTATIONS,
 )
 from redis_server import RedisServer
 from server_support import make_bot
@@ -49,10 +50,11 @@ def pytest_configure(config: pytest.Config) -> None:
             "TGFAST_EXPECT_COMPILED=1 and TGFAST_EXPECT_PURE=1 contradict each other",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
-    if EXPECT_PURE and COMPILED is not None:
+    if EXPECT_PURE and LOADED:
         pytest.exit(
-            "TGFAST_EXPECT_PURE=1 but a compiled decoder is importable from "
-            f"{COMPILED.__file__}: this is not the pure-Python build",
+            "TGFAST_EXPECT_PURE=1 but compiled modules are importable: "
+            + ", ".join(f"tgfast._speedups.{name} from {m.__file__}" for name, m in LOADED.items())
+            + ": this is not the pure-Python build",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
     if not EXPECT_COMPILED:
@@ -63,24 +65,26 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{os.environ.get('TGFAST_NO_EXTENSIONS')!r}: refusing a pure-only run",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
-    if COMPILED is None:
+    if COMPILED_IMPORT_ERRORS or not tgfast.__speedups__:
+        missing = "; ".join(
+            f"tgfast._speedups.{name}: {exc!r}" for name, exc in COMPILED_IMPORT_ERRORS.items()
+        )
         pytest.exit(
-            "TGFAST_EXPECT_COMPILED=1 but the compiled decoder "
-            f"tgfast._speedups._decode cannot be imported: {COMPILED_IMPORT_ERROR!r}",
+            "TGFAST_EXPECT_COMPILED=1 but the compiled modules are not all loaded "
+            f"(tgfast.__speedups__={tgfast.__speedups__}): {missing}",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    compiled = (
-        f"compiled from {COMPILED.__file__}"
-        if COMPILED is not None
-        else f"compiled module unavailable ({COMPILED_IMPORT_ERROR})"
+    compiled = "; ".join(
+        [f"compiled {name} from {module.__file__}" for name, module in LOADED.items()]
+        + [f"compiled {name} unavailable ({exc})" for name, exc in COMPILED_IMPORT_ERRORS.items()]
     )
     return [
         f"tgfast {tgfast.__version__} imported from {os.path.dirname(tgfast.__file__)}",
         (
-            f"tgfast decoders under test: {', '.join(IMPLEMENTATIONS)} "
+            f"tgfast implementations under test: {', '.join(IMPLEMENTATIONS)} "
             f"(tgfast.__speedups__={tgfast.__speedups__}, "
             f"TGFAST_NO_EXTENSIONS={os.environ.get('TGFAST_NO_EXTENSIONS', '')!r}; {compiled})"
         ),
@@ -93,6 +97,17 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 )
 def decoder(request: pytest.FixtureRequest) -> ModuleType:
     """A decoder module: ``tgfast._speedups._decode`` (``c``) or ``_decode_py`` (``py``)."""
+    module: ModuleType = request.param
+    return module
+
+
+@pytest.fixture(
+    scope="session",
+    params=[pytest.param(module, id=name) for name, module in ROUTING_IMPLEMENTATIONS.items()],
+)
+def routing(request: pytest.FixtureRequest) -> ModuleType:
+    """A routing runtime for ``Dispatcher(routing=...)``: ``tgfast._speedups._routing``
+    (``c``) or ``_routing_py`` (``py``)."""
     module: ModuleType = request.param
     return module
 

@@ -7,24 +7,34 @@ plain string work, with no command index and no filter object. 1,000 random tree
 commands (prefixes, case, mentions of this bot and of others), ``CommandStart`` with
 and without deep links, regexp commands, text and chat tests, ``~`` inversions, async
 and dict-returning filters, router-level filters and middlewares; each is fed texts
-and captions that hit commands, near misses, mentions and plain words. Run once as is
-and once with ``TGFAST_NO_EXTENSIONS=1`` to hold both builds to the same answers.
+and captions that hit commands, near misses, mentions and plain words.
+
+Every tree runs through each routing runtime (the ``routing`` fixture: compiled
+``_routing`` and its twin ``_routing_py``) against the naive matcher, and, when the
+compiled one is built, through both side by side in one process: the same handler,
+the same data passed to it (handlers that ask for data or for the ``CommandObject``
+return what they got), the same errors (handlers that raise, with or without an
+``errors`` handler, and what is logged).
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import re
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 import orjson
 import pytest
+from implementations import ROUTING_IMPLEMENTATIONS
 
 import tgfast
 from tgfast import Bot
-from tgfast.dispatcher import UNHANDLED, Dispatcher, Router, SkipHandler
-from tgfast.filters import Command, CommandStart, F, MagicFilter
+from tgfast.dispatcher import FAILED, UNHANDLED, Dispatcher, ErrorEvent, Router, SkipHandler
+from tgfast.filters import Command, CommandObject, CommandStart, F, MagicFilter
 from tgfast.types import Message, Update, User
 
 USERNAME = "MyBot"
@@ -128,8 +138,14 @@ class Node:
     router_filters: list[Spec]
     outer: bool = False
     inner: bool = False
-    handlers: list[tuple[int, list[Spec], bool]] = field(default_factory=list)
+    handlers: list[tuple[int, list[Spec], str]] = field(default_factory=list)
     children: list[Node] = field(default_factory=list)
+    errors: bool = False  # the root only: whether an ``errors`` handler takes failures
+
+
+MODES = ["plain"] * 6 + ["skip", "data", "command", "raise"]
+"""How a handler answers: its number; SkipHandler; its number and every datum it was
+passed; its number and the ``CommandObject``; an exception naming its number."""
 
 
 def random_spec(rng: random.Random, nested: bool = False) -> Spec:
@@ -158,10 +174,11 @@ def random_tree(rng: random.Random, depth: int, counter: list[int]) -> Node:
     for _ in range(rng.randint(0, 4)):
         counter[0] += 1
         specs = [random_spec(rng) for _ in range(rng.randint(0, 2))]
-        node.handlers.append((counter[0], specs, rng.random() < 0.1))
+        node.handlers.append((counter[0], specs, rng.choice(MODES)))
     if depth < 3:
         for _ in range(rng.randint(0, 2)):
             node.children.append(random_tree(rng, depth + 1, counter))
+    node.errors = depth == 0 and rng.random() < 0.5
     return node
 
 
@@ -169,13 +186,50 @@ async def passthrough(handler: Any, event: Any, data: dict[str, Any]) -> Any:
     return await handler(event, data)
 
 
-def handler(number: int, skip: bool) -> Any:
+def describe(value: Any) -> Any:
+    """A datum as plain values two runs can compare (objects by what they hold)."""
+    if value is None or isinstance(value, (int, str, bool)):
+        return value
+    if isinstance(value, CommandObject):
+        match = value.regexp_match
+        return ("command", value.prefix, value.command, value.mention, value.args,
+                None if match is None else match.group(0), value.magic_result)  # fmt: skip
+    if isinstance(value, Update):
+        return ("update", value.update_id)
+    if isinstance(value, Message):
+        return ("message", value.message_id, value.text, value.caption)
+    for attr in ("id", "update_id"):
+        if isinstance(getattr(value, attr, None), int):
+            return (type(value).__name__, getattr(value, attr))
+    return type(value).__name__  # the bot, the dispatcher, the FSM context, the handler
+
+
+def handler(number: int, mode: str) -> Any:
+    if mode == "data":
+
+        def handle_data(message: Message, **data: Any) -> Any:
+            return number, sorted((key, describe(value)) for key, value in data.items())
+
+        return handle_data
+    if mode == "command":
+
+        def handle_command(message: Message, command: CommandObject | None = None) -> Any:
+            return number, describe(command)
+
+        return handle_command
+
     def handle(message: Message) -> int:
-        if skip:
+        if mode == "skip":
             raise SkipHandler
+        if mode == "raise":
+            raise LookupError(f"handler {number}")
         return number
 
     return handle
+
+
+def on_error(event: ErrorEvent) -> Any:
+    return "error", type(event.exception).__name__, str(event.exception), describe(event.update)
 
 
 def build(node: Node, router: Router) -> None:
@@ -185,19 +239,28 @@ def build(node: Node, router: Router) -> None:
         router.message.outer_middleware(passthrough)
     if node.inner:
         router.message.middleware(passthrough)
-    for number, specs, skip in node.handlers:
-        router.message.register(handler(number, skip), *(s.real() for s in specs))
+    for number, specs, mode in node.handlers:
+        router.message.register(handler(number, mode), *(s.real() for s in specs))
     for child in node.children:
         sub = Router()
         router.include_router(sub)
         build(child, sub)
 
 
+def build_dispatcher(tree: Node, routing: ModuleType) -> Dispatcher:
+    dp = Dispatcher(routing=routing)
+    build(tree, dp)
+    if tree.errors:
+        dp.errors.register(on_error)
+    return dp
+
+
 def naive(node: Node, text: str | None, caption: str | None, chat_id: int) -> Any:
+    """The number of the handler that takes the update (it may raise), or UNHANDLED."""
     if not all(s.naive(text, caption, chat_id) for s in node.router_filters):
         return UNHANDLED
-    for number, specs, skip in node.handlers:
-        if not skip and all(s.naive(text, caption, chat_id) for s in specs):
+    for number, specs, mode in node.handlers:
+        if mode != "skip" and all(s.naive(text, caption, chat_id) for s in specs):
             return number
     for child in node.children:
         result = naive(child, text, caption, chat_id)
@@ -225,20 +288,104 @@ def test_the_naive_parser_follows_the_rules() -> None:
     assert parse("!B@MYBOT", "/!") == ("B", "MYBOT", None)
 
 
-@pytest.mark.parametrize("batch", range(10))
-async def test_generated_trees_agree_with_the_naive_matcher(batch: int) -> None:
-    rng = random.Random(batch)
-    cases = [(t, cap, chat) for t in TEXTS for cap in (False, True) for chat in CHATS]
-    updates = [update(i, *case) for i, case in enumerate(cases)]
+def number_of(result: Any, tree: Node) -> Any:
+    """Which handler ``result`` came from, in the naive matcher's terms."""
+    if result is FAILED:
+        assert not tree.errors, "an errors handler was there to take the failure"
+        return FAILED
+    if isinstance(result, tuple) and result[0] == "error":
+        assert result[1:3] == ("LookupError", result[2]), result
+        return int(result[2].removeprefix("handler "))
+    return result[0] if isinstance(result, tuple) else result
+
+
+def cases() -> Iterator[tuple[tuple[str, bool, int], Update]]:
+    found = [(t, cap, chat) for t in TEXTS for cap in (False, True) for chat in CHATS]
+    for i, case in enumerate(found):
+        yield case, update(i, *case)
+
+
+def modes(node: Node) -> dict[int, str]:
+    found = {number: mode for number, _specs, mode in node.handlers}
+    for child in node.children:
+        found.update(modes(child))
+    return found
+
+
+@pytest.fixture
+async def me_bot() -> AsyncIterator[Bot]:
+    """A bot that knows its username (mentions are checked without a server)."""
     me = {"id": 1, "is_bot": True, "first_name": "Bot", "username": USERNAME}
     async with Bot("1:reference", rate_limiter=None) as bot:
-        bot._me = tgfast.convert(User, me)  # mentions are checked without a server
-        for _ in range(100):
-            tree = random_tree(rng, 0, [0])
-            dp = Dispatcher()
-            build(tree, dp)
-            for (text, as_caption, chat), sent in zip(cases, updates, strict=True):
-                got = await dp.feed_update(bot, sent)
-                caption = text if as_caption else None
-                want = naive(tree, None if as_caption else text, caption, chat)
-                assert got == want, (text, as_caption, chat, tree)
+        bot._me = tgfast.convert(User, me)
+        yield bot
+
+
+@pytest.mark.parametrize("batch", range(10))
+async def test_generated_trees_agree_with_the_naive_matcher(
+    batch: int, routing: ModuleType, me_bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    rng = random.Random(batch)
+    caplog.set_level(logging.CRITICAL, "tgfast.dispatcher")  # FAILED updates log an error
+    for _ in range(100):
+        tree = random_tree(rng, 0, [0])
+        dp = build_dispatcher(tree, routing)
+        assert type(dp.freeze()).__module__ == routing.__name__
+        mode_of = modes(tree)
+        for (text, as_caption, chat), sent in cases():
+            got = await dp.feed_update(me_bot, sent)
+            caption = text if as_caption else None
+            want = naive(tree, None if as_caption else text, caption, chat)
+            if want is not UNHANDLED and mode_of[want] == "raise" and not tree.errors:
+                want = FAILED
+            assert number_of(got, tree) == want, (text, as_caption, chat, tree)
+
+
+TWINS = (
+    [pytest.param(ROUTING_IMPLEMENTATIONS["c"], id="c-vs-py")]
+    if "c" in ROUTING_IMPLEMENTATIONS
+    else []
+)
+
+
+class Log(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[tuple[str, str, str | None]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc = record.exc_info[1] if record.exc_info else None
+        self.lines.append((record.levelname, record.getMessage(), repr(exc)))
+
+
+@pytest.mark.parametrize("compiled", TWINS)
+class TestTwinRouting:
+    """Collected only with the compiled build (as ``test_twins.TestTwins``)."""
+
+    __test__ = bool(TWINS)
+
+    @pytest.mark.parametrize("batch", range(10))
+    async def test_twins_route_alike(self, batch: int, compiled: ModuleType, me_bot: Bot) -> None:
+        """The same tree through the compiled runtime and its twin, in one process: the same
+        result (handler, data passed, error handler's answer) and the same log lines."""
+        rng = random.Random(1000 + batch)
+        logger = logging.getLogger("tgfast.dispatcher")
+        log = Log()
+        logger.addHandler(log)
+        propagate, logger.propagate = logger.propagate, False
+        try:
+            for _ in range(100):
+                tree = random_tree(rng, 0, [0])
+                dps = [
+                    build_dispatcher(tree, compiled),
+                    build_dispatcher(tree, ROUTING_IMPLEMENTATIONS["py"]),
+                ]
+                for case, sent in cases():
+                    answers = []
+                    for dp in dps:
+                        log.lines.clear()
+                        answers.append((await dp.feed_update(me_bot, sent), list(log.lines)))
+                    assert answers[0] == answers[1], (case, tree)
+        finally:
+            logger.removeHandler(log)
+            logger.propagate = propagate

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from implementations import COMPILED
+from implementations import COMPILED, COMPILED_ROUTING
 
 import tgfast
 
@@ -22,6 +22,7 @@ def test_module_list() -> None:
         "tgfast.errors",
         "tgfast._speedups",
         "tgfast._speedups._decode_py",
+        "tgfast._speedups._routing_py",
         "tgfast.types",
         "tgfast.types._types",
         "tgfast.types.base",
@@ -31,6 +32,7 @@ def test_module_list() -> None:
     }
     assert expected <= set(MODULES)
     assert ("tgfast._speedups._decode" in MODULES) is (COMPILED is not None)
+    assert ("tgfast._speedups._routing" in MODULES) is (COMPILED_ROUTING is not None)
 
 
 BOT_IMPORTS = """

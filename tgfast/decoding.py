@@ -1,14 +1,14 @@
 """Decoding Bot API JSON into the generated types, compiled when available.
 
-The compiled ``_speedups._decode`` is used unless ``TGFAST_NO_EXTENSIONS`` is set
-or the package was built without extensions; ``SPEEDUPS`` says which one is live.
+The compiled ``_speedups._decode`` or its pure twin, as ``tgfast._speedups`` decides
+for all compiled modules at once; ``SPEEDUPS`` says which one is live.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._speedups import NO_EXTENSIONS
+from ._speedups import SPEEDUPS, load
 
 __all__ = [
     "DEFAULT_MAX_SIZE",
@@ -19,15 +19,11 @@ __all__ = [
     "decode_updates",
 ]
 
-if TYPE_CHECKING or NO_EXTENSIONS:
+if TYPE_CHECKING:
     from ._speedups import _decode_py as _impl
 else:
-    try:
-        from ._speedups import _decode as _impl
-    except ImportError:  # built with TGFAST_NO_EXTENSIONS: no compiled module shipped
-        from ._speedups import _decode_py as _impl
+    _impl = load("_decode")
 
-SPEEDUPS: bool = _impl.__name__.endswith("._decode")
 DEFAULT_MAX_SIZE = _impl.DEFAULT_MAX_SIZE
 convert = _impl.convert
 decode = _impl.decode

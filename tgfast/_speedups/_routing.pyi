@@ -1,11 +1,19 @@
-"""Typing stub for the compiled routing table; its behaviour is that of ``_routing_py``."""
+"""Typing stub for the compiled routing table; its behaviour is that of ``_routing_py``.
+
+Checked against the compiled module by ``tests/test_stubs.py`` (``mypy.stubtest``).
+Every class is an extension type (``@disjoint_base``, PEP 800); ``DispatchCore``
+calls ``freeze()``, which ``Dispatcher`` provides.
+"""
 
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any, final
 
+from typing_extensions import disjoint_base
+
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
+@disjoint_base
 class Call:
     fn: Callable[..., Any]
     is_async: bool
@@ -15,6 +23,7 @@ class Call:
         self, fn: Callable[..., Any], is_async: bool, names: tuple[str, ...], takes_all: bool
     ) -> None: ...
 
+@disjoint_base
 class Entry(Call):
     filters: tuple[Call, ...]
     inner: tuple[Any, ...]
@@ -54,6 +63,7 @@ class Node:
         event_type: type | None = None,
     ) -> None: ...
 
+@disjoint_base
 class Kind:
     name: str
     node: Node
@@ -72,6 +82,7 @@ class Kind:
         needs_data: bool,
     ) -> None: ...
 
+@disjoint_base
 class Table:
     kinds: tuple[Kind, ...]
     errors: Node | None
@@ -92,9 +103,9 @@ class Table:
 
 def command_head(text: str) -> tuple[str, bool]: ...
 
+@disjoint_base
 class DispatchCore:
     _table: Table | None
-    def freeze(self) -> Table: ...
     def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Coroutine[Any, Any, Any]: ...
     def feed_raw_update(
         self, bot: Any, data: bytes | str, **kwargs: Any

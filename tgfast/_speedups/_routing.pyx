@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: language_level=3, boundscheck=False, wraparound=False, auto_pickle=False
 """Compiled routing table: the same rules as ``_routing_py``, over typed nodes.
 
 Nodes, entries and calls are extension types, so walking the tree and reading a

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from ..decoding import decode_update
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
@@ -325,8 +325,10 @@ class DispatchCore:
     __slots__ = ()
     _table: Table | None
 
-    def freeze(self) -> Table:  # pragma: no cover - Dispatcher overrides it
-        raise NotImplementedError
+    if TYPE_CHECKING:  # Dispatcher's; a stub here would shadow it where this core is
+        # put in front of a Dispatcher class (``Dispatcher(routing=...)``)
+
+        def freeze(self) -> Table: ...
 
     async def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Any:
         """Handle one update: the first matching handler's result, ``UNHANDLED`` when no

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..fsm import FSMContextMiddleware, FSMStrategy, MemoryStorage
 from ..fsm.storage import BaseStorage
 from .router import Router
-from .routing import impl
+from .routing import RoutingModule, impl
 from .table import build_table
 
+if TYPE_CHECKING:
+    from .._speedups._routing_py import Table
+
 __all__ = ["Dispatcher"]
+
+D = TypeVar("D", bound="Dispatcher")
 
 
 class Dispatcher(Router, impl.DispatchCore):
@@ -30,9 +35,18 @@ class Dispatcher(Router, impl.DispatchCore):
     ``fsm_strategy`` says; handlers and filters get ``state``, ``raw_state`` and
     ``fsm_storage`` when they ask for them. The storage is read only for updates of
     kinds where something asks (or a middleware might).
+
+    ``routing`` picks the routing runtime, ``tgfast.dispatcher.routing.impl`` (what
+    ``tgfast._speedups`` chose) by default; the tests pass the other twin to hold both
+    to the same answers in one process. It is fixed for the dispatcher's life.
     """
 
     is_dispatcher = True
+
+    def __new__(cls: type[D], *args: Any, routing: RoutingModule | None = None, **kw: Any) -> D:
+        if routing is None or routing.DispatchCore in cls.__mro__:
+            return super().__new__(cls)
+        return super().__new__(_routed(cls, routing.DispatchCore))
 
     def __init__(
         self,
@@ -40,9 +54,11 @@ class Dispatcher(Router, impl.DispatchCore):
         storage: BaseStorage | None = None,
         fsm_strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT,
         name: str | None = None,
+        routing: RoutingModule | None = None,
         **workflow_data: Any,
     ) -> None:
         super().__init__(name=name or "dispatcher")
+        self.routing: RoutingModule = routing or impl
         if storage is None:
             storage = MemoryStorage()
             self._default_storage: BaseStorage | None = storage
@@ -50,7 +66,7 @@ class Dispatcher(Router, impl.DispatchCore):
             self._default_storage = None
         self.fsm = FSMContextMiddleware(storage, fsm_strategy)
         self.workflow_data: dict[str, Any] = {"dispatcher": self, **workflow_data}
-        self._table = None
+        self._table: Table | None = None
 
     @property
     def storage(self) -> BaseStorage:
@@ -75,12 +91,12 @@ class Dispatcher(Router, impl.DispatchCore):
     def get(self, key: str, default: Any = None) -> Any:
         return self.workflow_data.get(key, default)
 
-    def freeze(self) -> Any:
+    def freeze(self) -> Table:
         """Build the routing table now (the first update does it otherwise)."""
         if self._table is None:
             for router in self.chain_tail():
                 router._frozen = True
-            self._table = build_table(self, self.workflow_data, self.fsm)
+            self._table = build_table(self, self.workflow_data, self.fsm, self.routing)
         return self._table
 
     def resolve_used_update_types(self) -> list[str]:
@@ -105,3 +121,20 @@ class Dispatcher(Router, impl.DispatchCore):
                 result = inj.fn(**inj.kwargs(data))
                 if inj.is_async:
                     await result
+
+
+_ROUTED: dict[tuple[type, type], type] = {}
+
+
+def _routed(cls: type[D], core: type) -> type[D]:
+    """``cls`` routing with ``core`` instead of the ``DispatchCore`` it inherits.
+
+    ``core`` comes first in the subclass's MRO, so ``feed_update`` is looked up on the
+    type as for any dispatcher: choosing the runtime costs nothing per update. One
+    subclass per (class, core), made on first use.
+    """
+    routed = _ROUTED.get((cls, core))
+    if routed is None:
+        namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        routed = _ROUTED[cls, core] = type(cls.__name__, (core, cls), namespace)
+    return routed

@@ -10,50 +10,62 @@ update is looked up, not tried filter by filter.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..filters.command import Command
 from ..types import _types
 from ..types.binding import current_bot
 from ..types.update_kinds import CHAT_READERS, EVENT_TYPES, UPDATE_KINDS, USER_READERS
 from .injection import Injection
-from .routing import impl
+from .middleware import Middleware
+from .routing import RoutingModule, impl
 
 if TYPE_CHECKING:
-    from .observer import HandlerObject
+    # the twin's classes stand for both runtimes: the compiled stub mirrors them
+    from .._speedups._routing_py import Call, Entry, Node, Table
+    from .observer import HandlerObject, Observer
     from .router import Router
 
 __all__ = ["build_table"]
 
 _MESSAGE_KINDS = frozenset(k for k, tp in EVENT_TYPES.items() if tp == "Message")
 
-Item = Any  # an impl.Entry or an impl.Node
-Keys = frozenset[str] | None  # the command keys an item can match; None: any text
+Item: TypeAlias = "Entry | Node"
+Keys: TypeAlias = "frozenset[str] | None"  # the command keys an item can match; None: any text
 
 
-def build_table(root: Router, workflow_data: dict[str, Any], fsm: Any = None) -> Any:
-    """The routing table of the tree under ``root`` (a Dispatcher); ``fsm``, the FSM
-    middleware, runs first when anything could read what it provides."""
-    update_outer = (*root.update.outer_middlewares, *root.update.middlewares)
+def build_table(
+    root: Router,
+    workflow_data: dict[str, Any],
+    fsm: Middleware | None = None,
+    routing: RoutingModule = impl,
+) -> Table:
+    """The routing table of the tree under ``root`` (a Dispatcher), made of ``routing``'s
+    classes (the runtime that will walk it); ``fsm``, the FSM middleware, runs first when
+    anything could read what it provides."""
+    update_outer: tuple[Middleware, ...] = (
+        *root.update.outer_middlewares,
+        *root.update.middlewares,
+    )
     if fsm is not None and _wants_fsm(root):
         update_outer = (fsm, *update_outer)
     kinds = []
     for kind in UPDATE_KINDS:
-        node = _node(root, kind, ())
+        node = _node(routing, root, kind, ())
         if node is not None:
             cls = getattr(_types, EVENT_TYPES[kind])
             kinds.append(
-                impl.Kind(
+                routing.Kind(
                     kind,
                     node,
                     USER_READERS[kind],  # event_from_user
                     CHAT_READERS[kind],  # event_chat
                     cls,
-                    bool(update_outer) or _needs_data(node),
+                    bool(update_outer) or _needs_data(routing, node),
                 )
             )
-    errors = _node(root, "errors", ())
-    return impl.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot)
+    errors = _node(routing, root, "errors", ())
+    return routing.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot)
 
 
 _FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})
@@ -75,72 +87,85 @@ def _wants_fsm(root: Router) -> bool:
     return False
 
 
-def _needs_data(node: Any) -> bool:
+def _needs_data(routing: RoutingModule, node: Node) -> bool:
     """Whether anything under ``node`` reads the data dict: a middleware, or a filter or
     handler declaring a name (``command`` aside when the table injects it itself)."""
     if node.outer or any(_reads(call) for call in node.filters):
         return True
     for item in node.items + tuple(i for items in (node.index or {}).values() for i in items):
-        if isinstance(item, impl.Node):
-            if _needs_data(item):
+        if isinstance(item, routing.Node):
+            if _needs_data(routing, item):
                 return True
         elif item.inner or _reads(item) or any(_reads(f) for f in item.filters):
             return True
     return False
 
 
-def _reads(call: Any) -> bool:
+def _reads(call: Call) -> bool:
     return bool(call.takes_all or set(call.names) - {"command"})
 
 
-def _observer(router: Router, kind: str) -> Any:
+def _observer(router: Router, kind: str) -> Observer[Any]:
     return router.errors if kind == "errors" else router.observers[kind]
 
 
-def _call(inj: Injection) -> Any:
-    return impl.Call(inj.fn, inj.is_async, inj.names, inj.takes_all)
+def _call(routing: RoutingModule, inj: Injection) -> Call:
+    return routing.Call(inj.fn, inj.is_async, inj.names, inj.takes_all)
 
 
-def _node(router: Router, kind: str, inherited: tuple[Any, ...]) -> Any:
+def _node(
+    routing: RoutingModule, router: Router, kind: str, inherited: tuple[Middleware, ...]
+) -> Node | None:
     observer = _observer(router, kind)
-    items = _items(router, kind, inherited + tuple(observer.middlewares))
+    items = _items(routing, router, kind, inherited + tuple(observer.middlewares))
     if not items:
         return None
-    filters = tuple(_call(f) for f in observer.filters)
+    filters = tuple(_call(routing, f) for f in observer.filters)
     outer = tuple(observer.outer_middlewares)
     if kind not in _MESSAGE_KINDS or all(keys is None for _item, keys in items):
-        return impl.Node(filters, outer, tuple(item for item, _keys in items), None, "")
+        return routing.Node(filters, outer, tuple(item for item, _keys in items), None, "")
     message = getattr(_types, EVENT_TYPES[kind])
+    all_keys: set[str] = set().union(*(keys for _item, keys in items if keys))
     index = {
         key: tuple(item for item, keys in items if keys is None or key in keys)
-        for key in sorted(set().union(*(keys for _item, keys in items if keys)))
+        for key in sorted(all_keys)
     }
     plain = tuple(item for item, keys in items if keys is None)
     prefixes = "".join(sorted({key[0] for key in index}))
-    return impl.Node(filters, outer, plain, index, prefixes, message)
+    return routing.Node(filters, outer, plain, index, prefixes, message)
 
 
-def _items(router: Router, kind: str, inner: tuple[Any, ...]) -> list[tuple[Item, Keys]]:
+def _items(
+    routing: RoutingModule, router: Router, kind: str, inner: tuple[Middleware, ...]
+) -> list[tuple[Item, Keys]]:
     """The router's handlers then its children's, in declared order."""
-    items = [_entry(spec, kind, inner) for spec in _observer(router, kind).handlers]
+    items = [_entry(routing, spec, kind, inner) for spec in _observer(router, kind).handlers]
     for sub in router.sub_routers:
         observer = _observer(sub, kind)
         if observer.filters or observer.outer_middlewares:
-            node = _node(sub, kind, inner)
+            node = _node(routing, sub, kind, inner)
             if node is not None:
                 items.append((node, None))
         else:  # nothing of its own to run: its handlers are spliced in place
-            items.extend(_items(sub, kind, inner + tuple(observer.middlewares)))
+            items.extend(_items(routing, sub, kind, inner + tuple(observer.middlewares)))
     return items
 
 
-def _entry(spec: HandlerObject, kind: str, inner: tuple[Any, ...]) -> tuple[Item, Keys]:
+def _entry(
+    routing: RoutingModule, spec: HandlerObject, kind: str, inner: tuple[Middleware, ...]
+) -> tuple[Item, Keys]:
     cb = spec.injection
     filters = spec.filters
     handler = spec if inner else None  # data["handler"], only inner middlewares see it
     if kind not in _MESSAGE_KINDS:
-        entry = impl.Entry(
-            cb.fn, cb.is_async, cb.names, cb.takes_all, _calls(filters), inner, handler=handler
+        entry = routing.Entry(
+            cb.fn,
+            cb.is_async,
+            cb.names,
+            cb.takes_all,
+            _calls(routing, filters),
+            inner,
+            handler=handler,
         )
         return entry, None
     keys = _command_keys(filters)
@@ -153,15 +178,15 @@ def _entry(spec: HandlerObject, kind: str, inner: tuple[Any, ...]) -> tuple[Item
         )
     else:
         inject = False
-    calls = _calls(filters)
-    entry = impl.Entry(
+    calls = _calls(routing, filters)
+    entry = routing.Entry(
         cb.fn, cb.is_async, cb.names, cb.takes_all, calls, inner, command, inject, handler
     )
     return entry, keys
 
 
-def _calls(filters: tuple[Injection, ...]) -> tuple[Any, ...]:
-    return tuple(_call(f) for f in filters)
+def _calls(routing: RoutingModule, filters: tuple[Injection, ...]) -> tuple[Call, ...]:
+    return tuple(_call(routing, f) for f in filters)
 
 
 def _command_keys(filters: tuple[Injection, ...]) -> Keys:
