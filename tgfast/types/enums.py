@@ -15,9 +15,14 @@ __all__ = [
     'ChatType',
     'ContentType',
     'DiceEmoji',
+    'EncryptedPassportElementType',
     'InlineQueryChatType',
     'InlineQueryResultType',
     'InputMediaType',
+    'InputPaidMediaType',
+    'InputProfilePhotoType',
+    'InputStoryContentType',
+    'KeyboardButtonPollTypeType',
     'MaskPositionPoint',
     'MenuButtonType',
     'MessageEntityType',
@@ -25,13 +30,17 @@ __all__ = [
     'OwnedGiftType',
     'PaidMediaType',
     'ParseMode',
+    'PassportElementErrorType',
     'PollType',
     'ReactionTypeType',
     'RevenueWithdrawalStateType',
+    'RichBlockType',
+    'RichTextType',
     'StickerFormat',
     'StickerType',
     'StoryAreaTypeType',
     'TransactionPartnerType',
+    'TransactionPartnerUserTransactionTypeEnum',
     'UpdateType',
 ]
 
@@ -401,3 +410,130 @@ class StoryAreaTypeType(TelegramEnum):
     LINK = 'link'
     WEATHER = 'weather'
     UNIQUE_GIFT = 'unique_gift'
+
+
+class InputPaidMediaType(TelegramEnum):
+    """The type values of InputPaidMedia."""
+
+    LIVE_PHOTO = 'live_photo'
+    PHOTO = 'photo'
+    VIDEO = 'video'
+
+
+class InputProfilePhotoType(TelegramEnum):
+    """The type values of InputProfilePhoto."""
+
+    STATIC = 'static'
+    ANIMATED = 'animated'
+
+
+class InputStoryContentType(TelegramEnum):
+    """The type values of InputStoryContent."""
+
+    PHOTO = 'photo'
+    VIDEO = 'video'
+
+
+class PassportElementErrorType(TelegramEnum):
+    """The source values of PassportElementError."""
+
+    DATA = 'data'
+    FRONT_SIDE = 'front_side'
+    REVERSE_SIDE = 'reverse_side'
+    SELFIE = 'selfie'
+    FILE = 'file'
+    FILES = 'files'
+    TRANSLATION_FILE = 'translation_file'
+    TRANSLATION_FILES = 'translation_files'
+    UNSPECIFIED = 'unspecified'
+
+
+class RichBlockType(TelegramEnum):
+    """The type values of RichBlock."""
+
+    PARAGRAPH = 'paragraph'
+    HEADING = 'heading'
+    PRE = 'pre'
+    FOOTER = 'footer'
+    DIVIDER = 'divider'
+    MATHEMATICAL_EXPRESSION = 'mathematical_expression'
+    ANCHOR = 'anchor'
+    LIST = 'list'
+    BLOCKQUOTE = 'blockquote'
+    PULLQUOTE = 'pullquote'
+    COLLAGE = 'collage'
+    SLIDESHOW = 'slideshow'
+    TABLE = 'table'
+    DETAILS = 'details'
+    MAP = 'map'
+    ANIMATION = 'animation'
+    AUDIO = 'audio'
+    PHOTO = 'photo'
+    VIDEO = 'video'
+    VOICE_NOTE = 'voice_note'
+    THINKING = 'thinking'
+
+
+class RichTextType(TelegramEnum):
+    """The type values of RichText."""
+
+    BOLD = 'bold'
+    ITALIC = 'italic'
+    UNDERLINE = 'underline'
+    STRIKETHROUGH = 'strikethrough'
+    SPOILER = 'spoiler'
+    DATE_TIME = 'date_time'
+    TEXT_MENTION = 'text_mention'
+    SUBSCRIPT = 'subscript'
+    SUPERSCRIPT = 'superscript'
+    MARKED = 'marked'
+    CODE = 'code'
+    CUSTOM_EMOJI = 'custom_emoji'
+    MATHEMATICAL_EXPRESSION = 'mathematical_expression'
+    URL = 'url'
+    EMAIL_ADDRESS = 'email_address'
+    PHONE_NUMBER = 'phone_number'
+    BANK_CARD_NUMBER = 'bank_card_number'
+    MENTION = 'mention'
+    HASHTAG = 'hashtag'
+    CASHTAG = 'cashtag'
+    BOT_COMMAND = 'bot_command'
+    ANCHOR = 'anchor'
+    ANCHOR_LINK = 'anchor_link'
+    REFERENCE = 'reference'
+    REFERENCE_LINK = 'reference_link'
+
+
+class KeyboardButtonPollTypeType(TelegramEnum):
+    """Values of KeyboardButtonPollType.type."""
+
+    QUIZ = 'quiz'
+    REGULAR = 'regular'
+
+
+class EncryptedPassportElementType(TelegramEnum):
+    """Values of EncryptedPassportElement.type."""
+
+    PERSONAL_DETAILS = 'personal_details'
+    PASSPORT = 'passport'
+    DRIVER_LICENSE = 'driver_license'
+    IDENTITY_CARD = 'identity_card'
+    INTERNAL_PASSPORT = 'internal_passport'
+    ADDRESS = 'address'
+    UTILITY_BILL = 'utility_bill'
+    BANK_STATEMENT = 'bank_statement'
+    RENTAL_AGREEMENT = 'rental_agreement'
+    PASSPORT_REGISTRATION = 'passport_registration'
+    TEMPORARY_REGISTRATION = 'temporary_registration'
+    PHONE_NUMBER = 'phone_number'
+    EMAIL = 'email'
+
+
+class TransactionPartnerUserTransactionTypeEnum(TelegramEnum):
+    """Values of TransactionPartnerUser.transaction_type."""
+
+    INVOICE_PAYMENT = 'invoice_payment'
+    PAID_MEDIA_PAYMENT = 'paid_media_payment'
+    GIFT_PURCHASE = 'gift_purchase'
+    PREMIUM_PURCHASE = 'premium_purchase'
+    BUSINESS_ACCOUNT_TRANSFER = 'business_account_transfer'

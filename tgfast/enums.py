@@ -1,0 +1,36 @@
+"""aiogram's ``aiogram.enums`` path: every enum of the Bot API values, by aiogram's names.
+
+The enums themselves are generated into ``tgfast.types.enums`` (and exported by
+``tgfast.types``); this module re-exports them where an aiogram bot imports them. One
+name differs: aiogram's ``EncryptedPassportElement`` enum shares its name with the
+type, so tgfast calls it ``EncryptedPassportElementType`` and keeps aiogram's name as
+an alias here only. Names aiogram has that tgfast does not raise an ImportError that
+says why and what to use instead.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from .types.enums import *  # noqa: F403
+from .types.enums import EncryptedPassportElementType
+from .types.enums import __all__ as _generated
+
+__all__ = [*_generated, "EncryptedPassportElement"]
+
+EncryptedPassportElement = EncryptedPassportElementType
+
+_MISSING = {
+    "BotSubscriptionUpdatedState": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",
+    "InputRichBlockType": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",
+    "Currency": "the Bot API spec does not list currencies: pass the ISO 4217 code as a str",
+    "TopicIconColor": "pass the colour as the int the Bot API lists (7322096, 16766590, ...)",
+}
+
+
+def __getattr__(name: str) -> NoReturn:
+    if name in _MISSING:
+        # ImportError, not AttributeError: `from tgfast.enums import X` turns an
+        # AttributeError into a bare "cannot import name", losing the reason
+        raise ImportError(f"tgfast.enums has no {name}: {_MISSING[name]}", name=name)
+    raise AttributeError(f"module 'tgfast.enums' has no attribute {name!r}")
