@@ -54,6 +54,11 @@ class TelegramAPIError(TgfastError):
         self.error_code = error_code
         self.description = description
 
+    @property
+    def message(self) -> str:
+        """Telegram's description, by aiogram's name for it."""
+        return self.description
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.method, self.error_code, self.description))
 

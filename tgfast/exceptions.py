@@ -1,0 +1,75 @@
+"""aiogram's ``aiogram.exceptions`` path, on tgfast's error tree.
+
+The rule for names: tgfast's own classes are the primary ones (``tgfast.errors``), and
+aiogram's names are aliases of the same class objects, so ``except
+TelegramForbiddenError`` catches what tgfast raises. Every error is a
+``tgfast.TgfastError`` (aiogram's ``AiogramError``); an API error's text is in
+``.description``, and in ``.message`` as aiogram has it. Two places differ from
+aiogram's tree on purpose: ``TelegramNetworkError`` (no answer came) is not a
+``TelegramAPIError``, and ``TelegramEntityTooLarge`` (a 413 answer) is not a
+``TelegramNetworkError``. Names aiogram has that tgfast does not raise an ImportError
+that names what tgfast raises instead.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from .errors import (
+    DecodeError,
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramConflict,
+    TelegramEntityTooLarge,
+    TelegramForbidden,
+    TelegramMigrateToChat,
+    TelegramNetworkError,
+    TelegramNotFound,
+    TelegramRetryAfter,
+    TelegramServerError,
+    TelegramUnauthorized,
+    TgfastError,
+)
+
+__all__ = [
+    "AiogramError",
+    "DecodeError",
+    "TelegramAPIError",
+    "TelegramBadRequest",
+    "TelegramConflict",
+    "TelegramConflictError",
+    "TelegramEntityTooLarge",
+    "TelegramForbidden",
+    "TelegramForbiddenError",
+    "TelegramMigrateToChat",
+    "TelegramNetworkError",
+    "TelegramNotFound",
+    "TelegramRetryAfter",
+    "TelegramServerError",
+    "TelegramUnauthorized",
+    "TelegramUnauthorizedError",
+    "TgfastError",
+]
+
+AiogramError = TgfastError
+TelegramUnauthorizedError = TelegramUnauthorized
+TelegramForbiddenError = TelegramForbidden
+TelegramConflictError = TelegramConflict
+
+_INSTEAD = {
+    "DetailedAiogramError": "catch tgfast.TgfastError; API errors carry .description",
+    "ClientDecodeError": "an answer that is not the Bot API's JSON raises TelegramServerError",
+    "RestartingTelegram": "Telegram restarting is a TelegramServerError (5xx), retried by the Bot",
+    "DataNotDictLikeError": "FSM data that is not a mapping raises TypeError",
+    "UnsupportedKeywordArgument": "an unknown keyword raises TypeError, as any Python call",
+    "CallbackAnswerException": "not supported yet: CallbackAnswerMiddleware is not in tgfast",
+    "SceneException": "not supported yet: scenes are not in tgfast",
+}
+
+
+def __getattr__(name: str) -> NoReturn:
+    if name in _INSTEAD:
+        # ImportError, not AttributeError: `from tgfast.exceptions import X` turns an
+        # AttributeError into a bare "cannot import name", losing the reason
+        raise ImportError(f"tgfast.exceptions has no {name}: {_INSTEAD[name]}", name=name)
+    raise AttributeError(f"module 'tgfast.exceptions' has no attribute {name!r}")
