@@ -100,18 +100,22 @@ return out
 # ARGV: the key prefix, our token, the TTL (ms), the lease (ms; 0: retire), then how many
 # fields of each list follow, then the lists: done, released, stale (finished here; their
 # mark was lost), live (with a lease of 0: every other field of our hash is stale).
-# Renewing returns our hash's fields; retiring gives up the lease (and our place in the
-# workers' set once our hash is empty).
+# Returns how many stale claims were ours still (marked done now), then, when renewing,
+# our hash's fields; retiring gives up the lease (and our place in the workers' set once
+# our hash is empty).
 _SYNC = """
 local prefix, mine, ttl, lease = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local owned = prefix .. ':owned:' .. mine
-local at = 9
+local at, marked = 9, 0
 local function each(n, fn)
   for i = at, at + n - 1 do fn(ARGV[i], prefix .. ':' .. ARGV[i]) end
   at = at + n
 end
 local function stale(field, key)
-  if redis.call('GET', key) == mine then redis.call('SET', key, 'done', 'PX', ttl) end
+  if redis.call('GET', key) == mine then
+    redis.call('SET', key, 'done', 'PX', ttl)
+    marked = marked + 1
+  end
   redis.call('HDEL', owned, field)
 end
 each(tonumber(ARGV[5]), function(field, key)
@@ -127,7 +131,9 @@ local lease_key = prefix .. ':lease:' .. mine
 if lease > 0 then
   redis.call('SET', lease_key, mine, 'PX', lease)
   redis.call('SADD', prefix .. ':workers', mine)
-  return redis.call('HKEYS', owned)
+  local out = {marked}
+  for _, field in ipairs(redis.call('HKEYS', owned)) do out[#out + 1] = field end
+  return out
 end
 local live = {}
 each(tonumber(ARGV[8]), function(field) live[field] = true end)
@@ -136,7 +142,7 @@ for _, field in ipairs(redis.call('HKEYS', owned)) do
 end
 redis.call('DEL', lease_key)
 if redis.call('EXISTS', owned) == 0 then redis.call('SREM', prefix .. ':workers', mine) end
-return {}
+return {marked}
 """
 _CLAIMS = (Claim.NEW, Claim.DONE, Claim.BUSY, Claim.BUSY)
 _CLAIM_SCRIPT = Script(_CLAIM)
@@ -311,15 +317,15 @@ class RedisSeenUpdates:
         done, released = list(self._unmarked), list(self._unreleased)
         stale = [field for field in self._candidates if field not in self._live]
         live = list(self._live) if lease == 0 else []
-        fields = await _SYNC_SCRIPT(self._wire, (), (
+        marked, *fields = await _SYNC_SCRIPT(self._wire, (), (
             self._prefix, self._token, self._ttl, lease,
             len(done), len(released), len(stale), len(live), *done, *released, *stale, *live,
         ))  # fmt: skip
         self._unmarked.difference_update(done)
         self._unreleased.difference_update(released)
-        if stale:
+        if marked:
             log.warning("seen updates: marked %d updates done that were handled here and "
-                        "whose done marks Redis lost", len(stale))  # fmt: skip
+                        "whose done marks Redis lost", marked)  # fmt: skip
         self._candidates = {
             field
             for field in (f.decode() if isinstance(f, bytes) else str(f) for f in fields)
