@@ -4,14 +4,15 @@ Telegram redelivers an update it did not see acknowledged; behind a balancer the
 redelivery may reach another worker. Each update id has one key: the claiming
 process's token while the update is being handled, ``done`` once it was. Each process
 keeps a lease key alive (renewed every third of ``lease``) while it has claims: a claim
-whose owner's lease is gone belongs to a dead worker and is taken over, so an update
+whose owner's lease has been gone for a whole lease belongs to a dead worker and is
+taken over (a lease that expired while Redis was away is renewed before that), so an update
 that worker had not finished is handled by the next delivery instead of being dropped
 as a duplicate. One Lua script per claim makes the check and the take atomic.
 
 It is a ``Journal`` too: a claim made with the update's body keeps it in the claiming
 process's hash (``<prefix>:owned:<token>``) until the update is done or released. Every
 process with claims is listed in ``<prefix>:workers``; at each lease renewal a process
-that ``adopt``-s a bot looks for listed processes whose lease is gone and takes their
+that ``adopt``-s a bot looks for listed processes dead in that sense and takes their
 unfinished updates of that bot over, body and claim, in one script: an update a dead
 worker acknowledged is handled by a live one instead of being lost.
 
@@ -49,33 +50,51 @@ log = logging.getLogger("tgfast.server")
 
 _DONE = b"done"
 
-# KEYS[1] the update's key; ARGV: our token, the claim's TTL (ms), the lease key prefix,
-# and with a body: our owned hash, the update's field in it, the body.
+# A worker is dead once its lease has been gone for a whole lease: the first script to
+# find it gone starts the count (a "suspect" key living two leases, deleted by the
+# worker's next renewal). A lease that merely expired while Redis was away (a restart
+# or failover longer than the lease brings every lease back expired) is renewed within
+# a third of a lease by its live worker, before anyone takes its updates over.
+_DEAD = """
+local function dead(prefix, token, lease)
+  if redis.call('EXISTS', prefix .. ':lease:' .. token) == 1 then return false end
+  local suspect = prefix .. ':suspect:' .. token
+  local left = redis.call('PTTL', suspect)
+  if left < 0 then
+    redis.call('SET', suspect, '1', 'PX', 2 * lease)
+    return false
+  end
+  return left <= lease
+end
+"""
+# KEYS[1] the update's key; ARGV: our token, the claim's TTL (ms), the key prefix, the
+# lease (ms), and with a body: our owned hash, the update's field in it, the body.
 # Returns 0: new (now ours), 1: done, 2: busy (a live worker's), 3: ours already.
 _CLAIM = """
 local owner = redis.call('GET', KEYS[1])
 if owner == 'done' then return 1 end
 if owner == ARGV[1] then return 3 end
-if owner and redis.call('EXISTS', ARGV[3] .. owner) == 1 then return 2 end
+if owner and not dead(ARGV[3], owner, tonumber(ARGV[4])) then return 2 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-if #ARGV > 3 then
-  redis.call('HSET', ARGV[4], ARGV[5], ARGV[6])
-  redis.call('PEXPIRE', ARGV[4], ARGV[2])
+if #ARGV > 4 then
+  redis.call('HSET', ARGV[5], ARGV[6], ARGV[7])
+  redis.call('PEXPIRE', ARGV[5], ARGV[2])
 end
 return 0
 """
-# ARGV: the key prefix, our token, the claims' TTL (ms), then the bot ids we adopt for.
-# Takes over the unfinished updates of those bots from every listed process whose lease
-# is gone; returns them as field, body, field, body, ... (field: "<bot id>:<update id>").
+# ARGV: the key prefix, our token, the claims' TTL (ms), the lease (ms), then the bot ids
+# we adopt for. Takes over the unfinished updates of those bots from every listed
+# process that is dead; returns them as field, body, field, body, ... (field: "<bot
+# id>:<update id>").
 _ADOPT = """
-local prefix, mine, ttl = ARGV[1], ARGV[2], ARGV[3]
+local prefix, mine, ttl, lease = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local bots = {}
-for i = 4, #ARGV do bots[ARGV[i]] = true end
+for i = 5, #ARGV do bots[ARGV[i]] = true end
 local workers = prefix .. ':workers'
 local ours = prefix .. ':owned:' .. mine
 local out = {}
 for _, token in ipairs(redis.call('SMEMBERS', workers)) do
-  if token ~= mine and redis.call('EXISTS', prefix .. ':lease:' .. token) == 0 then
+  if token ~= mine and dead(prefix, token, lease) then
     local owned = prefix .. ':owned:' .. token
     local entries = redis.call('HGETALL', owned)
     for i = 1, #entries, 2 do
@@ -91,7 +110,10 @@ for _, token in ipairs(redis.call('SMEMBERS', workers)) do
         redis.call('HDEL', owned, field)
       end
     end
-    if redis.call('EXISTS', owned) == 0 then redis.call('SREM', workers, token) end
+    if redis.call('EXISTS', owned) == 0 then
+      redis.call('SREM', workers, token)
+      redis.call('DEL', prefix .. ':suspect:' .. token)
+    end
   end
 end
 if #out > 0 then redis.call('PEXPIRE', ours, ttl) end
@@ -130,6 +152,7 @@ each(tonumber(ARGV[7]), stale)
 local lease_key = prefix .. ':lease:' .. mine
 if lease > 0 then
   redis.call('SET', lease_key, mine, 'PX', lease)
+  redis.call('DEL', prefix .. ':suspect:' .. mine)
   redis.call('SADD', prefix .. ':workers', mine)
   local out = {marked}
   for _, field in ipairs(redis.call('HKEYS', owned)) do out[#out + 1] = field end
@@ -145,8 +168,8 @@ if redis.call('EXISTS', owned) == 0 then redis.call('SREM', prefix .. ':workers'
 return {marked}
 """
 _CLAIMS = (Claim.NEW, Claim.DONE, Claim.BUSY, Claim.BUSY)
-_CLAIM_SCRIPT = Script(_CLAIM)
-_ADOPT_SCRIPT = Script(_ADOPT)
+_CLAIM_SCRIPT = Script(_DEAD + _CLAIM)
+_ADOPT_SCRIPT = Script(_DEAD + _ADOPT)
 _SYNC_SCRIPT = Script(_SYNC)
 _RETIRE_RETRY = 0.25  # seconds between tries of a retirement while Redis is away
 
@@ -161,7 +184,8 @@ class RedisSeenUpdates:
     """``SeenUpdates`` in Redis: ``claim``, ``done`` and ``release`` as the protocol says.
 
     A key lives ``ttl`` (one hour by default). ``lease`` (10 s) bounds how long a dead
-    worker's unfinished updates are refused as busy before another worker takes them.
+    worker's unfinished updates are refused as busy before another worker takes them
+    (one to two leases after its last renewal); every worker must use the same.
     While Redis cannot be reached the methods raise ``RedisUnavailable``: the caller
     refuses the update (503) so that Telegram delivers it again later. ``redis`` is a
     ``RespClient`` to share (not closed here) or a redis-py client to copy settings from.
@@ -225,7 +249,7 @@ class RedisSeenUpdates:
 
     async def claim(self, bot_id: int, update_id: int, body: bytes | None = None) -> Claim:
         field = f"{bot_id}:{update_id}"
-        args: list[Arg] = [self._token, self._ttl, self._lease_prefix]
+        args: list[Arg] = [self._token, self._ttl, self._prefix, self._lease]
         if body is not None:
             args += (self._owned_key, field, body)
         live = self._live
@@ -347,7 +371,7 @@ class RedisSeenUpdates:
         if not self._adopters:
             return
         found = await _ADOPT_SCRIPT(
-            self._wire, (), (self._prefix, self._token, self._ttl, *self._adopters)
+            self._wire, (), (self._prefix, self._token, self._ttl, self._lease, *self._adopters)
         )
         taken: dict[int, list[bytes]] = {}
         for field, body in zip(found[::2], found[1::2], strict=True):
