@@ -30,7 +30,10 @@ from server_support import TgfastProcess, deliver_like_telegram, message, post
 
 from tgfast.testing import FakeTelegram
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
+]
 
 SECRET = "journal-outage"
 UPDATES = 20
