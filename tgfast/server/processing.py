@@ -421,8 +421,8 @@ class UpdateProcessor:
                 update_ids, self._done = self._done, []
                 try:
                     await self.seen.done(self._bot_id, update_ids)
-                except Exception as exc:  # noqa: BLE001 - handled: redeliveries wait as busy
-                    log.warning("could not mark %d handled updates done: %r",
+                except Exception as exc:  # noqa: BLE001 - the store keeps the marks to retry
+                    log.warning("could not mark %d handled updates done yet: %r",
                                 len(update_ids), exc)  # fmt: skip
         finally:
             self._marking = None
