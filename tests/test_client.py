@@ -381,7 +381,8 @@ def test_the_token_is_redacted_in_every_encoding(
         text = repr(text)
     elif frame == "json":
         text = orjson.dumps({"description": text}).decode()
-    assert secret.lower() in _decoded(text).lower()  # the oracle sees it before
+    # the oracle sees it before (unless the text around changed how it decodes: "%" + "00")
+    assume(secret.lower() in _decoded(text).lower())
     redacted = TokenRedactor(token)(text)
     assert secret.lower() not in _decoded(redacted).lower(), (text, redacted)
     assert "<token>" in redacted
