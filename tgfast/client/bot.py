@@ -281,7 +281,7 @@ class Bot(BotAPI):
     ) -> AsyncIterator[bytes]:
         """The content of a file that ``get_file`` returned, in chunks."""
         if self.server.local and os.path.isabs(file_path):
-            fd = open_local_file(self.server, file_path)
+            fd = open_local_file(self.server, file_path, self._redact)
             with os.fdopen(fd, "rb") as f:
                 while chunk := await asyncio.to_thread(f.read, chunk_size):
                     yield chunk

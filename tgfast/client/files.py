@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import TgfastError
+from ..errors import TelegramNotFound, TgfastError
 from .session import TelegramServer
 
 __all__ = ["create_partial", "open_local_file"]
@@ -38,7 +39,9 @@ def create_partial(destination: Path) -> tuple[int, Path]:
     raise FileExistsError(f"no free name for a partial download beside {destination}")
 
 
-def open_local_file(server: TelegramServer, file_path: str) -> int:
+def open_local_file(
+    server: TelegramServer, file_path: str, redact: Callable[[str], str] = str
+) -> int:
     """A read-only descriptor for ``file_path``, an absolute path that a local Bot API
     server answered ``getFile`` with, if it lies inside ``server.local_dir``.
 
@@ -47,7 +50,12 @@ def open_local_file(server: TelegramServer, file_path: str) -> int:
     the platform allows, each component below the directory is opened with
     ``O_NOFOLLOW`` relative to its parent, so a symlink swapped in after a check cannot
     redirect the read either.
+
+    A local server keeps a bot's files under a directory named by its token: every
+    message names the path through ``redact``, and a failure to open is a
+    ``TelegramNotFound`` whose text went through it too (an ``OSError`` names the path).
     """
+    shown = redact(file_path)
     root = server.local_dir
     if root is None:  # pragma: no cover - TelegramServer requires it with local=True
         raise TgfastError("local mode needs the local Bot API directory (local_dir)")
@@ -56,14 +64,17 @@ def open_local_file(server: TelegramServer, file_path: str) -> int:
     relative = os.path.relpath(wanted, root) if wanted.startswith(root + os.sep) else None
     if relative is None or relative.startswith(os.pardir) or relative == os.curdir:
         raise TgfastError(
-            f"refusing to read {file_path!r}: outside the local Bot API directory {root!r}"
+            f"refusing to read {shown!r}: outside the local Bot API directory {redact(root)!r}"
         )
-    if os.open in os.supports_dir_fd and _NOFOLLOW and _DIRECTORY:
-        return _open_below(root, relative.split(os.sep), file_path)
-    real = os.path.realpath(wanted)  # pragma: no cover - a platform without openat
-    if not real.startswith(os.path.realpath(root) + os.sep):  # pragma: no cover
-        raise TgfastError(f"refusing to read {file_path!r}: it leads out of {root!r}")
-    return os.open(real, os.O_RDONLY | _BINARY)  # pragma: no cover
+    try:
+        if os.open in os.supports_dir_fd and _NOFOLLOW and _DIRECTORY:
+            return _open_below(root, relative.split(os.sep), shown)
+        real = os.path.realpath(wanted)  # pragma: no cover - a platform without openat
+        if not real.startswith(os.path.realpath(root) + os.sep):  # pragma: no cover
+            raise TgfastError(f"refusing to read {shown!r}: it leads out of {redact(root)!r}")
+        return os.open(real, os.O_RDONLY | _BINARY)  # pragma: no cover
+    except OSError as exc:
+        raise TelegramNotFound("download", 404, f"cannot read {shown!r}: {exc.strerror}") from None
 
 
 def _open_below(root: str, parts: list[str], shown: str) -> int:
@@ -78,8 +89,7 @@ def _open_below(root: str, parts: list[str], shown: str) -> int:
             except OSError as exc:
                 if os.path.islink(os.path.join(root, *parts[: i + 1])):
                     raise TgfastError(
-                        f"refusing to read {shown!r}: a symlink inside the local Bot API "
-                        f"directory {root!r}"
+                        f"refusing to read {shown!r}: a symlink inside the local Bot API directory"
                     ) from None
                 raise exc from None
             os.close(parent)
