@@ -212,6 +212,27 @@ async def test_webhook_with_a_token_registers_the_webhook_and_serves(
     assert fake.token not in log and fake.token.split(":")[1] not in log
 
 
+async def test_a_webhook_path_holding_the_token_is_logged_redacted(
+    app_dir: Path, fake: FakeTelegram
+) -> None:
+    # aiogram's convention: the token in the webhook path, so only Telegram knows it
+    path = f"/webhook/{fake.token}"
+    served, url = await TgfastProcess.start(
+        "webhook", "echo_app:dp", "--token", fake.token, "--api-url", fake.url,
+        "--port", "0", "--path", path, "--no-rate-limit", cwd=app_dir, ready=_LISTENING,
+    )  # fmt: skip
+    try:
+        assert url.endswith("/webhook/<token>"), url
+        real = url.replace("<token>", fake.token)
+        assert await fake.deliver(message(1, 12, "by token path"), url=real) == 200
+        await wait_for(lambda: fake.sent_messages(12))
+    finally:
+        code = await served.stop()
+    log = "".join(served.log)
+    assert code == 0, log
+    assert fake.token.split(":")[1] not in log
+
+
 async def test_webhook_serves_on_the_path_given_and_nowhere_else(
     app_dir: Path, fake: FakeTelegram
 ) -> None:

@@ -292,7 +292,7 @@ class Bot(BotAPI):
             async with self.session.client.get(url, timeout=timeout) as response:
                 if response.status != 200:
                     raise TelegramNotFound(
-                        "download", response.status, f"cannot download {file_path!r}"
+                        "download", response.status, self._scrub(f"cannot download {file_path!r}")
                     )
                 async for chunk in response.content.iter_chunked(chunk_size):
                     yield chunk
