@@ -256,7 +256,7 @@ class Bot(BotAPI):
         if type(answer) is not dict or "ok" not in answer:
             kind = TelegramServerError if status >= 500 or status == 200 else TelegramAPIError
             # redacted whole before it is cut: a cut could leave a prefix of the token
-            snippet = self._scrub(raw[:1024].decode("utf-8", "replace"))[:120].strip()
+            snippet = self._scrub(raw[:65536].decode("utf-8", "replace"))[:120].strip()
             return kind(method, status, self._scrub(f"not a Bot API answer: {snippet!r}"))
         code = answer.get("error_code")
         code = code if type(code) is int else status
