@@ -6,11 +6,16 @@ import asyncio
 import re
 import socket
 import textwrap
+import urllib.parse
+from collections.abc import AsyncIterator
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import aiohttp
+import orjson
 import pytest
+from aiohttp import web
 from server_support import TgfastProcess, message, post, subprocess_env, tgfast_command
 
 import tgfast
@@ -99,14 +104,31 @@ async def test_version(tmp_path: Path) -> None:
         (["polling", "no_such_module:dp", "--fake"], "no module named 'no_such_module'"),
         (["webhook", "echo_app:dp", "--token", "not-a-token"], "malformed bot token"),
         (["webhook", "echo_app:dp", "--fake", "--secret", "has spaces"], "secret_token"),
+        # a URL or port that cannot work: refused before anything starts, in one line
+        (["webhook", "echo_app:dp", "--token", "1:a", "--api-url", "http://[::1"],
+         "--api-url: not a valid URL: 'http://[::1'"),
+        (["webhook", "echo_app:dp", "--token", "1:a", "--api-url", "http://127.0.0.1:99999"],
+         "--api-url: not a valid URL: 'http://127.0.0.1:99999' (Port out of range"),
+        (["polling", "echo_app:dp", "--token", "1:a", "--api-url", "http://h:0"],
+         "--api-url: port out of range 1-65535"),
+        (["webhook-info", "--token", "1:a", "--api-url", "http://[::1"], "--api-url"),
+        (["set-webhook", "https://x/h", "--token", "1:a", "--api-url", "ftp://h"],
+         "--api-url: not an http(s) URL"),
+        (["webhook", "echo_app:dp", "--fake", "--port", "65536"],
+         "--port: out of range 0-65535, got 65536"),
+        (["webhook", "echo_app:dp", "--fake", "--port", "-1"], "--port: out of range"),
     ],
 )  # fmt: skip
 async def test_usage_errors_exit_2_with_a_reason(
     app_dir: Path, args: list[str], error: str
 ) -> None:
-    code, _, err = await run_cli(*args, cwd=app_dir)
+    code, out, err = await run_cli(*args, cwd=app_dir)
     assert code == 2, err
     assert error in err
+    assert "Traceback" not in err
+    if "--api-url" in error or "--port" in error:  # checked first: nothing else ran
+        assert err.count("\n") == 1 and err.startswith("tgfast "), err
+        assert out == ""
 
 
 def test_the_console_script_is_declared() -> None:
@@ -188,6 +210,27 @@ async def test_webhook_with_a_token_registers_the_webhook_and_serves(
     assert code == 0, log
     assert fake.sent_messages(6)[0]["text"] == "hello"
     assert fake.token not in log and fake.token.split(":")[1] not in log
+
+
+async def test_a_webhook_path_holding_the_token_is_logged_redacted(
+    app_dir: Path, fake: FakeTelegram
+) -> None:
+    # aiogram's convention: the token in the webhook path, so only Telegram knows it
+    path = f"/webhook/{fake.token}"
+    served, url = await TgfastProcess.start(
+        "webhook", "echo_app:dp", "--token", fake.token, "--api-url", fake.url,
+        "--port", "0", "--path", path, "--no-rate-limit", cwd=app_dir, ready=_LISTENING,
+    )  # fmt: skip
+    try:
+        assert url.endswith("/webhook/<token>"), url
+        real = url.replace("<token>", fake.token)
+        assert await fake.deliver(message(1, 12, "by token path"), url=real) == 200
+        await wait_for(lambda: fake.sent_messages(12))
+    finally:
+        code = await served.stop()
+    log = "".join(served.log)
+    assert code == 0, log
+    assert fake.token.split(":")[1] not in log
 
 
 async def test_webhook_serves_on_the_path_given_and_nowhere_else(
@@ -366,6 +409,99 @@ async def test_a_refused_call_exits_1_without_the_token(app_dir: Path, fake: Fak
     assert code == 1
     assert "bad webhook: HTTPS needed" in err
     assert fake.token not in err
+
+
+@pytest.fixture
+async def echoing_upstream() -> AsyncIterator[str]:
+    """A Bot API base that answers every call 404, echoing the path percent-encoded
+    (``/bot123%3AAAH...``) as some proxies and servers do: in a JSON description for
+    ``/json/...``, in an HTML page otherwise."""
+
+    async def echo(request: web.Request) -> web.Response:
+        path = urllib.parse.quote(request.path, safe="/")
+        if request.path.startswith("/json/"):
+            body = {"ok": False, "error_code": 404, "description": f"Not Found: {path}"}
+            return web.json_response(body, status=404)
+        page = f"<html><h1>404</h1>{path} ({request.path.lower()})</html>"
+        return web.Response(status=404, text=page, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", echo)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        host, port = runner.addresses[0][:2]
+        yield f"http://{host}:{port}"
+    finally:
+        await runner.cleanup()
+
+
+@pytest.mark.parametrize("form", ["json", "html"])
+async def test_an_upstream_echoing_the_encoded_token_never_shows_it(
+    app_dir: Path, echoing_upstream: str, form: str
+) -> None:
+    token = "123456789:AAHsecret-Part_of-the-Token0123456789"
+    secret = token.split(":")[1]
+    api = f"{echoing_upstream}/json" if form == "json" else echoing_upstream
+    code, out, err = await run_cli("webhook-info", "--token", token, "--api-url", api, cwd=app_dir)
+    assert code == 1, err
+    assert "webhook-info: getWebhookInfo" in err and "<token>" in err
+    # a webhook that registers itself on start fails the same way, in a served process
+    code2, out2, err2 = await run_cli(
+        "webhook", "echo_app:dp", "--token", token, "--api-url", api, "--port", "0",
+        "--webhook-url", "https://bot.example.com/hook", "--no-uvloop", cwd=app_dir,
+    )  # fmt: skip
+    assert code2 == 1, err2
+    for text in (out, err, out2, err2):
+        for form_of_it in (secret, secret.lower(), urllib.parse.quote(secret)):
+            assert form_of_it not in text, text
+        assert secret.lower() not in urllib.parse.unquote(text).lower(), text
+
+
+async def test_fake_mode_hides_the_secret_and_refuses_ids_that_are_not_integers(
+    app_dir: Path,
+) -> None:
+    secret = "fake-mode-secret_0123456789"
+    served, base = await TgfastProcess.start(
+        "webhook", "echo_app:dp", "--fake", "--port", "0", "--no-uvloop",
+        "--secret", secret, cwd=app_dir, ready=_FAKE_FEED,
+    )  # fmt: skip
+    try:
+        async with aiohttp.ClientSession() as http:
+            for bad in (1e308, -1e308, 1.5, "42", True, None, 2**60, [1], {"id": 1}):
+                async with http.post(
+                    f"{base}/fake/updates", json={"text": "hi", "chat_id": bad}
+                ) as r:
+                    assert r.status == 400, (bad, r.status, await r.text())
+                    assert "chat_id" in (await r.json())["error"]
+            for field in ("user_id", "message_id"):
+                item = {"text": "hi", "chat_id": 5, field: 1e308}
+                async with http.post(f"{base}/fake/updates", json=item) as r:
+                    assert r.status == 400, (field, await r.text())
+                    assert field in (await r.json())["error"]
+            async with http.post(f"{base}/fake/updates", json={"text": "hi", "chat_id": 5}) as r:
+                assert r.status == 200
+                [delivered] = await r.json()
+                assert delivered["status"] == 200  # the fake knows the secret and uses it
+            calls: list[dict[str, Any]] = []
+            while not any(c["method"] == "sendMessage" for c in calls):
+                async with http.get(f"{base}/fake/calls", params={"after": "0", "wait": "1"}) as r:
+                    raw = await r.text()
+                    calls = orjson.loads(raw)["calls"]
+                assert secret not in raw
+            assert calls[0]["method"] == "setWebhook"
+            assert calls[0]["params"]["secret_token"] == "<secret>"
+            async with http.post(f"{base}/webhook", json=message(99, 5, "x")) as r:
+                assert r.status == 403  # hidden from view, still enforced
+    finally:
+        code = await served.stop()
+    assert code == 0, "".join(served.log)
+    log = "".join(served.log)
+    assert "bot -> setWebhook" in log and "<secret>" in log
+    assert secret not in log
+    assert "Traceback" not in log
 
 
 @pytest.mark.parametrize(("flag", "loop"), [("--uvloop", "uvloop"), ("--no-uvloop", "asyncio")])

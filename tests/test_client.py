@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import inspect
 import io
 import logging
+import os
 import pickle
+import re
+import string
 import time
-from collections.abc import AsyncIterator
+import urllib.parse
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import orjson
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from redis_server import free_port
 
 import tgfast
@@ -37,12 +45,14 @@ from tgfast import (
 )
 from tgfast.client import NO_RETRY, Limit, LocalRateLimiter
 from tgfast.client.bot import _ERRORS
+from tgfast.client.redaction import TokenRedactor
 from tgfast.methods import METHOD_CLASSES, METHODS, SendMessage
 from tgfast.methods.base import Returns
 from tgfast.testing import Call, FakeTelegram
 from tgfast.types import (
     BufferedInputFile,
     CallbackQuery,
+    File,
     FSInputFile,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
@@ -298,6 +308,122 @@ async def test_the_token_appears_in_no_error_repr_or_log(
     assert any("<token>" in t for t in texts)
 
 
+def _decoded(text: str) -> str:
+    """``text`` with every encoding the redactor knows undone, over and over: an
+    oracle written apart from the redactor's pattern."""
+    for _ in range(8):
+        before = text
+        text = html.unescape(text)
+        text = re.sub(r"%u00([0-9a-fA-F]{2})", lambda m: chr(int(m[1], 16)), text)
+        text = urllib.parse.unquote(text)
+        text = re.sub(r"\\+u00([0-9a-fA-F]{2})", lambda m: chr(int(m[1], 16)), text)
+        text = re.sub(r"\\+x([0-9a-fA-F]{2})", lambda m: chr(int(m[1], 16)), text)
+        if text == before:
+            break
+    return text
+
+
+def _encodings() -> list[Callable[[str], str]]:
+    return [
+        lambda c: c,
+        lambda c: c.upper(),
+        lambda c: c.lower(),
+        lambda c: f"%{ord(c):02X}",
+        lambda c: f"%{ord(c):02x}",
+        lambda c: f"%25{ord(c):02X}",
+        lambda c: f"%2525{ord(c):02x}",
+        lambda c: f"%u00{ord(c):02x}",
+        lambda c: f"\\u00{ord(c):02x}",
+        lambda c: f"\\\\u00{ord(c):02X}",
+        lambda c: f"\\x{ord(c):02x}",
+        lambda c: f"&#{ord(c)};",
+        lambda c: f"&#x{ord(c):x};",
+        lambda c: f"&#X{ord(c):02X};",
+    ]
+
+
+_SECRET_CHARS = string.ascii_letters + string.digits + "_-"
+
+
+@st.composite
+def _encoded_tokens(draw: st.DrawFn) -> tuple[str, str]:
+    """(token, the token written with each character in a form drawn for it)."""
+    bot_id = draw(st.integers(1, 2**40))
+    secret = draw(st.text(_SECRET_CHARS, min_size=8, max_size=46))
+    token = f"{bot_id}:{secret}"
+    encodings = _encodings()
+    uniform = draw(st.booleans())  # an encoder applied to the whole, or char by char
+    if uniform:
+        encode = draw(st.sampled_from(encodings))
+        written = "".join(encode(c) for c in token)
+    else:
+        written = "".join(draw(st.sampled_from(encodings))(c) for c in token)
+    return token, written
+
+
+@given(
+    _encoded_tokens(),
+    st.text(string.printable, max_size=40),
+    st.text(string.printable, max_size=40),
+    st.sampled_from(["bare", "repr", "json", "secret alone"]),
+)
+def test_the_token_is_redacted_in_every_encoding(
+    token_and_written: tuple[str, str], before: str, after: str, frame: str
+) -> None:
+    token, written = token_and_written
+    secret = token.partition(":")[2]
+    assume(secret.lower() not in _decoded(before + after).lower())
+    if frame == "secret alone":
+        written = written[written.lower().index(":") + 1 :] if ":" in written else written
+        assume(secret.lower() in _decoded(written).lower())
+    text = before + written + after
+    if frame == "repr":
+        text = repr(text)
+    elif frame == "json":
+        text = orjson.dumps({"description": text}).decode()
+    # the oracle sees it before (unless the text around changed how it decodes: "%" + "00")
+    assume(secret.lower() in _decoded(text).lower())
+    redacted = TokenRedactor(token)(text)
+    assert secret.lower() not in _decoded(redacted).lower(), (text, redacted)
+    assert "<token>" in redacted
+
+
+@given(st.text(_SECRET_CHARS, min_size=8, max_size=46), st.text(string.printable, max_size=80))
+def test_redaction_leaves_other_text_alone(secret: str, text: str) -> None:
+    assume(secret.lower() not in _decoded(text).lower())
+    assert TokenRedactor(f"42:{secret}")(text) == text
+
+
+async def test_an_echoed_encoded_token_is_in_no_error_or_repr(
+    fake: FakeTelegram, caplog: pytest.LogCaptureFixture
+) -> None:
+    token = fake.token
+    secret = token.split(":")[1]
+    quoted = urllib.parse.quote(token, safe="")
+    texts: list[str] = []
+    caplog.set_level(logging.DEBUG)
+    async with Bot(token, server=fake.url, rate_limiter=None, retry=FAST_RETRY) as bot:
+        texts += [repr(bot), str(bot), repr(bot.session), repr(bot.server)]
+        fake.fail("getMe", error_code=404, description=f"Not Found: /bot{quoted}/getMe")
+        # a proxy's HTML page, the token deep enough to be cut at the snippet's end
+        page = f"<html>{'x' * 90} /bot{quoted}/getChat {secret.lower()} &#58;{secret}</html>"
+        fake.http_error("getChat", status=502, body=page.encode(), times=5)
+        escaped = token.replace(":", "\\u003a")  # as a JSON encoder may write it
+        body = b'{"error": "/bot' + escaped.encode() + b'/sendMessage"}'
+        fake.http_error("sendMessage", status=500, body=body, content_type="text/plain")
+        for call in (bot.get_me(), bot.get_chat(1), bot.send_message(1, "x")):
+            with pytest.raises(TgfastError) as info:
+                await call
+            texts += [str(info.value), repr(info.value), repr(info.value.args)]
+            texts += [repr(getattr(info.value, "description", ""))]
+    texts += [r.getMessage() for r in caplog.records]
+    for text in texts:
+        assert secret not in _decoded(text), text
+        assert secret.lower() not in _decoded(text).lower(), text
+        assert secret[:6] not in text, text  # not even a prefix left by a cut
+    assert sum("<token>" in t for t in texts) >= 3
+
+
 def test_a_malformed_token_is_refused_without_echoing_it() -> None:
     for token in ("", "no-colon-here", "abc:def", "123:bad token"):
         with pytest.raises(TgfastError) as info:
@@ -478,14 +604,86 @@ async def test_downloads(fake: FakeTelegram, bot: Bot, tmp_path: Path) -> None:
         await bot.download("no-such-file-id")
 
 
-async def test_local_server_mode_reads_from_disk(fake: FakeTelegram, tmp_path: Path) -> None:
-    local = tmp_path / "local.bin"
-    local.write_bytes(b"on this disk")
-    server = TelegramServer(fake.url, local=True)
+async def test_a_download_never_writes_through_a_planted_symlink(
+    fake: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"precious")
+    target = tmp_path / "out.bin"
+    # every name the old code, or an obvious scheme, would open beside the target
+    for name in ("out.bin.part", ".out.bin.part", "out.bin.tmp", "out.bin"):
+        (tmp_path / name).symlink_to(victim)
+    info = fake.add_file(b"downloaded")
+    assert await bot.download(info["file_id"], target) == target
+    assert victim.read_bytes() == b"precious"
+    assert not target.is_symlink() and target.read_bytes() == b"downloaded"
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {"victim.txt", "out.bin", "out.bin.part", ".out.bin.part", "out.bin.tmp"}
+    # the partial file is the process's own: created exclusively, with the umask's mode
+    mode = target.stat().st_mode & 0o777
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert mode == 0o666 & ~umask
+
+
+async def test_a_failed_download_leaves_no_partial_file(
+    fake: FakeTelegram, bot: Bot, tmp_path: Path
+) -> None:
+    (tmp_path / "keep.bin").write_bytes(b"old")
+    with pytest.raises(TelegramNotFound):
+        await bot.download_file("nope/missing.bin", tmp_path / "keep.bin")
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.bin"]
+    assert (tmp_path / "keep.bin").read_bytes() == b"old"
+
+
+async def test_local_server_mode_reads_only_inside_its_directory(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    root = tmp_path / "bot-api"
+    (root / fake.token / "documents").mkdir(parents=True)
+    inside = root / fake.token / "documents" / "file_0.txt"
+    inside.write_bytes(b"on this disk")
+    outside = tmp_path / "secret.txt"
+    outside.write_bytes(b"not the bot's")
+    (root / fake.token / "documents" / "link.txt").symlink_to(outside)
+    (root / fake.token / "photos").symlink_to(tmp_path)
+    os.mkfifo(root / "fifo")
+    with pytest.raises(ValueError, match="local_dir"):
+        TelegramServer(fake.url, local=True)
+    server = TelegramServer(fake.url, local=True, local_dir=str(root))
     async with Bot(fake.token, server=server, rate_limiter=None) as bot:
-        assert await bot.download_file(str(local)) == b"on this disk"
+        assert await bot.download_file(str(inside)) == b"on this disk"
+        refused = [
+            str(outside),  # an absolute path anywhere on the machine
+            "/etc/hostname",
+            f"{root}/../secret.txt",  # out through ..
+            f"{root}-sibling/x",  # a prefix of the name is not the directory
+            str(root),
+            str(root / fake.token / "documents" / "link.txt"),  # a symlink in it, out
+            str(root / fake.token / "photos" / "secret.txt"),  # a symlinked directory
+            str(root / "fifo"),  # not a regular file: would block
+        ]
+        refused.append(str(root / fake.token / "documents" / "missing.txt"))
+        secret = fake.token.split(":")[1]
+        for path in refused:
+            with pytest.raises(TgfastError, match="refusing to read|cannot read") as info:
+                await bot.download_file(path)
+            # a local server names a bot's directory after its token
+            assert secret not in str(info.value) + repr(info.value)
+            target = tmp_path / "copy.bin"
+            with pytest.raises(TgfastError, match="refusing to read|cannot read"):
+                await bot.download(File(file_id="f", file_unique_id="u", file_path=path), target)
+            assert not target.exists()
+        # a relative path still goes to the server
         info = fake.add_file(b"remote")
         assert await bot.download_file(info["file_path"]) == b"remote"
+
+
+def test_a_bad_server_url_is_refused_at_once() -> None:
+    for base in ("http://[::1", "http://127.0.0.1:99999", "http://h:0", "ftp://h", "h:8081"):
+        with pytest.raises(ValueError, match=re.escape(base)):
+            TelegramServer(base)
+    assert TelegramServer("http://[::1]:8081/").base == "http://[::1]:8081"
 
 
 # -- sessions -----------------------------------------------------------------------------

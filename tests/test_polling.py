@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 from server_support import message
 
-from tgfast import Bot, Dispatcher, TelegramUnauthorized
+from tgfast import (
+    Bot,
+    Dispatcher,
+    TelegramNetworkError,
+    TelegramServerError,
+    TelegramUnauthorized,
+)
 from tgfast.client import NO_RETRY
 from tgfast.server import Backoff, Poller, Signals, serve_polling
 from tgfast.testing import FakeTelegram
@@ -217,6 +223,19 @@ async def test_an_update_that_does_not_decode_is_skipped_not_fatal(
     assert poller.metrics.rejected["bad_body"] == 1
     assert any("does not decode" in r.getMessage() for r in caplog.records)
     assert poller.offset == 4
+
+
+async def test_the_one_by_one_fetch_fails_like_any_fetch(bot: Bot, fake: FakeTelegram) -> None:
+    # the slow path behind a batch that does not decode calls the API itself: its
+    # failures are the client's errors (retried by the fetch loop), with no URL in them
+    poller = Poller(Dispatcher(), bot, timeout=1, backoff=FAST)
+    fake.drop("getUpdates", times=1)
+    with pytest.raises(TelegramNetworkError) as dropped:
+        await poller._get_updates_one_by_one({"limit": 1})
+    fake.http_error("getUpdates", status=502, times=1)
+    with pytest.raises(TelegramServerError):
+        await poller._get_updates_one_by_one({"limit": 1})
+    assert bot.token.split(":")[1] not in str(dropped.value)
 
 
 async def test_a_wrong_token_stops_polling(bot: Bot, fake: FakeTelegram) -> None:

@@ -29,6 +29,7 @@ from aiohttp import web
 
 from . import __speedups__, __version__
 from .client import Bot, TelegramServer
+from .client.session import check_base_url
 from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
 from .fsm.storage.base import StorageError
 from .server.loader import AppLoadError, load_dispatcher
@@ -183,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
+        _check_addresses(args)
         return int(args.handler(args))
     except UsageError as exc:
         parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
@@ -531,6 +533,19 @@ def _cmd_webhook_info(args: argparse.Namespace) -> int:
 
 
 # -- helpers ------------------------------------------------------------------------------
+
+
+def _check_addresses(args: argparse.Namespace) -> None:
+    """A bad ``--api-url`` or ``--port`` is a usage error before anything starts, not a
+    traceback from the first call (or after the server is up)."""
+    if getattr(args, "api_url", None):
+        try:
+            check_base_url(args.api_url)
+        except ValueError as exc:
+            raise UsageError(f"--api-url: {exc}") from None
+    port = getattr(args, "port", None)
+    if port is not None and not 0 <= port <= 65535:
+        raise UsageError(f"--port: out of range 0-65535, got {port}")
 
 
 def _token(args: argparse.Namespace) -> str | None:

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import os
 import re
-import shutil
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from types import TracebackType
@@ -37,7 +36,9 @@ from ..types import File, User
 from ..types.binding import bind
 from ._api import BotAPI
 from .encoding import JSON_HEADERS, dumps, multipart, prepare
+from .files import create_partial, open_local_file
 from .ratelimit import LocalRateLimiter, RateLimiter
+from .redaction import TokenRedactor
 from .retry import RetryPolicy, is_repeatable, reached_server
 from .session import TELEGRAM, BotSession, TelegramServer
 
@@ -77,6 +78,7 @@ class Bot(BotAPI):
         "__weakref__",
         "_me",
         "_own_session",
+        "_redact",
         "_urls",
         "defaults",
         "id",
@@ -100,6 +102,7 @@ class Bot(BotAPI):
         if not isinstance(token, str) or not _TOKEN.fullmatch(token):
             raise TgfastError("malformed bot token: expected '<bot id>:<secret>' from @BotFather")
         self.__token = token
+        self._redact = TokenRedactor(token)
         self.id = int(token.partition(":")[0])
         self.server = TelegramServer(server) if isinstance(server, str) else server
         self._own_session = session is None
@@ -237,8 +240,12 @@ class Bot(BotAPI):
             return f"no answer within {timeout.total}s"
         return self._scrub(f"{type(exc).__name__}: {exc}")
 
-    def _scrub(self, text: str) -> str:
-        return text.replace(self.__token, "<token>")
+    def redact(self, text: str) -> str:
+        """``text`` with this bot's token replaced by ``<token>`` in any form it takes
+        (raw, percent-encoded, escaped): for a message that may quote a request URL."""
+        return self._redact(text)
+
+    _scrub = redact
 
     def _api_error(self, method: str, status: int, raw: bytes) -> TelegramAPIError:
         """The error for an answer that is not a success."""
@@ -248,7 +255,8 @@ class Bot(BotAPI):
             answer = None
         if type(answer) is not dict or "ok" not in answer:
             kind = TelegramServerError if status >= 500 or status == 200 else TelegramAPIError
-            snippet = raw[:120].decode("utf-8", "replace").strip()
+            # redacted whole before it is cut: a cut could leave a prefix of the token
+            snippet = self._scrub(raw[:65536].decode("utf-8", "replace"))[:120].strip()
             return kind(method, status, self._scrub(f"not a Bot API answer: {snippet!r}"))
         code = answer.get("error_code")
         code = code if type(code) is int else status
@@ -273,7 +281,8 @@ class Bot(BotAPI):
     ) -> AsyncIterator[bytes]:
         """The content of a file that ``get_file`` returned, in chunks."""
         if self.server.local and os.path.isabs(file_path):
-            with open(file_path, "rb") as f:  # noqa: ASYNC230 - local server: a local file
+            fd = open_local_file(self.server, file_path, self._redact)
+            with os.fdopen(fd, "rb") as f:
                 while chunk := await asyncio.to_thread(f.read, chunk_size):
                     yield chunk
             return
@@ -283,7 +292,7 @@ class Bot(BotAPI):
             async with self.session.client.get(url, timeout=timeout) as response:
                 if response.status != 200:
                     raise TelegramNotFound(
-                        "download", response.status, f"cannot download {file_path!r}"
+                        "download", response.status, self._scrub(f"cannot download {file_path!r}")
                     )
                 async for chunk in response.content.iter_chunked(chunk_size):
                     yield chunk
@@ -318,12 +327,12 @@ class Bot(BotAPI):
             return b"".join([chunk async for chunk in self.stream_file(file_path)])
         if isinstance(destination, (str, os.PathLike)):
             path = Path(destination)
-            partial = path.with_name(path.name + ".part")
+            fd, partial = create_partial(path)
             try:
-                with partial.open("wb") as f:
+                with os.fdopen(fd, "wb") as f:
                     async for chunk in self.stream_file(file_path, chunk_size=chunk_size):
                         f.write(chunk)
-                shutil.move(partial, path)
+                os.replace(partial, path)  # atomic; a symlink at path is replaced, not followed
             finally:
                 partial.unlink(missing_ok=True)
             return path

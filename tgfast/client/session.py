@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from types import TracebackType
 
 import aiohttp
+from yarl import URL
 
-__all__ = ["TELEGRAM", "BotSession", "TelegramServer"]
+__all__ = ["TELEGRAM", "BotSession", "TelegramServer", "check_base_url"]
+
+
+def check_base_url(base: str) -> str:
+    """``base`` if it can be a Bot API server's address; a ``ValueError`` saying why
+    not otherwise (a bracket left open, a port out of range, no host, not http)."""
+    try:
+        url = URL(base)
+        port = url.port
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"not a valid URL: {base!r} ({exc})") from None
+    if url.scheme not in ("http", "https"):
+        raise ValueError(f"not an http(s) URL: {base!r}")
+    if not url.host:
+        raise ValueError(f"no host in {base!r}")
+    if port is not None and not 0 < port < 65536:
+        raise ValueError(f"port out of range 1-65535 in {base!r}")
+    if url.query_string or url.fragment:
+        raise ValueError(f"a base URL has no query or fragment: {base!r}")
+    return base
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,14 +36,25 @@ class TelegramServer:
     """A Bot API server: Telegram's, a local ``telegram-bot-api``, a balancer, a fake.
 
     With ``local=True`` (a local server started with ``--local``) ``getFile`` answers
-    with absolute paths on this machine, and downloads read them from disk.
+    with absolute paths on this machine, and downloads read them from disk, but only
+    inside ``local_dir`` (the server's ``--dir``): the answer alone does not decide
+    which file of this machine is read. A ``base`` that is not an http(s) URL with a
+    host and a valid port is a ``ValueError`` here, not a failure at the first call.
     """
 
     base: str = "https://api.telegram.org"
     local: bool = False
+    local_dir: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "base", self.base.rstrip("/"))
+        object.__setattr__(self, "base", check_base_url(self.base).rstrip("/"))
+        if self.local and not self.local_dir:
+            raise ValueError(
+                "TelegramServer(local=True) needs local_dir, the local Bot API server's "
+                "--dir: files are read from there and nowhere else"
+            )
+        if self.local_dir is not None:
+            object.__setattr__(self, "local_dir", os.fspath(self.local_dir))
 
     def api_url(self, token: str, method: str) -> str:
         return f"{self.base}/bot{token}/{method}"

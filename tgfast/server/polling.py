@@ -28,6 +28,7 @@ import logging
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Literal
 
+import aiohttp
 import orjson
 
 from ..backoff import Backoff
@@ -38,6 +39,7 @@ from ..errors import (
     TelegramNetworkError,
     TelegramNotFound,
     TelegramRetryAfter,
+    TelegramServerError,
     TelegramUnauthorized,
 )
 from ..types import Update
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_POLL_TIMEOUT", "POLL_BACKOFF", "Poller"]
 
+_JSON = {"Content-Type": "application/json"}
 log = logging.getLogger("tgfast.server")
 
 DEFAULT_POLL_TIMEOUT = 30
@@ -231,8 +234,21 @@ class Poller:
         items, skip the bad one (logged, counted) and keep the others."""
         bot = self.bot
         url = bot.server.api_url(bot.token, "getUpdates")
-        async with bot.session.client.post(url, data=orjson.dumps({**params, "timeout": 0})) as r:
-            answer = orjson.loads(await r.read())
+        try:
+            body = orjson.dumps({**params, "timeout": 0})
+            async with bot.session.client.post(url, data=body, headers=_JSON) as r:
+                raw = await r.read()
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+            # the library's text may quote the URL, which holds the token
+            raise TelegramNetworkError(
+                "getUpdates", bot.redact(f"{type(exc).__name__}: {exc}")
+            ) from None
+        try:
+            answer = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            answer = None
+        if type(answer) is not dict:
+            raise TelegramServerError("getUpdates", 502, "not a Bot API answer")
         updates: list[Update] = []
         for item in answer.get("result") or ():
             try:

@@ -119,7 +119,7 @@ async def serve_webhook(
             processor = server.processor
             log.info(
                 "webhook: listening on %s (concurrency=%s, max_in_flight=%d, reply mode %s, "
-                "loop=%s)", server.url, processor.concurrency, processor.max_in_flight,
+                "loop=%s)", bot.redact(server.url or ""), processor.concurrency, processor.max_in_flight,
                 "on" if server.reply_mode else "off", _loop_name(),
             )  # fmt: skip
             if on_ready is not None:

@@ -12,7 +12,12 @@ person (curl) or a script play the user's side:
 - ``GET /fake/calls?after=N&wait=S``: the Bot API calls the bot made, from index
   ``N`` on; waits up to ``S`` seconds for at least one.
 
-Every call the bot makes is also logged (``tgfast.fake``) as it arrives.
+Every call the bot makes is also logged (``tgfast.fake``) as it arrives. Neither the
+log nor ``/fake/calls`` shows the webhook secret (``secret_token`` reads ``<secret>``):
+anyone who can read them could otherwise post forged updates to the webhook.
+
+Ids in a shorthand (``chat_id``, ``user_id``, ``message_id``) are JSON integers that
+fit Telegram's ids (at most 52 bits); anything else is a 400 naming the field.
 """
 
 from __future__ import annotations
@@ -33,6 +38,23 @@ from .fake import FakeTelegram
 __all__ = ["FakeControl"]
 
 log = logging.getLogger("tgfast.fake")
+
+HIDDEN = "<secret>"
+_MAX_ID = 2**53 - 1  # Telegram: "at most 52 significant bits"
+
+
+def shown(params: dict[str, Any]) -> dict[str, Any]:
+    """A call's parameters as the log and ``/fake/calls`` show them: without the secret."""
+    if "secret_token" not in params:
+        return params
+    return {**params, "secret_token": HIDDEN}
+
+
+def _id(item: dict[str, Any], name: str, default: int) -> int:
+    value = item.get(name, default)
+    if type(value) is not int or not -_MAX_ID <= value <= _MAX_ID:
+        raise ValueError(f"{name}: expected an integer id (at most 52 bits), got {value!r}")
+    return value
 
 
 class FakeControl:
@@ -83,7 +105,7 @@ class FakeControl:
         while len(self.fake.calls) <= after and time.monotonic() < deadline:  # noqa: ASYNC110
             await asyncio.sleep(0.01)
         calls = [
-            {"method": c.method, "params": c.params, "http_method": c.http_method}
+            {"method": c.method, "params": shown(c.params), "http_method": c.http_method}
             for c in self.fake.calls[after:]
         ]
         payload = {"calls": calls, "next": after + len(calls)}
@@ -104,8 +126,8 @@ class FakeControl:
         return item
 
     def _ids(self, item: dict[str, Any]) -> tuple[int, int]:
-        chat_id = int(item.get("chat_id", item.get("user_id", 1)))
-        return chat_id, int(item.get("user_id", abs(chat_id)))
+        chat_id = _id(item, "chat_id", _id(item, "user_id", 1))
+        return chat_id, _id(item, "user_id", abs(chat_id))
 
     def _user(self, item: dict[str, Any]) -> dict[str, Any]:
         return updates.user(self._ids(item)[1], str(item.get("first_name", "User")))
@@ -116,7 +138,7 @@ class FakeControl:
             str(item["text"]),
             chat_id=chat_id,
             user_id=user_id,
-            message_id=int(item.get("message_id", next(self._message_ids))),
+            message_id=_id(item, "message_id", next(self._message_ids)),
             date=int(time.time()),
         )
         message["from"] = self._user(item)
@@ -165,5 +187,5 @@ class FakeControl:
         for call in calls[self._logged :]:
             if call.method != "getUpdates":
                 log.info("bot -> %s %s", call.method,
-                         orjson.dumps(call.params, default=str).decode())  # fmt: skip
+                         orjson.dumps(shown(call.params), default=str).decode())  # fmt: skip
         self._logged = len(calls)
