@@ -121,8 +121,15 @@ async def fake() -> AsyncIterator[FakeTelegram]:
 
 
 @pytest.fixture
-async def bot(fake: FakeTelegram) -> AsyncIterator[Bot]:
-    """A bot on ``fake``, without the rate limiter (tests send fast to few chats)."""
+async def bot(request: pytest.FixtureRequest, fake: FakeTelegram) -> AsyncIterator[Bot]:
+    """A bot on the test's ``fake``, without the rate limiter (tests send fast to few
+    chats); in a module that sets ``OFFLINE_BOT = True`` (tests that only dispatch), a
+    bot that never connects, with the token ``42:test-token`` (an async fixture cannot
+    start the fake on demand, so it runs unused there)."""
+    if getattr(request.module, "OFFLINE_BOT", False):
+        async with Bot("42:test-token", rate_limiter=None) as offline:
+            yield offline
+        return
     async with make_bot(fake) as bot:
         yield bot
 
