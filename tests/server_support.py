@@ -18,17 +18,16 @@ import orjson
 import tgfast
 from tgfast import Bot, Dispatcher
 from tgfast.server import SECRET_HEADER, WebhookServer
-from tgfast.testing import FakeTelegram
+from tgfast.testing import FakeTelegram, updates
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def message(update_id: int, chat_id: int, text: str, **extra: Any) -> dict[str, Any]:
-    """A complete message update, as Telegram posts it."""
-    chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"}
-    sender = {"id": abs(chat_id), "is_bot": False, "first_name": "Ann"}
-    body = {"message_id": update_id, "date": 1, "chat": chat, "from": sender, "text": text}
-    return {"update_id": update_id, "message": {**body, **extra}}
+    """A complete message update, as Telegram posts it (message id = update id)."""
+    extra.setdefault("from", updates.user(abs(chat_id), "Ann"))
+    sent = updates.message(text, chat_id=chat_id, message_id=update_id, date=1, **extra)
+    return updates.update(update_id=update_id, message=sent)
 
 
 def make_bot(fake: FakeTelegram) -> Bot:
