@@ -13,22 +13,20 @@ import asyncio
 import collections.abc
 from typing import Any
 
-import orjson
 import pytest
 
 import tgfast
 from tgfast import Bot, DecodeError
 from tgfast.dispatcher import FAILED, UNHANDLED, Dispatcher, ErrorEvent, Router, SkipHandler
 from tgfast.filters import Command, CommandObject, F
+from tgfast.testing import updates
 from tgfast.types import Message, Update
 from tgfast.types.binding import current_bot
 
 
 def body(text: str, update_id: int = 1, chat_id: int = 5) -> bytes:
-    message = {"message_id": update_id, "date": 1, "text": text,
-               "chat": {"id": chat_id, "type": "private"},
-               "from": {"id": chat_id, "is_bot": False, "first_name": "Ann"}}  # fmt: skip
-    return orjson.dumps({"update_id": update_id, "message": message})
+    sent = updates.message(text, chat_id=chat_id, message_id=update_id)
+    return updates.encoded(updates.update(update_id=update_id, message=sent))
 
 
 def update(text: str, update_id: int = 1) -> Update:

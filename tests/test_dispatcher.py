@@ -8,7 +8,6 @@ from typing import Any
 import orjson
 import pytest
 
-import tgfast
 from tgfast import Bot, DecodeError
 from tgfast.dispatcher import (
     FAILED,
@@ -23,23 +22,18 @@ from tgfast.dispatcher import (
 from tgfast.dispatcher._kinds import UPDATE_KINDS
 from tgfast.filters import Command, CommandObject, ExceptionTypeFilter, F
 from tgfast.methods import SendMessage
-from tgfast.testing import FakeTelegram
+from tgfast.testing import FakeTelegram, updates
 from tgfast.types import CallbackQuery, Message, Update
 
 
 def message_update(text: str, update_id: int = 1, chat_id: int = 1, **extra: Any) -> Update:
-    message = {
-        "message_id": update_id, "date": 1, "text": text,
-        "chat": {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup"},
-        "from": {"id": 7, "is_bot": False, "first_name": "Ann"}, **extra,
-    }  # fmt: skip
-    return tgfast.decode_update(orjson.dumps({"update_id": update_id, "message": message}))
+    sent = updates.message(text, chat_id=chat_id, user_id=7, message_id=update_id, **extra)
+    return updates.decoded(updates.update(update_id=update_id, message=sent))
 
 
 def callback_update(data: str) -> Update:
-    query = {"id": "q", "chat_instance": "c", "data": data,
-             "from": {"id": 7, "is_bot": False, "first_name": "Ann"}}  # fmt: skip
-    return tgfast.convert(Update, {"update_id": 9, "callback_query": query})
+    query = updates.callback_query(data, user_id=7, query_id="q")
+    return updates.decoded(updates.update(update_id=9, callback_query=query))
 
 
 # the conftest `bot` never connects here: these tests only dispatch
