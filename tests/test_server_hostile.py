@@ -15,6 +15,7 @@ import aiohttp
 import orjson
 import pytest
 from server_support import TgfastProcess, message
+from yarl import URL
 
 from tgfast.server import SECRET_HEADER
 from tgfast.testing import FakeTelegram
@@ -59,7 +60,7 @@ async def webhook(tmp_path: Path, fake: FakeTelegram) -> AsyncIterator[Webhook]:
 
 
 def _address(url: str) -> tuple[str, int, str]:
-    parsed = aiohttp.client.URL(url)
+    parsed = URL(url)
     assert parsed.host is not None and parsed.port is not None
     return parsed.host, parsed.port, parsed.path
 
