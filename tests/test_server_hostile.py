@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import textwrap
 import time
@@ -18,6 +19,7 @@ from server_support import TgfastProcess, message
 from yarl import URL
 
 from tgfast.server import SECRET_HEADER
+from tgfast.server.connections import LogLimiter, one_line
 from tgfast.testing import FakeTelegram
 
 APP = """
@@ -266,3 +268,26 @@ async def test_malformed_http_is_one_counted_rate_limited_line_per_cause(
     assert "Traceback" not in log, log
     lines = [line for line in served.log if "malformed" in line]
     assert 1 <= len(lines) <= 2, lines  # one line per cause, the repeats only counted
+
+
+# -- the pieces, in-process ------------------------------------------------------------------
+
+
+def test_log_limiter_writes_one_line_per_cause_per_interval(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    limiter = LogLimiter(logging.getLogger("tgfast.test"), interval=3600)
+    with caplog.at_level(logging.WARNING, "tgfast.test"):
+        for _ in range(5):
+            limiter.warning("a", "cause a")
+            limiter.warning("b", "cause b")
+        limiter.interval = 0
+        limiter.warning("a", "cause a again")
+    assert [r.getMessage() for r in caplog.records] == [
+        "cause a", "cause b", "cause a again (4 more since the last such line, only counted)",
+    ]  # fmt: skip
+
+
+def test_one_line_escapes_what_a_client_sent() -> None:
+    assert one_line("bad\r\nX-Forged: 1\x1b[31m") == "bad\\r\\nX-Forged: 1\\x1b[31m"
+    assert one_line("x" * 500, limit=10) == "x" * 10 + "..."

@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import logging
-import resource
 import sys
 import time
 from collections.abc import Callable
@@ -72,6 +71,10 @@ _REFUSED = (
 def default_max_connections() -> int:
     """1024, or half the process's descriptor limit when that is lower: the other half
     stays for the bot's own connections (Bot API, Redis) and files."""
+    try:
+        import resource
+    except ImportError:  # Windows: no descriptor limit to share
+        return _CONNECTIONS_CAP
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return _CONNECTIONS_CAP

@@ -11,10 +11,10 @@ What is refused, and why Telegram behaves well with it: 403 for a client outside
 ``allowed_ips`` (its real address: see ``addresses``) or a wrong secret, 413
 for a body over ``max_body_size``, 400 for a body that is not an update or cannot be
 read, say a wrong ``Content-Encoding`` (logged with the reason, once a minute per
-cause), 408 for a body slower than ``body_timeout``, 405/404 for a wrong method/path, and 503 with ``Retry-After`` while the
-processor is full or draining, or while the bodies being read hold ``read_budget``
-bytes: Telegram delivers that update again later. Slow, idle and surplus connections
-are bounded in ``connections``.
+cause), 408 for a body slower than ``body_timeout``, 405/404 for a wrong method/path,
+and 503 with ``Retry-After`` while the processor is full or draining, or while the
+bodies being read hold ``read_budget`` bytes: Telegram delivers that update again
+later. Slow, idle and surplus connections are bounded in ``connections``.
 """
 
 from __future__ import annotations
