@@ -44,7 +44,11 @@ from .server.supervisor import (
     watch_supervisor,
 )
 from .server.webhook import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_KEEPALIVE_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE,
+    DEFAULT_READ_BUDGET,
     DEFAULT_REPLY_TIMEOUT,
     WebhookServer,
     valid_secret_token,
@@ -132,6 +136,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     webhook.add_argument("--max-body-size", type=_positive, default=DEFAULT_MAX_BODY_SIZE,
                          help="bytes (default: %(default)s)")  # fmt: skip
+    webhook.add_argument("--header-timeout", type=_seconds, default=DEFAULT_HEADER_TIMEOUT,
+                         help="seconds for a request head to arrive, else the connection is "
+                         "closed (default: %(default)s)")  # fmt: skip
+    webhook.add_argument("--body-timeout", type=_seconds, default=DEFAULT_BODY_TIMEOUT,
+                         help="seconds for a body to arrive after its head, else 408 "
+                         "(default: %(default)s)")  # fmt: skip
+    webhook.add_argument("--keepalive-timeout", type=_seconds, default=DEFAULT_KEEPALIVE_TIMEOUT,
+                         help="seconds an idle kept-alive connection stays open "
+                         "(default: %(default)s)")  # fmt: skip
+    webhook.add_argument("--max-connections", type=_positive, default=None,
+                         help="open connections per worker; beyond, 503 at once (default: "
+                         "1024, or half the descriptor limit if lower)")  # fmt: skip
+    webhook.add_argument("--read-budget", type=_positive, default=DEFAULT_READ_BUDGET,
+                         help="bytes of bodies being read at once per worker; beyond, 503 "
+                         "(default: %(default)s)")  # fmt: skip
     webhook.add_argument("--trusted-proxy", action="append", type=_networks,
                          metavar="ADDR_OR_CIDR", help="a balancer whose X-Forwarded-For is "
                          "believed (repeatable; default: $TGFAST_TRUSTED_PROXIES, "
@@ -218,6 +237,11 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
         "reply_mode": args.reply_mode,
         "reply_timeout": args.reply_timeout,
         "max_body_size": args.max_body_size,
+        "header_timeout": args.header_timeout,
+        "body_timeout": args.body_timeout,
+        "keepalive_timeout": args.keepalive_timeout,
+        "max_connections": args.max_connections,
+        "read_budget": args.read_budget,
         "concurrency": args.concurrency,
         "max_in_flight": args.max_in_flight,
         "access_log": logging.getLogger("aiohttp.access") if args.log_level == "debug" else None,
@@ -573,6 +597,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
     return value
 
 

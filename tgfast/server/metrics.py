@@ -28,7 +28,13 @@ class Rejected:
     METHOD = "method"  # 405: not a POST
     PATH = "path"  # 404: nothing there
     TOO_LARGE = "too_large"  # 413: the body is over the limit
-    BAD_BODY = "bad_body"  # 400: the body is not an update
+    BAD_BODY = "bad_body"  # 400: the body is not an update, or could not be read (encoding)
+    BAD_HTTP = "bad_http"  # 400 from the HTTP parser: not a well-formed request
+    HEADER_TIMEOUT = "header_timeout"  # closed: no complete request head in time
+    BODY_TIMEOUT = "body_timeout"  # 408: the body did not arrive in time
+    ABORTED = "aborted"  # the client went away before its body was read
+    CONNECTIONS = "connections"  # 503 before reading: open connections at their bound
+    READ_BUDGET = "read_budget"  # 503: bodies being read at the byte budget
     OVERLOADED = "overloaded"  # 503: in-flight work at its bound
     DRAINING = "draining"  # 503: shutting down
     DUPLICATE = "duplicate"  # 200, but dropped: a redelivery of an update already handled

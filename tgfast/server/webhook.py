@@ -9,9 +9,12 @@ gets an empty 200 and its method is sent by a normal call when it is done.
 
 What is refused, and why Telegram behaves well with it: 403 for a client outside
 ``allowed_ips`` (its real address: see ``addresses``) or a wrong secret, 413
-for a body over ``max_body_size``, 400 for a body that is not an update (logged with
-the reason), 405/404 for a wrong method/path, and 503 with ``Retry-After`` while the
-processor is full or draining: Telegram delivers that update again later.
+for a body over ``max_body_size``, 400 for a body that is not an update or cannot be
+read, say a wrong ``Content-Encoding`` (logged with the reason, once a minute per
+cause), 408 for a body slower than ``body_timeout``, 405/404 for a wrong method/path,
+and 503 with ``Retry-After`` while the processor is full or draining, or while the
+bodies being read hold ``read_budget`` bytes: Telegram delivers that update again
+later. Slow, idle and surplus connections are bounded in ``connections``.
 """
 
 from __future__ import annotations
@@ -25,10 +28,19 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 
 from ..client.encoding import dumps
 from ..decoding import decode_update
 from .addresses import AddressPolicy, IPNetwork
+from .connections import (
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_KEEPALIVE_TIMEOUT,
+    BoundedRunner,
+    LogLimiter,
+    MemoryReclaimer,
+    one_line,
+)
 from .metrics import CONTENT_TYPE, Metrics, Rejected
 from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
 from .seen import SeenUpdates
@@ -39,7 +51,11 @@ if TYPE_CHECKING:
     from ..methods.base import TelegramMethod
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT",
+    "DEFAULT_HEADER_TIMEOUT",
+    "DEFAULT_KEEPALIVE_TIMEOUT",
     "DEFAULT_MAX_BODY_SIZE",
+    "DEFAULT_READ_BUDGET",
     "DEFAULT_REPLY_TIMEOUT",
     "SECRET_HEADER",
     "WebhookServer",
@@ -52,6 +68,11 @@ SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 DEFAULT_MAX_BODY_SIZE = 1024 * 1024
 """Bytes. An update is a few kilobytes; the largest (a long text quoting another) far
 below this."""
+DEFAULT_BODY_TIMEOUT = 30.0
+"""Seconds a body may take to arrive once its head has (nginx: 60 s between two reads)."""
+DEFAULT_READ_BUDGET = 8 * 1024 * 1024
+"""Bytes of bodies being read at once (announced length, or ``max_body_size``); beyond,
+503. A body already received whole costs nothing against it."""
 DEFAULT_REPLY_TIMEOUT = 2.0
 """Seconds a reply-mode request waits for its handler before answering without a method."""
 
@@ -97,6 +118,11 @@ class WebhookServer:
         access_log: logging.Logger | None = None,
         trusted_proxies: Iterable[str | IPNetwork] = (),
         allowed_ips: Iterable[str | IPNetwork] | None = None,
+        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
+        max_connections: int | None = None,
+        read_budget: int = DEFAULT_READ_BUDGET,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError(f"path must start with '/', got {path!r}")
@@ -108,6 +134,15 @@ class WebhookServer:
         self.reply_mode = reply_mode
         self.reply_timeout = reply_timeout
         self.max_body_size = max_body_size
+        self.header_timeout = header_timeout
+        self.body_timeout = body_timeout
+        self.keepalive_timeout = keepalive_timeout
+        self.max_connections = max_connections
+        """Open connections at most (None: ``default_max_connections()``)."""
+        self.read_budget = max(read_budget, max_body_size)
+        self._reading = 0  # bytes reserved by the bodies being read
+        self._limiter = LogLimiter(log)
+        self._reclaimer = MemoryReclaimer()
         self.retry_after = str(int(retry_after))
         self.processor = processor or UpdateProcessor(
             dispatcher, bot, concurrency=concurrency, max_in_flight=max_in_flight,
@@ -159,12 +194,27 @@ class WebhookServer:
         length = request.content_length
         if length is not None and length > self.max_body_size:
             rejected[Rejected.TOO_LARGE] += 1
+            self._reclaimer.note(length)  # aiohttp drains it after the answer
             return web.Response(status=413)
-        try:
-            body = await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            rejected[Rejected.TOO_LARGE] += 1
-            return web.Response(status=413)
+        if request.content.is_eof():  # the whole body came with the head: the usual case
+            try:
+                body = await request.read()
+            except Exception as exc:  # noqa: BLE001 - every failure to read a body is a 4xx
+                return self._unreadable(request, exc)
+        else:
+            reserved = self.max_body_size if length is None else length
+            if self._reading + reserved > self.read_budget:
+                rejected[Rejected.READ_BUDGET] += 1
+                self._reclaimer.note(reserved)
+                return self._unavailable()
+            self._reading += reserved
+            try:
+                body = await asyncio.wait_for(self._read_in_chunks(request), self.body_timeout)
+            except Exception as exc:  # noqa: BLE001 - every failure to read a body is a 4xx
+                self._reclaimer.note(reserved)
+                return self._unreadable(request, exc)
+            finally:
+                self._reading -= reserved
         try:
             update = decode_update(body)
         except Exception as exc:  # noqa: BLE001 - DecodeError, or anything odd: a 400, never a 500
@@ -191,6 +241,58 @@ class WebhookServer:
             return web.Response()
         reply = dumps(method.as_webhook_reply(self.bot.defaults))
         return web.Response(body=reply, content_type="application/json")
+
+    async def _read_in_chunks(self, request: web.Request) -> bytes:
+        """The body of a request that did not come whole with its head.
+
+        Unlike ``request.read()`` this keeps aiohttp's read-ahead at its default (the
+        connection is paused beyond a few chunks) and grows no contiguous buffer: the
+        chunks are joined once, at the end, so an aborted upload leaves only
+        chunk-sized blocks to the allocator, which it can reuse.
+        """
+        content = request.content
+        chunks: list[bytes] = []
+        size, limit = 0, self.max_body_size
+        while chunk := await content.readany():
+            size += len(chunk)
+            if size > limit:
+                raise web.HTTPRequestEntityTooLarge(limit, size)
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _unreadable(self, request: web.Request, exc: Exception) -> web.Response:
+        """The answer to a body that could not be read, counted and logged (rate-limited)."""
+        # The exception is also kept by the request's payload, and its traceback holds
+        # the frames (and the partial body) of the read: a cycle that would keep up to
+        # max_body_size alive until a full collection. Dropping the traceback breaks it.
+        exc.__traceback__ = None
+        rejected = self.metrics.rejected
+        if isinstance(exc, web.HTTPRequestEntityTooLarge):
+            rejected[Rejected.TOO_LARGE] += 1
+            return web.Response(status=413)
+        if isinstance(exc, asyncio.TimeoutError):
+            rejected[Rejected.BODY_TIMEOUT] += 1
+            self._limiter.warning(
+                "body_timeout", "webhook: a body from %s did not arrive within %ss "
+                "(body_timeout), answered 408", request.remote, self.body_timeout,
+            )  # fmt: skip
+            response = web.Response(status=408)
+            response.force_close()
+            return response
+        if isinstance(exc, RequestPayloadError) or request.transport is not None:
+            rejected[Rejected.BAD_BODY] += 1
+            cause = exc.__cause__ or exc
+            self._limiter.warning(
+                f"bad_body:{type(cause).__name__}", "webhook: refused a body that cannot "
+                "be read (Content-Encoding %s): %s", one_line(
+                    request.headers.get("Content-Encoding", "none")), one_line(str(cause)),
+            )  # fmt: skip
+            response = web.Response(status=400, text="the body cannot be read")
+        else:
+            rejected[Rejected.ABORTED] += 1  # the client is gone: nobody reads the answer
+            response = web.Response(status=400)
+        response.force_close()  # what is left of the body cannot be skipped reliably
+        return response
 
     def _forbidden(self, request: web.Request) -> web.Response:
         self.metrics.rejected[Rejected.FORBIDDEN_IP] += 1
@@ -239,8 +341,13 @@ class WebhookServer:
         """Listen on ``host:port`` (or on an already bound ``sock``); returns ``self.url``."""
         if self._runner is not None:
             raise RuntimeError("the webhook server is already started")
-        runner = web.AppRunner(
+        runner = BoundedRunner(
             self.app,
+            metrics=self.metrics,
+            header_timeout=self.header_timeout,
+            max_connections=self.max_connections,
+            limiter=self._limiter,
+            keepalive_timeout=self.keepalive_timeout,
             handle_signals=False,
             access_log=self._access_log,
             shutdown_timeout=5.0,
@@ -277,6 +384,7 @@ class WebhookServer:
         """Close the listener and the open connections."""
         self._listening = False
         runner, self._runner = self._runner, None
+        self._reclaimer.close()
         if runner is not None:
             await runner.cleanup()
 
