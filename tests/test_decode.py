@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 from types import ModuleType
 from typing import Any
 
@@ -344,17 +345,22 @@ def test_chat_member_by_status(
 
 
 def test_chat_member_unknown_or_missing_status(decoder: ModuleType) -> None:
-    for raw in (
-        {"status": "ghost", "user": ANN},
-        {"user": ANN},
-        {"status": 5},
-        {"status": True},
-        {},
+    # an unknown status is a newer kind of member: the base class with the raw fields
+    raw = {"status": "ghost", "user": ANN}
+    member = decoder.convert(T.ChatMember, raw)
+    assert type(member) is T.ChatMember
+    assert member._extra == raw
+    assert member.to_dict() == raw
+    # a missing or non-string status is a malformed member (issue #16 item 10)
+    for raw, reason in (
+        ({"user": ANN}, "missing required field"),
+        ({}, "missing required field"),
+        ({"status": None}, "expected str, got null"),
+        ({"status": 5}, "expected str, got int"),
+        ({"status": True}, "expected str, got bool"),
     ):
-        member = decoder.convert(T.ChatMember, raw)
-        assert type(member) is T.ChatMember
-        assert member._extra == (raw or None)  # no fields: as ChatMember() has
-        assert member.to_dict() == raw
+        with pytest.raises(DecodeError, match=re.escape(f"$.status: {reason}")):
+            decoder.convert(T.ChatMember, raw)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,9 @@ import orjson
 from ..errors import DecodeError
 from ..types import _types
 from ..types.base import split_alternatives
-from ._decode_py import DEFAULT_MAX_SIZE, JSON_NAMES, PRIMITIVES, PathError, expr_of, json_name
+from ._decode_py import (
+    DEFAULT_MAX_SIZE, JSON_NAMES, PRIMITIVES, PathError, _bad_tag, expr_of, json_name,
+)
 
 cdef extern from "Python.h":
     ctypedef struct PyMemberDef:
@@ -432,6 +434,7 @@ cdef class UnionConv(Conv):
     cdef tuple presence       # ((key, ClassBuilder), ...)
     cdef bint allow_str
     cdef bint allow_list
+    cdef bint strict          # a discriminator: it must be a string
     cdef Conv list_conv
 
     cdef object convert(self, object v):
@@ -443,10 +446,12 @@ cdef class UnionConv(Conv):
             if self.key is not None:
                 builder = self.default
                 tag = (<dict>v).get(self.key)
-                if PyUnicode_CheckExact(tag) or PyLong_CheckExact(tag):
+                if PyUnicode_CheckExact(tag) or (PyLong_CheckExact(tag) and not self.strict):
                     c = PyDict_GetItem(self.variants, tag)
                     if c is not NULL:
                         builder = <object>c
+                elif self.strict:  # missing, null or not a string: malformed, not new
+                    raise _bad_tag(self.key, tag, v)
                 if builder is not None:
                     return (<ClassBuilder>builder).build(<dict>v)
             unknown = self.base.__new__(self.base)
@@ -579,6 +584,7 @@ cdef class Registry:
         c.key = rule.key
         c.allow_str = rule.allow_str
         c.allow_list = rule.allow_list
+        c.strict = rule.key is not None and rule.default is None
         self.converters[expr] = c
         c.variants = {tag: self.get(cls.__name__) for tag, cls in rule.variants.items()}
         c.default = self.get(rule.default.__name__) if rule.default is not None else None

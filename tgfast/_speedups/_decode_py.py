@@ -64,6 +64,16 @@ def _wrong(expected: str, value: object) -> PathError:
     return PathError(f"expected {expected}, got {json_name(value)}")
 
 
+def _bad_tag(key: str, tag: object, obj: dict[str, Any]) -> PathError:
+    """A union's discriminator that is missing, null or not a string, at ``.key``."""
+    if tag is None and key not in obj:
+        err = PathError("missing required field")
+    else:
+        err = _wrong("str", tag)
+    err.segments.append(f".{key}")
+    return err
+
+
 def _int(v: Any) -> int:
     if type(v) is int:
         if _INT_MIN <= v <= _INT_MAX:
@@ -288,6 +298,9 @@ class _Registry:
         presence: list[tuple[str, Converter]] = []
         default: list[Converter] = []
         as_list: list[Converter] = []
+        # A discriminator (no default class) must be a string: an unknown string is a
+        # newer variant, anything else is a malformed object, not a base-class instance.
+        strict = rule.key is not None and rule.default is None
 
         def convert(v: Any) -> Any:
             tv = type(v)
@@ -298,8 +311,11 @@ class _Registry:
                 if rule.key is not None:
                     tag = v.get(rule.key)
                     found = None
-                    if type(tag) is str or type(tag) is int:  # never True == 1
+                    tt = type(tag)
+                    if tt is str or (tt is int and not strict):  # never True == 1
                         found = variants.get(tag)
+                    elif strict:
+                        raise _bad_tag(rule.key, tag, v)
                     if found is None and default:
                         found = default[0]
                     if found is not None:

@@ -14,7 +14,6 @@ from cpython.object cimport PyObject
 
 cimport cython
 
-import logging
 from functools import partial
 
 from ..decoding import decode_update
@@ -23,10 +22,11 @@ from ..types.binding import _has_bot_slot
 from ._decode import _slot_offset
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
+from .._logging import get_logger
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
-log = logging.getLogger("tgfast.dispatcher")
+log = get_logger("tgfast.dispatcher")
 
 cdef dict _EMPTY = {}  # the data of a kind whose tree asks for none; never mutated
 

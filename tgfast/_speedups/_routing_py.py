@@ -15,12 +15,12 @@ the data dict only when something in the kind's tree asks for data by name.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
 from typing import TYPE_CHECKING, Any, final
 
+from .._logging import get_logger
 from ..decoding import decode_update
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
@@ -28,7 +28,7 @@ from ..types.binding import _has_bot_slot
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
-log = logging.getLogger("tgfast.dispatcher")
+log = get_logger("tgfast.dispatcher")
 
 _EMPTY: dict[str, Any] = {}  # the data of a kind whose tree asks for none; never mutated
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import re
 from collections.abc import AsyncIterator, Callable
@@ -15,6 +14,7 @@ import aiohttp
 import orjson
 from yarl import URL
 
+from .._logging import get_logger
 from ..decoding import convert
 from ..defaults import DEFAULT, BotDefaults, Default
 from ..errors import (
@@ -45,7 +45,7 @@ from .session import TELEGRAM, BotSession, TelegramServer
 __all__ = ["Bot"]
 
 T = TypeVar("T")
-log = logging.getLogger("tgfast.client")
+log = get_logger("tgfast.client")
 
 _TOKEN = re.compile(r"\d+:[A-Za-z0-9_-]+")
 _ERRORS: dict[int, type[TelegramAPIError]] = {

@@ -31,7 +31,6 @@ The scripts run through a ``RespClient``, as every tgfast Redis part's commands 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import secrets
 import socket
@@ -40,6 +39,7 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
+from .._logging import get_logger
 from ..backoff import Backoff
 from ..server.tasks import cancel_and_wait
 from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
@@ -48,7 +48,7 @@ from .resp_client import RespClient
 
 __all__ = ["DEFAULT_LEADER_TTL", "POLLER_KEY_PREFIX", "RedisLeaderLock", "poller_key"]
 
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 
 DEFAULT_LEADER_TTL = 10.0
 """Seconds a dead poller's lock outlives it: the longest pause before another takes over."""

@@ -30,9 +30,9 @@ The scripts run through a ``RespClient`` (a send is a hot path: see
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
+from .._logging import get_logger
 from ..client.ratelimit import (
     DEFAULT_GROUP,
     DEFAULT_METHODS,
@@ -48,7 +48,7 @@ from .errors import RedisUnavailable
 
 __all__ = ["RedisRateLimiter"]
 
-log = logging.getLogger("tgfast.client")
+log = get_logger("tgfast.client")
 
 # KEYS[1]: the bot's global hash {tat, shift, until}; KEYS[2]: the chat's TAT (optional).
 # ARGV: overall interval, overall tolerance, chat interval, chat tolerance (µs).

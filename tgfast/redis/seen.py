@@ -32,12 +32,12 @@ figures against redis-py): the one given, or one made ``like`` the redis-py clie
 from __future__ import annotations
 
 import asyncio
-import logging
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
+from .._logging import get_logger
 from ..server.seen import Claim
 from ..server.tasks import cancel_and_wait
 from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
@@ -46,7 +46,7 @@ from .resp_client import Arg, RespClient
 
 __all__ = ["RedisSeenUpdates"]
 
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 
 _DONE = b"done"
 

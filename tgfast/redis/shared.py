@@ -18,10 +18,10 @@ limits). ``RedisShared`` moves all three to one Redis, on one connection (one
 
 from __future__ import annotations
 
-import logging
 import os
 from typing import TYPE_CHECKING, Any
 
+from .._logging import get_logger
 from .connect import AnyRedis, connect_redis, redacted_url, wire_for
 from .errors import RedisUnavailable
 from .ratelimit import RedisRateLimiter
@@ -40,7 +40,7 @@ __all__ = [
     "RedisShared",
 ]
 
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 
 REDIS_URL_ENV = "TGFAST_REDIS_URL"
 """Where ``--redis`` is read from when it is not given (it may carry a password)."""

@@ -37,6 +37,7 @@ from aiohttp import web
 from aiohttp.web_protocol import RequestHandler, RequestPayloadError
 from aiohttp.web_server import Server
 
+from .._logging import escape, get_logger
 from .metrics import Metrics, Rejected
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ __all__ = [
     "one_line",
 ]
 
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 
 DEFAULT_HEADER_TIMEOUT = 20.0
 """Seconds. Telegram sends a request head in one packet; nginx waits 60 s by default."""
@@ -82,9 +83,9 @@ def default_max_connections() -> int:
 
 
 def one_line(text: str, limit: int = 200) -> str:
-    """``text`` on one line: control characters escaped, cut at ``limit`` characters,
-    for logging what a client sent."""
-    escaped = text.encode("unicode_escape", "backslashreplace").decode("ascii")
+    """``text`` on one line: control characters escaped (as every tgfast log record is),
+    cut at ``limit`` characters, for logging what a client sent."""
+    escaped = escape(text)
     return escaped if len(escaped) <= limit else escaped[:limit] + "..."
 
 

@@ -24,13 +24,13 @@ may be handed updates the old one took but never confirmed: shared seen-update i
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Literal
 
 import aiohttp
 import orjson
 
+from .._logging import get_logger
 from ..backoff import Backoff
 from ..decoding import convert
 from ..errors import (
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_POLL_TIMEOUT", "POLL_BACKOFF", "Poller"]
 
 _JSON = {"Content-Type": "application/json"}
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 
 DEFAULT_POLL_TIMEOUT = 30
 """Seconds Telegram holds a getUpdates open when there is nothing to return."""

@@ -36,12 +36,12 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import logging
 import time
 from collections import deque
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from .._logging import get_logger
 from ..client.encoding import prepare
 from ..decoding import decode_update
 from ..dispatcher import FAILED, UNHANDLED
@@ -65,7 +65,7 @@ __all__ = [
     "UpdateProcessor",
 ]
 
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 
 Concurrency: TypeAlias = Literal["chat", "full", "sequential"]
 CONCURRENCY_MODES: tuple[Concurrency, ...] = ("chat", "full", "sequential")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
 import signal
 import socket
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._logging import get_logger
 from .polling import Poller
 from .tasks import cancel_and_wait
 from .webhook import WebhookServer
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Signals", "run", "serve_polling", "serve_webhook"]
 
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 T = TypeVar("T")
 
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .._logging import get_logger
 from ..backoff import Backoff
 
 __all__ = [
@@ -44,7 +45,7 @@ __all__ = [
     "watch_supervisor",
 ]
 
-log = logging.getLogger("tgfast.supervisor")
+log = get_logger("tgfast.supervisor")
 
 WORKER_ID_ENV = "TGFAST_WORKER_ID"
 """This worker's number, 0 to N-1."""

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
 
+from .._logging import get_logger
 from ..client.encoding import dumps
 from ..decoding import decode_update
 from .addresses import AddressPolicy, IPNetwork
@@ -62,7 +63,7 @@ __all__ = [
     "valid_secret_token",
 ]
 
-log = logging.getLogger("tgfast.server")
+log = get_logger("tgfast.server")
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 DEFAULT_MAX_BODY_SIZE = 1024 * 1024

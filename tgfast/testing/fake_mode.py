@@ -25,19 +25,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import logging
 import time
 from typing import Any
 
 import orjson
 from aiohttp import web
 
+from .._logging import get_logger
 from . import updates
 from .fake import FakeTelegram
 
 __all__ = ["FakeControl"]
 
-log = logging.getLogger("tgfast.fake")
+log = get_logger("tgfast.fake")
 
 HIDDEN = "<secret>"
 _MAX_ID = 2**53 - 1  # Telegram: "at most 52 significant bits"
