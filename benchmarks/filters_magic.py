@@ -29,17 +29,14 @@ import sys
 sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
 
 import argparse  # noqa: E402
-import datetime  # noqa: E402
 import json  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-from importlib import metadata  # noqa: E402
 from typing import Any  # noqa: E402
 
 import orjson  # noqa: E402
+from machine import machine_line  # noqa: E402
 
 EXPRESSIONS = (
     'F.text == "x"',
@@ -151,31 +148,6 @@ def render(times: dict[tuple[str, str, str], list[float]], count: int, rounds: i
     return "\n".join(lines)
 
 
-def machine_line() -> str:
-    def version(dist: str) -> str:
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return "absent"
-
-    import tgfast
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    build = "compiled" if tgfast.__speedups__ else "pure Python"
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return (
-        f"machine: {cpu}, {os.cpu_count()} cores | {platform.python_implementation()} "
-        f"{platform.python_version()} | {platform.platform()} | tgfast {tgfast.__version__} "
-        f"({build}) | magic-filter {version('magic-filter')} | aiogram {version('aiogram')} "
-        f"| {now}"
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer operations, noisier")
@@ -187,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     count = args.count or (40_000 if args.quick else 200_000)
     times = measure(count, args.rounds)
     if not args.no_machine_line:
-        print(machine_line())
+        print(machine_line(("magic-filter", "aiogram")))
     print("\n## Magic filter\n")
     print(render(times, count, args.rounds))
     if args.json:

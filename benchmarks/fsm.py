@@ -35,10 +35,7 @@ sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
-import datetime  # noqa: E402
 import json  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
 import shutil  # noqa: E402
 import socket  # noqa: E402
 import statistics  # noqa: E402
@@ -47,8 +44,9 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Awaitable, Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
-from importlib import metadata  # noqa: E402
 from typing import Any  # noqa: E402
+
+from machine import machine_line  # noqa: E402
 
 STORAGES = ("memory", "redis")
 FRAMEWORKS = ("tgfast", "aiogram")
@@ -250,32 +248,6 @@ async def measure(contenders: list[Contender], count: int, rounds: int, warmup: 
             c.times.append(elapsed / count * 1e6)
 
 
-def machine_line(redis_version: str) -> str:
-    def version(dist: str) -> str:
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return "absent"
-
-    import tgfast
-    from tgfast.dispatcher import routing
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    build = "routing compiled" if routing.SPEEDUPS else "routing pure Python"
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return (
-        f"machine: {cpu}, {os.cpu_count()} cores | {platform.python_implementation()} "
-        f"{platform.python_version()} | {platform.platform()} | tgfast {tgfast.__version__} "
-        f"({build}) | aiogram {version('aiogram')} | redis-py {version('redis')} | "
-        f"redis-server {redis_version} | {now}"
-    )
-
-
 def render(contenders: list[Contender], counts: str, rounds: int) -> str:
     """The table: medians over rounds, and the median of the per-round ratios (the two
     contenders of a round ran seconds apart, so a noisy neighbour hits both alike)."""
@@ -324,7 +296,7 @@ async def run(args: argparse.Namespace) -> int:
             for c in contenders:
                 await c.close()
         if not args.no_machine_line:
-            print(machine_line(redis.version()))
+            print(machine_line(("aiogram", "redis"), f"redis-server {redis.version()}"))
             print()
         counts = "/".join(
             str(args.count or ((3000 if s == "memory" else 600) // (5 if args.quick else 1)))

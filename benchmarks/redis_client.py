@@ -33,18 +33,15 @@ import sys
 sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
 
 import argparse  # noqa: E402
-import datetime  # noqa: E402
 import json  # noqa: E402
-import os  # noqa: E402
-import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Awaitable, Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
-from importlib import metadata  # noqa: E402
 from typing import Any  # noqa: E402
 
 from fsm import RedisProcess  # noqa: E402
+from machine import machine_line  # noqa: E402
 
 COMMANDS = ("GET", "EVALSHA", "pipelined SET")
 PIPELINE = 10
@@ -184,30 +181,6 @@ def render(contenders: list[Contender], count: int, rounds: int) -> str:
     return "\n".join(lines)
 
 
-def machine_line(redis_version: str) -> str:
-    def version(dist: str) -> str:
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return "absent"
-
-    import tgfast
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return (
-        f"machine: {cpu}, {os.cpu_count()} cores | {platform.python_implementation()} "
-        f"{platform.python_version()} | {platform.platform()} | tgfast {tgfast.__version__} | "
-        f"redis-py {version('redis')} | hiredis {version('hiredis')} | "
-        f"uvloop {version('uvloop')} | redis-server {redis_version} | {now}"
-    )
-
-
 async def run(args: argparse.Namespace) -> int:
     redis = RedisProcess()
     contenders: list[Contender] = []
@@ -222,7 +195,7 @@ async def run(args: argparse.Namespace) -> int:
         count -= count % PIPELINE
         await measure(contenders, count, args.rounds)
         if not args.no_machine_line:
-            print(machine_line(redis.version()))
+            print(machine_line(("redis", "hiredis", "uvloop"), f"redis-server {redis.version()}"))
         print("\n## Redis client\n")
         print(render(contenders, count, args.rounds))
         if args.json:

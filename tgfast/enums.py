@@ -10,8 +10,7 @@ says why and what to use instead.
 
 from __future__ import annotations
 
-from typing import NoReturn
-
+from ._absent import absent
 from .types.enums import *  # noqa: F403
 from .types.enums import EncryptedPassportElementType
 from .types.enums import __all__ as _generated
@@ -28,9 +27,4 @@ _MISSING = {
 }
 
 
-def __getattr__(name: str) -> NoReturn:
-    if name in _MISSING:
-        # ImportError, not AttributeError: `from tgfast.enums import X` turns an
-        # AttributeError into a bare "cannot import name", losing the reason
-        raise ImportError(f"tgfast.enums has no {name}: {_MISSING[name]}", name=name)
-    raise AttributeError(f"module 'tgfast.enums' has no attribute {name!r}")
+__getattr__ = absent(__name__, _MISSING)

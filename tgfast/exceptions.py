@@ -13,8 +13,7 @@ that names what tgfast raises instead.
 
 from __future__ import annotations
 
-from typing import NoReturn
-
+from ._absent import absent
 from .errors import (
     DecodeError,
     TelegramAPIError,
@@ -67,9 +66,4 @@ _INSTEAD = {
 }
 
 
-def __getattr__(name: str) -> NoReturn:
-    if name in _INSTEAD:
-        # ImportError, not AttributeError: `from tgfast.exceptions import X` turns an
-        # AttributeError into a bare "cannot import name", losing the reason
-        raise ImportError(f"tgfast.exceptions has no {name}: {_INSTEAD[name]}", name=name)
-    raise AttributeError(f"module 'tgfast.exceptions' has no attribute {name!r}")
+__getattr__ = absent(__name__, _INSTEAD)
