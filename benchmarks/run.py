@@ -53,8 +53,9 @@ import subprocess  # noqa: E402
 import tempfile  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
-from importlib import metadata  # noqa: E402
 from pathlib import Path  # noqa: E402
+
+from machine import cpu_model, version  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -83,30 +84,12 @@ TIMING = {
 # --------------------------------------------------------------------------
 
 
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown CPU"
-
-
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "absent"
-
-
 def _tgfast_state() -> str:
     try:
         import tgfast
     except Exception as exc:  # noqa: BLE001 - not built / not installed yet: say so, go on
         return f"tgfast not importable ({type(exc).__name__})"
-    version = getattr(tgfast, "__version__", None) or _version("tgfast")
+    tgfast_version = getattr(tgfast, "__version__", None) or version("tgfast")
     compiled = getattr(tgfast, "__speedups__", None)
     state = {True: "compiled", False: "NOT compiled (pure Python)"}.get(compiled, "compiled=?")
     try:  # an in-place build that predates its source measures old code
@@ -119,12 +102,12 @@ def _tgfast_state() -> str:
             state += " (WARNING: _decode extension is older than _decode.pyx: stale build?)"
     except Exception:  # noqa: BLE001 - only a warning is at stake
         pass
-    return f"tgfast {version} {state}"
+    return f"tgfast {tgfast_version} {state}"
 
 
 def machine_line() -> str:
     deps = ", ".join(
-        f"{name} {_version(dist)}"
+        f"{name} {version(dist)}"
         for name, dist in (
             ("orjson", "orjson"),
             ("msgspec", "msgspec"),
@@ -136,7 +119,7 @@ def machine_line() -> str:
     )
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return (
-        f"machine: {_cpu_model()}, {os.cpu_count()} cores | "
+        f"machine: {cpu_model()}, {os.cpu_count()} cores | "
         f"{platform.python_implementation()} {platform.python_version()} | "
         f"{platform.platform()} | {deps} | {_tgfast_state()} | {now}"
     )
