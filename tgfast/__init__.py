@@ -24,6 +24,8 @@ from .errors import (
 )
 from .filters import F
 from .types import API_VERSION
+from .utils.text_decorations import html_decoration as html
+from .utils.text_decorations import markdown_decoration as md
 
 __version__ = "0.1.0"
 __speedups__: bool = SPEEDUPS
@@ -59,6 +61,8 @@ __all__ = [
     "decode",
     "decode_update",
     "decode_updates",
+    "html",
+    "md",
     "methods",
     "types",
 ]
