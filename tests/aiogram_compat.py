@@ -48,18 +48,30 @@ def load(name: str, framework: str) -> types.ModuleType:
 def complete(spec: dict[str, Any], update_id: int, message_id: int) -> dict[str, Any]:
     """A whole update from the short form in a bot's ``UPDATES``: ids, dates, a private
     chat and a user filled in where the bot module left them out."""
-    (kind, event), = spec.items()
+    ((kind, event),) = spec.items()
     event = dict(event)
     user = {"id": 1, "is_bot": False, "first_name": "User", **event.pop("from", {})}
     if kind in {"message", "edited_message", "channel_post"}:
         chat = {"id": user["id"], "type": "private", **event.pop("chat", {})}
-        event = {"message_id": message_id, "date": 1_700_000_000, "chat": chat, "from": user, **event}
+        event = {
+            "message_id": message_id,
+            "date": 1_700_000_000,
+            "chat": chat,
+            "from": user,
+            **event,
+        }
     elif kind == "callback_query":
         chat = {"id": user["id"], "type": "private"}
         menu = {"inline_keyboard": [[{"text": "menu", "callback_data": "menu"}]]}
         message = {"message_id": message_id, "date": 1_700_000_000, "chat": chat, "text": "menu"}
         message["reply_markup"] = menu
-        event = {"id": f"cq{update_id}", "from": user, "chat_instance": "ci", "message": message, **event}
+        event = {
+            "id": f"cq{update_id}",
+            "from": user,
+            "chat_instance": "ci",
+            "message": message,
+            **event,
+        }
     elif kind in {"chat_member", "my_chat_member"}:
         event = {"from": user, "date": 1_700_000_000, **event}
     return {"update_id": update_id, kind: event}

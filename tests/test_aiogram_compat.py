@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from aiogram_compat import BOTS, port, record
 
 Calls = list[tuple[str, dict[str, Any]]]

@@ -25,7 +25,9 @@ def keyboard() -> InlineKeyboardMarkup:
         inline_keyboard=[
             [
                 InlineKeyboardButton(text="Up", callback_data=Vote(choice="up").pack()),
-                InlineKeyboardButton(text="Down x2", callback_data=Vote(choice="down", weight=2).pack()),
+                InlineKeyboardButton(
+                    text="Down x2", callback_data=Vote(choice="down", weight=2).pack()
+                ),
             ],
             [InlineKeyboardButton(text="Docs", url="https://core.telegram.org/bots/api")],
         ]

@@ -29,7 +29,9 @@ async def say(message: Message, command: CommandObject) -> None:
 
 @dp.message(F.text.lower() == "when")
 async def when(message: Message) -> None:
-    await message.answer(f"sent at {message.date:%Y-%m-%d %H:%M} (UTC offset {message.date.utcoffset()})")
+    await message.answer(
+        f"sent at {message.date:%Y-%m-%d %H:%M} (UTC offset {message.date.utcoffset()})"
+    )
 
 
 @dp.message()
@@ -46,5 +48,17 @@ UPDATES = [
     {"message": {"text": "/say"}},
     {"message": {"text": "WHEN"}},
     {"message": {"text": "plain *text*"}},
-    {"message": {"sticker": {"file_id": "S1", "file_unique_id": "s1", "type": "regular", "width": 1, "height": 1, "is_animated": False, "is_video": False}}},
+    {
+        "message": {
+            "sticker": {
+                "file_id": "S1",
+                "file_unique_id": "s1",
+                "type": "regular",
+                "width": 1,
+                "height": 1,
+                "is_animated": False,
+                "is_video": False,
+            }
+        }
+    },
 ]

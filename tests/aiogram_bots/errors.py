@@ -1,6 +1,7 @@
 """Middlewares, flags, error handlers and the workflow data of a dispatcher."""
 
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiogram import BaseMiddleware, Bot, Dispatcher, F, Router, flags
 from aiogram.client.session.aiohttp import AiohttpSession

@@ -45,20 +45,26 @@ async def name(message: Message, state: FSMContext) -> None:
     keyboard = ReplyKeyboardMarkup(
         keyboard=[[KeyboardButton(text="Yes"), KeyboardButton(text="No")]], resize_keyboard=True
     )
-    await message.answer(f"Nice to meet you, {message.text}! Do you like bots?", reply_markup=keyboard)
+    await message.answer(
+        f"Nice to meet you, {message.text}! Do you like bots?", reply_markup=keyboard
+    )
 
 
 @router.message(Form.likes_bots, F.text.casefold() == "no")
 async def dislikes(message: Message, state: FSMContext) -> None:
     data = await state.get_data()
     await state.clear()
-    await message.answer(f"Not bad not terrible, {data['name']}.", reply_markup=ReplyKeyboardRemove())
+    await message.answer(
+        f"Not bad not terrible, {data['name']}.", reply_markup=ReplyKeyboardRemove()
+    )
 
 
 @router.message(Form.likes_bots, F.text.casefold() == "yes")
 async def likes(message: Message, state: FSMContext) -> None:
     await state.set_state(Form.language)
-    await message.reply("Cool! Which language do you write them in?", reply_markup=ReplyKeyboardRemove())
+    await message.reply(
+        "Cool! Which language do you write them in?", reply_markup=ReplyKeyboardRemove()
+    )
 
 
 @router.message(Form.likes_bots)
@@ -70,7 +76,9 @@ async def unknown(message: Message) -> None:
 async def language(message: Message, state: FSMContext) -> None:
     data = await state.update_data(language=message.text)
     await state.clear()
-    await message.answer(f"{data['name']} writes bots in {data['language']}; state is {await state.get_state()}")
+    await message.answer(
+        f"{data['name']} writes bots in {data['language']}; state is {await state.get_state()}"
+    )
 
 
 dp = Dispatcher(storage=MemoryStorage())

@@ -1,0 +1,1 @@
+"""aiogram's own examples, run on aiogram and on tgfast: see run.py."""
