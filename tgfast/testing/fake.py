@@ -23,6 +23,7 @@ from aiohttp import web
 
 from tgfast.methods import METHODS
 
+from ._answers import ChatState, fallback_result
 from ._messages import Store
 from ._request import MAX_BODY_SIZE, ApiError, Call, body_type, normalize, read_params
 
@@ -98,6 +99,7 @@ class FakeTelegram:
         self.webhook: dict[str, Any] | None = None
         """The settings of the last setWebhook, or None when no webhook is set."""
         self._store = Store(self.bot_user)
+        self._state = ChatState(self._store)
         self._names = {name.lower(): name for name in METHODS}
         self._canned: dict[str, Any] = {}
         self._faults: list[Fault] = []
@@ -423,14 +425,11 @@ class FakeTelegram:
         own = self._own.get(name)
         if own is not None:
             return own(params)
-        handler = self._store.handlers.get(name)
+        handler = self._store.handlers.get(name) or self._state.handlers.get(name)
         if handler is not None:
             return handler(params, call.files)
-        if desc is not None and desc.returns in ("bool", "true"):
-            return True
-        raise ApiError(
-            400, f"Bad Request: FakeTelegram has no canned answer for {name}; use fake.respond()"
-        )
+        assert desc is not None  # an unknown method without respond() is a 404 above
+        return fallback_result(desc)
 
     # -- updates -------------------------------------------------------------------
 
