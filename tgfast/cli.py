@@ -304,6 +304,7 @@ async def _webhook_fake(args: argparse.Namespace, app: App, options: dict[str, A
         control = FakeControl(fake, webhook=True)
         server = WebhookServer(dp, bot, **options)
         control.add_routes(server.app)
+        control.watch(server.processor)
 
         async def ready(server: WebhookServer) -> None:
             await bot.set_webhook(
@@ -366,7 +367,9 @@ async def _polling_fake(args: argparse.Namespace, app: App, options: dict[str, A
             log.info("fake Telegram at %s; feed it: curl -d '{\"text\": \"hi\", \"chat_id\": 42}' "
                      "http://%s:%s/fake/updates", fake.url, host, port)  # fmt: skip
             control.start_watching()
-            return await serve_polling(dp, bot, **options)
+            return await serve_polling(
+                dp, bot, on_ready=lambda poller: control.watch(poller.processor), **options
+            )
         finally:
             await control.stop_watching()
             await runner.cleanup()
