@@ -296,3 +296,36 @@ def test_ip_filter_agrees_with_aiogram() -> None:
     assert [str(n) for n in DEFAULT_TELEGRAM_NETWORKS] == ["149.154.160.0/20", "91.108.4.0/22"]
     with pytest.raises(ValueError):
         IPFilter().allow_ip(3.14)  # type: ignore[arg-type]
+
+
+async def test_a_subclass_decides_the_bot_and_the_secret(
+    bot: Bot, fake: FakeTelegram, http: aiohttp.ClientSession
+) -> None:
+    """aiogram's extension point: resolve_bot and verify_secret of one's own."""
+    from tgfast.webhook.aiohttp_server import BaseRequestHandler
+
+    asked: list[str] = []
+
+    class PerTenant(BaseRequestHandler):
+        async def resolve_bot(self, request: web.Request) -> Bot:
+            return bot
+
+        def verify_secret(self, telegram_secret_token: str, bot: Bot) -> bool:
+            asked.append(telegram_secret_token)
+            return telegram_secret_token == "tenant-secret"
+
+        async def close(self) -> None:
+            await bot.session.close()
+
+    dp = Dispatcher()
+    seen: list[str] = []
+    echo(dp, seen)
+    app = web.Application()
+    PerTenant(dp, handle_in_background=True).register(app, path="/t")
+    async with serving(app) as base:
+        assert (await post(http, f"{base}/t", message(1, 3, "no")))[0] == 401
+        assert (await post(http, f"{base}/t", message(2, 3, "yes"), secret="tenant-secret"))[
+            0
+        ] == 200
+        await eventually(lambda: seen == ["yes"])
+    assert asked == ["", "tenant-secret"]
