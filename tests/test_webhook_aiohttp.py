@@ -222,6 +222,11 @@ async def test_token_based_handler_gives_each_token_its_own_bot(
     assert all(bot.session.closed for bot in handler.bots.values())
 
 
+async def test_a_secret_telegram_would_refuse_is_refused_at_once(bot: Bot) -> None:
+    with pytest.raises(ValueError, match="secret_token"):
+        SimpleRequestHandler(Dispatcher(), bot, secret_token="has spaces")
+
+
 def test_token_based_path_must_name_the_token() -> None:
     with pytest.raises(ValueError, match="bot_token"):
         TokenBasedRequestHandler(Dispatcher()).register(web.Application(), path="/webhook")

@@ -34,7 +34,12 @@ from .._logging import get_logger
 from ..client import Bot
 from ..errors import TgfastError
 from ..server.addresses import FORWARDED_FOR, AddressPolicy, IPNetwork
-from ..server.intake import DEFAULT_MAX_BODY_SIZE, SECRET_HEADER, UpdateIntake
+from ..server.intake import (
+    DEFAULT_MAX_BODY_SIZE,
+    SECRET_HEADER,
+    UpdateIntake,
+    valid_secret_token,
+)
 from ..server.processing import DEFAULT_MAX_IN_FLIGHT, Concurrency, UpdateProcessor
 from ..server.seen import SeenUpdates
 from .security import IPFilter
@@ -249,6 +254,8 @@ class SimpleRequestHandler(BaseRequestHandler):
         secret_token: str | None = None,
         **data: Any,
     ) -> None:
+        if secret_token and not valid_secret_token(secret_token):
+            raise ValueError("secret_token: 1-256 characters of A-Z, a-z, 0-9, _ and -")
         super().__init__(dispatcher, handle_in_background, **data)
         self.bot = bot
         self.secret_token = secret_token
