@@ -587,10 +587,9 @@ async def test_forwards_and_copies(api: Api, fake: FakeTelegram) -> None:
 
 
 async def test_canned_answers(api: Api, fake: FakeTelegram) -> None:
-    assert await api.error("getChat", chat_id=1) == (
-        400,
-        "Bad Request: FakeTelegram has no canned answer for getChat; use fake.respond()",
-    )
+    # without respond(): the fake's own answer (a ChatFullInfo of the chat it made up)
+    assert (await api.ok("getChat", chat_id=1))["first_name"] == "User 1"
+    assert await api.ok("getChatMemberCount", chat_id=1) == 1  # the fallback: an int
     fake.respond("getChatMemberCount", 12)
     assert await api.ok("getChatMemberCount", chat_id=1) == 12
     fake.respond(

@@ -9,7 +9,10 @@
 
 The token comes from ``--token`` or ``TGFAST_TOKEN``/``BOT_TOKEN`` (the environment
 keeps it out of the process list; with ``--workers`` it reaches the workers through
-their environment, never their command line). Exit status: 0 after a clean stop, 1
+their environment, never their command line). When the app's module defines ``bot``
+(``--bot NAME`` for another name), a ``Bot`` or a function returning one (given that
+token when it takes an argument), that bot serves, with its own defaults and server;
+otherwise the command makes one (``--api-url``, ``--local``, ``--parse-mode``). Exit status: 0 after a clean stop, 1
 after a forced stop (second signal) or a failed call, 2 for a usage error.
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import os
 import secrets
@@ -30,9 +34,10 @@ from aiohttp import web
 from . import __speedups__, __version__
 from .client import Bot, TelegramServer
 from .client.session import check_base_url
+from .defaults import BotDefaults
 from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
 from .fsm.storage.base import StorageError
-from .server.loader import AppLoadError, load_dispatcher
+from .server.loader import App, AppLoadError, load_app, load_dispatcher
 from .server.polling import DEFAULT_POLL_TIMEOUT
 from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
 from .server.runner import Signals, run, serve_polling, serve_webhook
@@ -61,6 +66,7 @@ log = logging.getLogger("tgfast")
 
 _TOKEN_VARS = ("TGFAST_TOKEN", "BOT_TOKEN")
 _LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+_PARSE_MODES = ("HTML", "Markdown", "MarkdownV2")
 
 
 class UsageError(Exception):
@@ -81,11 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
     api = argparse.ArgumentParser(add_help=False)
     api.add_argument("--token", help="bot token (default: $TGFAST_TOKEN or $BOT_TOKEN)")
     api.add_argument("--api-url", help="Bot API server base URL (default: Telegram's)")
+    api.add_argument("--local", action="store_true",
+                     help="--api-url is a local Bot API server (telegram-bot-api --local): "
+                     "downloads read its files from --local-dir")  # fmt: skip
+    api.add_argument("--local-dir", metavar="DIR",
+                     help="--local: the local server's --dir; files are read there and "
+                     "nowhere else")  # fmt: skip
     api.add_argument("--log-level", choices=_LOG_LEVELS, default="info")
 
     serving = argparse.ArgumentParser(add_help=False)
     serving.add_argument("app", metavar="APP", help="module:attribute or path/to/file.py:attribute "
                          "naming a Dispatcher or a function returning one (attribute: dp)")  # fmt: skip
+    serving.add_argument("--bot", metavar="NAME", default=None,
+                         help="the module attribute holding the app's Bot, or a function "
+                         "returning one (default: bot, when the module has it)")  # fmt: skip
+    serving.add_argument("--parse-mode", choices=_PARSE_MODES, type=_parse_mode,
+                         help="default parse_mode of the bot the command makes (not of the "
+                         "app's own bot)")  # fmt: skip
     serving.add_argument("--workers", type=_positive, default=1,
                          help="worker processes; above 1 a supervisor starts them, restarts "
                          "one that dies and stops them all on SIGTERM (default: 1)")  # fmt: skip
@@ -230,7 +248,8 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
         raise UsageError(f"--path must start with '/', got {args.path!r}")
     if args.workers > 1:
         return _supervise(args)
-    dp = load_dispatcher(args.app)
+    app = _app(args)
+    dp = app.dispatcher
     options: dict[str, Any] = {
         "path": args.path,
         "secret_token": args.secret,
@@ -249,10 +268,10 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
         "allowed_ips": None if args.allow_ip is None else [n for ns in args.allow_ip for n in ns],
     }
     if args.fake:
-        return run(_webhook_fake(args, dp, options), use_uvloop=args.uvloop)
+        return run(_webhook_fake(args, app, options), use_uvloop=args.uvloop)
     if args.secret is None:
         log.warning("no --secret: anyone who learns the webhook URL can post updates to it")
-    bot = _bot(args)
+    bot = _serving_bot(args, app)
     worker = this_worker()
     port = args.port
     if worker is not None and args.port_per_worker:
@@ -273,17 +292,19 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
     return run(main(), use_uvloop=args.uvloop)
 
 
-async def _webhook_fake(args: argparse.Namespace, dp: Any, options: dict[str, Any]) -> int:
+async def _webhook_fake(args: argparse.Namespace, app: App, options: dict[str, Any]) -> int:
     from .testing import FakeTelegram
     from .testing.fake_mode import FakeControl
 
+    dp = app.dispatcher
     if options["secret_token"] is None:
         options["secret_token"] = secrets.token_urlsafe(24)
     async with FakeTelegram() as fake:
-        bot = Bot(fake.token, server=fake.url, rate_limiter=_rate_limiter(args))
+        bot = _fake_bot(args, app, fake.token, fake.url)
         control = FakeControl(fake, webhook=True)
         server = WebhookServer(dp, bot, **options)
         control.add_routes(server.app)
+        control.watch(server.processor)
 
         async def ready(server: WebhookServer) -> None:
             await bot.set_webhook(
@@ -308,7 +329,8 @@ def _cmd_polling(args: argparse.Namespace) -> int:
     _check_serving(args)
     if args.workers > 1:
         return _supervise(args)
-    dp = load_dispatcher(args.app)
+    app = _app(args)
+    dp = app.dispatcher
     worker = this_worker()
     options: dict[str, Any] = {
         "timeout": args.timeout,
@@ -317,8 +339,8 @@ def _cmd_polling(args: argparse.Namespace) -> int:
         "max_in_flight": args.max_in_flight,
     }
     if args.fake:
-        return run(_polling_fake(args, dp, options), use_uvloop=args.uvloop)
-    bot = _bot(args)
+        return run(_polling_fake(args, app, options), use_uvloop=args.uvloop)
+    bot = _serving_bot(args, app)
 
     async def main() -> int:
         async with _worker_context(args, dp, bot, options, worker) as signals:
@@ -329,12 +351,13 @@ def _cmd_polling(args: argparse.Namespace) -> int:
     return run(main(), use_uvloop=args.uvloop)
 
 
-async def _polling_fake(args: argparse.Namespace, dp: Any, options: dict[str, Any]) -> int:
+async def _polling_fake(args: argparse.Namespace, app: App, options: dict[str, Any]) -> int:
     from .testing import FakeTelegram
     from .testing.fake_mode import FakeControl
 
+    dp = app.dispatcher
     async with FakeTelegram() as fake:
-        bot = Bot(fake.token, server=fake.url, rate_limiter=_rate_limiter(args))
+        bot = _fake_bot(args, app, fake.token, fake.url)
         control = FakeControl(fake, webhook=False)
         runner = web.AppRunner(control.app(), handle_signals=False, access_log=None)
         await runner.setup()
@@ -344,7 +367,9 @@ async def _polling_fake(args: argparse.Namespace, dp: Any, options: dict[str, An
             log.info("fake Telegram at %s; feed it: curl -d '{\"text\": \"hi\", \"chat_id\": 42}' "
                      "http://%s:%s/fake/updates", fake.url, host, port)  # fmt: skip
             control.start_watching()
-            return await serve_polling(dp, bot, **options)
+            return await serve_polling(
+                dp, bot, on_ready=lambda poller: control.watch(poller.processor), **options
+            )
         finally:
             await control.stop_watching()
             await runner.cleanup()
@@ -370,14 +395,16 @@ def _check_serving(args: argparse.Namespace) -> None:
                              "pollers would fetch the same updates (a Redis lock lets one "
                              "poll at a time)")  # fmt: skip
     if args.fake:
-        if args.token or args.api_url:
-            raise UsageError("--fake serves against a built-in fake: drop --token and --api-url")
+        if args.token or args.api_url or args.local:
+            raise UsageError("--fake serves against a built-in fake: drop --token and --api-url "
+                             "(and --local)")  # fmt: skip
         if args.redis:
             raise UsageError("--fake keeps its state in the process: drop --redis "
                              "(or unset TGFAST_REDIS_URL)")  # fmt: skip
-    elif not _token(args):
+    elif not _token(args) and _app(args).bot is None:
         raise UsageError(
-            "no bot token: pass --token, set TGFAST_TOKEN or BOT_TOKEN, or try it with --fake"
+            "no bot token: pass --token, set TGFAST_TOKEN or BOT_TOKEN, define the app's "
+            "bot, or try it with --fake"
         )
 
 
@@ -394,7 +421,8 @@ _SECRET_OPTIONS = {
 
 def _supervise(args: argparse.Namespace) -> int:
     """Run ``args.workers`` copies of this command under a ``Supervisor``."""
-    _bot(args)  # a malformed token is a usage error here, not N workers failing
+    if _token(args):
+        _bot(args)  # a malformed token is a usage error here, not N workers failing
     argv, env = _worker_command(args)
     if args.command == "webhook":
         if args.port_per_worker:
@@ -577,20 +605,99 @@ def _token(args: argparse.Namespace) -> str | None:
 
 
 def _bot(args: argparse.Namespace) -> Bot:
+    """The bot the command makes: the token, ``--api-url``/``--local``, ``--parse-mode``."""
     token = _token(args)
     if not token:
         raise UsageError("no bot token: pass --token or set TGFAST_TOKEN or BOT_TOKEN")
-    server = TelegramServer(args.api_url) if args.api_url else TelegramServer()
     try:
-        return Bot(token, server=server, rate_limiter=_rate_limiter(args))
+        return Bot(token, server=_server(args), defaults=_defaults(args),
+                   rate_limiter=_rate_limiter(args))  # fmt: skip
     except TgfastError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _server(args: argparse.Namespace) -> TelegramServer:
+    if not args.local:
+        if args.local_dir:
+            raise UsageError("--local-dir goes with --local")
+        return TelegramServer(args.api_url) if args.api_url else TelegramServer()
+    if not args.api_url:
+        raise UsageError("--local needs --api-url, the local Bot API server's address")
+    if not args.local_dir:
+        raise UsageError("--local needs --local-dir, the local server's --dir: downloads "
+                         "read files there and nowhere else")  # fmt: skip
+    if not os.path.isdir(args.local_dir):
+        raise UsageError(f"--local-dir: not a directory: {args.local_dir}")
+    return TelegramServer(args.api_url, local=True, local_dir=args.local_dir)
+
+
+def _defaults(args: argparse.Namespace) -> BotDefaults | None:
+    parse_mode = getattr(args, "parse_mode", None)
+    return None if parse_mode is None else BotDefaults(parse_mode=parse_mode)
+
+
+def _app(args: argparse.Namespace) -> App:
+    """The app ``args.app`` names, loaded once (a file is executed on each load)."""
+    app: App | None = getattr(args, "loaded_app", None)
+    if app is None:
+        app = args.loaded_app = load_app(args.app, args.bot)
+    return app
+
+
+def _serving_bot(args: argparse.Namespace, app: App) -> Bot:
+    """The app's own bot when its module defines one, else the one the command makes."""
+    if app.bot is None:
+        return _bot(args)
+    given = [opt for opt, on in (("--api-url", args.api_url), ("--local", args.local),
+                                 ("--parse-mode", args.parse_mode)) if on]  # fmt: skip
+    if isinstance(app.bot, Bot) and args.token:
+        given.insert(0, "--token")
+    if given:
+        raise UsageError(f"{' '.join(given)}: the app's {app.bot_name!r} is its own Bot, "
+                         "with its own token, server and defaults; drop the option or the "
+                         "module's bot")  # fmt: skip
+    try:
+        bot = app.make_bot(_token(args))
+    except TgfastError as exc:
+        raise UsageError(str(exc)) from None
+    assert bot is not None
+    if not args.rate_limit:
+        bot.rate_limiter = None
+    log.info("serving with the app's bot %r (%s)", app.bot_name, _describe(bot))
+    return bot
+
+
+def _fake_bot(args: argparse.Namespace, app: App, token: str, url: str) -> Bot:
+    """``--fake``: a bot on the fake, with the app's bot's defaults when it has one."""
+    defaults = _defaults(args)
+    if app.bot is not None:
+        if args.parse_mode:
+            raise UsageError(f"--parse-mode: the app's {app.bot_name!r} has its own defaults")
+        made = app.make_bot(token)
+        assert made is not None
+        defaults = made.defaults
+    return Bot(token, server=url, defaults=defaults, rate_limiter=_rate_limiter(args))
+
+
+def _describe(bot: Bot) -> str:
+    """What a bot is, for the log: its id and its defaults, never its token."""
+    defaults = ", ".join(f"{k}={v!r}" for k, v in _fields(bot.defaults).items() if v is not None)
+    return f"id {bot.id}, {bot.server.base}" + (f", defaults: {defaults}" if defaults else "")
+
+
+def _fields(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
 
 
 def _rate_limiter(args: argparse.Namespace) -> Any:
     from .defaults import DEFAULT
 
     return DEFAULT if getattr(args, "rate_limit", True) else None
+
+
+def _parse_mode(text: str) -> str:
+    """``html`` -> ``HTML``: the parse modes as Telegram spells them, in any case."""
+    return next((mode for mode in _PARSE_MODES if mode.lower() == text.lower()), text)
 
 
 def _positive(text: str) -> int:

@@ -3,6 +3,11 @@
 ``app:dp`` imports ``app`` (the current directory is on the path, as for
 ``python -m``); ``path/to/bot.py:dp`` loads that file. The attribute (``dp`` when
 omitted) is a ``Dispatcher`` or a function of no arguments that returns one.
+
+The same module may say which ``Bot`` serves it (``load_app``): its attribute ``bot``
+(or another name) is a ``Bot``, used as it is, or a function returning one, called
+with the token the command line was given when it takes an argument. Such a bot keeps
+its own defaults (``parse_mode``...) and server.
 """
 
 from __future__ import annotations
@@ -12,20 +17,79 @@ import importlib.util
 import inspect
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from ..client import Bot
 from ..dispatcher import Dispatcher
 from ..errors import TgfastError
 
-__all__ = ["AppLoadError", "load_dispatcher"]
+__all__ = ["DEFAULT_BOT_ATTRIBUTE", "App", "AppLoadError", "load_app", "load_dispatcher"]
+
+DEFAULT_BOT_ATTRIBUTE = "bot"
 
 
 class AppLoadError(TgfastError):
     """The ``module:attribute`` given does not lead to a dispatcher."""
 
 
+@dataclass(frozen=True)
+class App:
+    """A dispatcher, and the bot its module offers (``None``: the command line makes one)."""
+
+    dispatcher: Dispatcher
+    bot: Bot | Callable[..., Any] | None = None
+    bot_name: str = DEFAULT_BOT_ATTRIBUTE
+
+    def make_bot(self, token: str | None) -> Bot | None:
+        """The module's bot: the instance, or what the factory returns (given ``token``
+        when it takes an argument); None when the module offers none."""
+        source = self.bot
+        if source is None or isinstance(source, Bot):
+            return source
+        try:
+            takes_token = bool(inspect.signature(source).parameters)
+        except (TypeError, ValueError):  # no signature to read: call it bare
+            takes_token = False
+        if takes_token and not token:
+            raise AppLoadError(f"{self.bot_name}() takes the bot token: pass --token or set "
+                               "TGFAST_TOKEN or BOT_TOKEN")  # fmt: skip
+        made = source(token) if takes_token else source()
+        if inspect.isawaitable(made):
+            close = getattr(made, "close", None)
+            if close is not None:
+                close()
+            raise AppLoadError(f"{self.bot_name}() must return a Bot, not a coroutine")
+        if not isinstance(made, Bot):
+            raise AppLoadError(f"{self.bot_name}() must return a Bot, got {type(made).__name__}")
+        return made
+
+
+def load_app(spec: str, bot: str | None = None) -> App:
+    """The dispatcher ``spec`` names and the bot its module offers: the attribute ``bot``
+    (``"bot"`` by default), when it is a ``Bot`` or a function. A name given explicitly
+    must be one of those; the default name holding something else (a module, a class)
+    is not the app's bot and is ignored."""
+    name = bot or DEFAULT_BOT_ATTRIBUTE
+    module, dispatcher = _load(spec)
+    source = getattr(module, name, None)
+    if isinstance(source, Bot) or (callable(source) and not isinstance(source, type)):
+        return App(dispatcher, source, name)
+    if bot is not None:
+        what = "nothing" if source is None else type(source).__name__
+        raise AppLoadError(f"{spec}: --bot {name}: expected a Bot or a function returning one "
+                           f"in the module, got {what}")  # fmt: skip
+    return App(dispatcher, None, name)
+
+
 def load_dispatcher(spec: str) -> Dispatcher:
     """The dispatcher that ``spec`` (``module:attr`` or ``file.py:attr``) names."""
+    return _load(spec)[1]
+
+
+def _load(spec: str) -> tuple[object, Dispatcher]:
     target, sep, attr = spec.rpartition(":")
     if not sep or not target or (len(target) == 1 and attr.startswith(("\\", "/"))):
         target, attr = spec, "dp"  # no attribute, or a Windows drive letter
@@ -48,7 +112,7 @@ def load_dispatcher(spec: str) -> Dispatcher:
             raise AppLoadError(f"{spec}: {attr} must return a Dispatcher, not a coroutine")
     if not isinstance(obj, Dispatcher):
         raise AppLoadError(f"{spec}: expected a Dispatcher, got {type(obj).__name__}")
-    return obj
+    return module, obj
 
 
 def _load_module(target: str) -> object:

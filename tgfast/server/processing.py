@@ -38,7 +38,8 @@ import asyncio
 import enum
 import time
 from collections import deque
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from .._logging import get_logger
@@ -101,6 +102,7 @@ class UpdateProcessor:
 
     ``seen`` defaults to a ``MemorySeenUpdates``; pass a shared one (Redis) for several
     workers, or ``None`` to handle redeliveries again. ``metrics`` is where counts go.
+    ``data``: keyword arguments added to every ``feed_update`` (workflow data).
     """
 
     def __init__(
@@ -112,6 +114,7 @@ class UpdateProcessor:
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         seen: SeenUpdates | None | Literal["memory"] = "memory",
         metrics: Metrics | None = None,
+        data: Mapping[str, Any] | None = None,
     ) -> None:
         if concurrency not in CONCURRENCY_MODES:
             raise ValueError(f"concurrency must be one of {CONCURRENCY_MODES}, got {concurrency!r}")
@@ -131,7 +134,11 @@ class UpdateProcessor:
             bot.on_api_call = self.metrics.api_call
         self.in_flight = 0
         """Updates taken and not yet finished: queued, running, or sending their reply."""
-        self._feed = dispatcher.feed_update
+        # extra workflow data for every update (aiogram's request handlers take some);
+        # none: the dispatcher's own method, nothing added per update
+        self._feed: Callable[[Bot, Update], Awaitable[Any]] = (
+            partial(dispatcher.feed_update, **data) if data else dispatcher.feed_update
+        )
         self._queues: dict[Hashable, deque[_Job]] = {}
         self._workers: dict[Hashable, asyncio.Task[None]] = {}
         self._loose: set[asyncio.Task[None]] = set()  # one-update tasks (full / keyless)

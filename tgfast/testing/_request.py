@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import orjson
-from aiohttp import BodyPartReader, hdrs, web
+from aiohttp import BodyPartReader, MultipartReader, hdrs, web
 
 from tgfast.methods import MethodDescription
 
@@ -25,6 +25,7 @@ __all__ = [
     "UploadedFile",
     "body_type",
     "normalize",
+    "read_multipart",
     "read_params",
 ]
 
@@ -144,9 +145,23 @@ async def _read_multipart(
 ) -> None:
     # Read by hand rather than request.post(): that spools files to temporary files
     # and leaks them when it gives up half-way through an oversized body.
-    total = 0
     try:
         reader = await request.multipart()
+    except (ValueError, LookupError) as e:
+        raise ApiError(400, f"Bad Request: malformed multipart body ({e})") from None
+    await read_multipart(reader, params, files, limit)
+
+
+async def read_multipart(
+    reader: MultipartReader,
+    params: dict[str, Any],
+    files: dict[str, UploadedFile],
+    limit: int = MAX_BODY_SIZE,
+) -> None:
+    """The parts of a multipart body into ``params`` (text) and ``files``; ApiError for
+    a malformed or oversized one."""
+    total = 0
+    try:
         while (part := await reader.next()) is not None:
             if not isinstance(part, BodyPartReader) or part.name is None:
                 raise ApiError(400, "Bad Request: malformed multipart body")

@@ -16,15 +16,26 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, Literal
+from urllib.parse import parse_qsl
 
 import aiohttp
 import orjson
-from aiohttp import web
+from aiohttp import MultipartReader, web
 
 from tgfast.methods import METHODS
 
+from ._answers import ChatState, fallback_result
 from ._messages import Store
-from ._request import MAX_BODY_SIZE, ApiError, Call, body_type, normalize, read_params
+from ._request import (
+    MAX_BODY_SIZE,
+    ApiError,
+    Call,
+    UploadedFile,
+    body_type,
+    normalize,
+    read_multipart,
+    read_params,
+)
 
 __all__ = ["DEFAULT_TOKEN", "FakeTelegram", "Fault"]
 
@@ -98,6 +109,7 @@ class FakeTelegram:
         self.webhook: dict[str, Any] | None = None
         """The settings of the last setWebhook, or None when no webhook is set."""
         self._store = Store(self.bot_user)
+        self._state = ChatState(self._store)
         self._names = {name.lower(): name for name in METHODS}
         self._canned: dict[str, Any] = {}
         self._faults: list[Fault] = []
@@ -302,8 +314,9 @@ class FakeTelegram:
     ) -> int:
         """POST an update to ``url`` or the webhook set by setWebhook; returns the status.
 
-        Like Telegram, a JSON answer naming a ``method`` is executed as a call
-        (recorded with ``http_method == "WEBHOOK"``).
+        Like Telegram, an answer naming a ``method`` (JSON, urlencoded or multipart, as
+        aiogram's handlers answer) is executed as a call (recorded with
+        ``http_method == "WEBHOOK"``).
         """
         hook = self.webhook or {}
         target = url or hook.get("url")
@@ -317,24 +330,37 @@ class FakeTelegram:
         if self._session is None:
             self._session = aiohttp.ClientSession()
         async with self._session.post(target, data=orjson.dumps(update), headers=headers) as resp:
-            body = await resp.read()
-            if resp.status == 200 and resp.content_type == "application/json":
-                await self._webhook_reply(body)
+            if resp.status == 200:
+                await self._webhook_reply(resp)
             return resp.status
 
-    async def _webhook_reply(self, body: bytes) -> None:
+    async def _webhook_reply(self, resp: aiohttp.ClientResponse) -> None:
+        """Perform the method a webhook answer names, as Telegram does: a JSON object,
+        a urlencoded form or a multipart form (files included) with a ``method`` field."""
+        params: dict[str, Any] = {}
+        files: dict[str, UploadedFile] = {}
+        content_type = resp.content_type
         try:
-            reply = orjson.loads(body)
-        except orjson.JSONDecodeError:
+            if content_type == "multipart/form-data":
+                await read_multipart(MultipartReader(resp.headers, resp.content), params, files)
+            elif content_type == "application/x-www-form-urlencoded":
+                params.update(parse_qsl((await resp.read()).decode(), keep_blank_values=True))
+            elif content_type == "application/json":
+                reply = orjson.loads(await resp.read())
+                params = reply if isinstance(reply, dict) else {}
+            else:
+                return
+        except (ApiError, orjson.JSONDecodeError, UnicodeDecodeError, ValueError):
+            return  # Telegram ignores an answer it cannot read
+        method = params.pop("method", None)
+        if type(method) is not str:
             return
-        if not isinstance(reply, dict) or type(reply.get("method")) is not str:
-            return
-        name = self._canonical(reply.pop("method"))
+        name = self._canonical(method)
         try:
-            params = normalize(METHODS.get(name), reply, {})
+            params = normalize(METHODS.get(name), params, files)
         except ApiError:
-            params = reply
-        call = Call(name, params, {}, "application/json", "WEBHOOK")
+            pass
+        call = Call(name, params, files, content_type, "WEBHOOK")
         self.calls.append(call)
         await self._answer(call)  # Telegram tells the bot nothing about how it went
 
@@ -423,14 +449,11 @@ class FakeTelegram:
         own = self._own.get(name)
         if own is not None:
             return own(params)
-        handler = self._store.handlers.get(name)
+        handler = self._store.handlers.get(name) or self._state.handlers.get(name)
         if handler is not None:
             return handler(params, call.files)
-        if desc is not None and desc.returns in ("bool", "true"):
-            return True
-        raise ApiError(
-            400, f"Bad Request: FakeTelegram has no canned answer for {name}; use fake.respond()"
-        )
+        assert desc is not None  # an unknown method without respond() is a 404 above
+        return fallback_result(desc)
 
     # -- updates -------------------------------------------------------------------
 

@@ -8,7 +8,10 @@ person (curl) or a script play the user's side:
   "chat_id": 42, "message_id": 1}`` for a button press on a message the bot sent).
   Each goes through Telegram's path: delivered to the webhook by the fake (with the
   secret), or queued for getUpdates in polling mode. Answers each update with, for a
-  webhook, the HTTP status the bot answered.
+  webhook, the HTTP status the bot answered, and with how its handling ended:
+  ``"outcome"`` is ``"handled"``, ``"unhandled"`` (no handler matched), ``"failed"``
+  (the handler raised: the traceback is in the bot's log) or ``null`` when it did not
+  end within ``?wait=S`` seconds (10 by default; 0 answers at once).
 - ``GET /fake/calls?after=N&wait=S``: the Bot API calls the bot made, from index
   ``N`` on; waits up to ``S`` seconds for at least one.
 
@@ -26,14 +29,20 @@ import asyncio
 import contextlib
 import itertools
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from aiohttp import web
 
 from .._logging import get_logger
+from ..dispatcher import FAILED, UNHANDLED
 from . import updates
 from .fake import FakeTelegram
+
+if TYPE_CHECKING:
+    from ..client import Bot
+    from ..server.processing import UpdateProcessor
+    from ..types import Update
 
 __all__ = ["FakeControl"]
 
@@ -41,6 +50,8 @@ log = get_logger("tgfast.fake")
 
 HIDDEN = "<secret>"
 _MAX_ID = 2**53 - 1  # Telegram: "at most 52 significant bits"
+_KEPT_OUTCOMES = 1000
+_DEFAULT_WAIT = 10.0
 
 
 def shown(params: dict[str, Any]) -> dict[str, Any]:
@@ -66,6 +77,38 @@ class FakeControl:
         self._message_ids = itertools.count(1_000_000)
         self._watcher: asyncio.Task[None] | None = None
         self._logged = 0
+        self._outcomes: dict[int, asyncio.Future[str]] = {}
+
+    def watch(self, processor: UpdateProcessor) -> None:
+        """Note how each update ``processor`` handles ends, for ``/fake/updates``."""
+        feed = processor._feed
+
+        async def feed_and_note(bot: Bot, update: Update) -> Any:
+            try:
+                result = await feed(bot, update)
+            except BaseException:
+                self._note(update.update_id, "failed")
+                raise
+            outcome = (
+                "unhandled" if result is UNHANDLED else "failed" if result is FAILED else "handled"
+            )
+            self._note(update.update_id, outcome)
+            return result
+
+        processor._feed = feed_and_note
+
+    def _outcome(self, update_id: int) -> asyncio.Future[str]:
+        future = self._outcomes.get(update_id)
+        if future is None:
+            while len(self._outcomes) >= _KEPT_OUTCOMES:
+                del self._outcomes[next(iter(self._outcomes))]
+            future = self._outcomes[update_id] = asyncio.get_running_loop().create_future()
+        return future
+
+    def _note(self, update_id: int, outcome: str) -> None:
+        future = self._outcome(update_id)
+        if not future.done():
+            future.set_result(outcome)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/fake/updates", self._on_updates)
@@ -81,18 +124,31 @@ class FakeControl:
 
     async def _on_updates(self, request: web.Request) -> web.Response:
         try:
+            wait = min(float(request.query.get("wait", _DEFAULT_WAIT)), 60.0)
             body = orjson.loads(await request.read())
             items = body if isinstance(body, list) else [body]
             updates = [self.expand(item) for item in items]
         except (orjson.JSONDecodeError, TypeError, ValueError) as exc:
             return web.json_response({"error": str(exc)}, status=400)
-        out = []
+        out: list[dict[str, Any]] = []
         for update in updates:  # one by one: a chat's updates arrive in order
             if self.webhook:
+                update = self.fake._stamp(update)  # numbered here, to wait for its outcome
                 out.append({"update": update, "status": await self.fake.deliver(update)})
             else:
                 out.append({"update": self.fake.add_update(update), "status": None})
+        for item in out:
+            item["outcome"] = await self._wait_for(item, wait)
         return web.Response(body=orjson.dumps(out), content_type="application/json")
+
+    async def _wait_for(self, item: dict[str, Any], wait: float) -> str | None:
+        """How the update of ``item`` ended, waiting up to ``wait`` seconds; None if not yet."""
+        if item["status"] not in (None, 200):
+            return None  # refused: not taken
+        future = self._outcome(item["update"]["update_id"])
+        if not future.done() and wait > 0:
+            await asyncio.wait((future,), timeout=wait)
+        return future.result() if future.done() else None
 
     async def _on_calls(self, request: web.Request) -> web.Response:
         try:
