@@ -50,12 +50,19 @@ def _default(defaults: DefaultBotProperties | None, value: Any) -> Any:
 
 
 _NO_DEFAULTS = partial(_default, None)
+# the hook of the defaults used last: a process usually has one bot, so one entry hits
+_last: tuple[DefaultBotProperties | None, partial[Any]] = (None, _NO_DEFAULTS)
 
 
 def dumps(params: dict[str, Any], defaults: DefaultBotProperties | None = None) -> bytes:
     """The JSON body; types become their Telegram JSON with the bot's ``defaults``
     filled in, datetimes Unix times."""
-    hook = _NO_DEFAULTS if defaults is None else partial(_default, defaults)
+    global _last
+    last_defaults, hook = _last
+    if defaults is not last_defaults:
+        hook = _NO_DEFAULTS if defaults is None else partial(_default, defaults)
+        if defaults is not None:
+            _last = (defaults, hook)
     return orjson.dumps(params, default=hook, option=_OPTIONS)
 
 
