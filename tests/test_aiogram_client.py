@@ -22,10 +22,13 @@ import aiogram
 import aiogram.client.bot
 import aiogram.methods
 import aiogram.types as at
+import aiohttp
+import orjson
 import pytest
 from aiogram.client.default import DefaultBotProperties as AiogramDefaults
 from aiogram.client.session.aiohttp import AiohttpSession as AiogramSession
 from aiogram.client.telegram import TelegramAPIServer as AiogramServer
+from server_support import message, post, served
 
 import tgfast
 import tgfast.types as tt
@@ -329,6 +332,35 @@ async def test_a_method_object_gets_the_nested_defaults_too(fake: FakeTelegram) 
         assert media[0].parse_mode is DEFAULT and media[0].to_dict().get("parse_mode") is None
     (call,) = fake.calls_to("sendMediaGroup")
     assert [m["parse_mode"] for m in call.params["media"]] == ["MarkdownV2"] * 2
+
+
+async def test_uploads_and_webhook_answers_get_the_nested_defaults(
+    fake: FakeTelegram, http: aiohttp.ClientSession
+) -> None:
+    defaults = DefaultBotProperties(parse_mode="HTML", show_caption_above_media=True)
+    async with Bot(fake.token, server=fake.url, default=defaults, rate_limiter=None) as bot:
+        # multipart: the media around an uploaded file still get the defaults
+        upload = tt.BufferedInputFile(b"\x89PNG", "a.png")
+        await bot.send_media_group(
+            1, [tt.InputMediaPhoto(media=upload, caption="a"), tt.InputMediaPhoto(media="b")]
+        )
+        (call,) = fake.calls_to("sendMediaGroup")
+        assert call.files and [m["parse_mode"] for m in call.params["media"]] == ["HTML"] * 2
+        assert call.params["media"][0]["show_caption_above_media"] is True
+        # a method object returned as the webhook answer
+        dp = tgfast.Dispatcher()
+
+        @dp.message()
+        async def reply(message: tt.Message) -> tgfast.methods.SendMediaGroup:
+            media = [tt.InputMediaPhoto(media=m, caption="<b>c</b>") for m in ("x", "y")]
+            return tgfast.methods.SendMediaGroup(chat_id=message.chat.id, media=media)
+
+        async with served(dp, bot, reply_mode=True) as server:
+            status, body, _ = await post(http, server.url or "", message(1, 3, "hi"))
+        assert status == 200
+        answer = orjson.loads(body)
+        assert answer["method"] == "sendMediaGroup"
+        assert [m["parse_mode"] for m in answer["media"]] == ["HTML"] * 2
 
 
 async def test_disable_notification_is_applied_unlike_aiogram(fake: FakeTelegram) -> None:
