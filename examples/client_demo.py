@@ -32,7 +32,7 @@ async def against_fake() -> None:
         await first.reply("and a reply")
         await first.edit_text("Hello from tgfast (edited)")
         photo = await bot.send_photo(42, BufferedInputFile(b"\x89PNG fake", "dot.png"))
-        data = await bot.download(photo.photo[-1].file_id) if photo.photo else b""
+        data = (await bot.download(photo.photo[-1].file_id)).read() if photo.photo else b""
         print(f"downloaded the photo back: {data!r}")
         fake.fail(
             "sendMessage", error_code=403, description="Forbidden: bot was blocked by the user"

@@ -33,6 +33,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from tgfast.defaults import DEFAULT
 from tgfast.types import _types
 from tgfast.types.base import TelegramObject, UnionRule, split_alternatives
 
@@ -131,7 +132,9 @@ def _init_defaults(cls: type) -> dict[str, Any]:
     return {
         p.name: p.default
         for p in inspect.signature(cls.__init__).parameters.values()
-        if p.default is not inspect.Parameter.empty and p.default is not None
+        if p.default is not inspect.Parameter.empty
+        and p.default is not None
+        and p.default is not DEFAULT  # left to the bot's defaults: an ordinary optional
     }
 
 
@@ -236,6 +239,9 @@ def _object(
         req_kw, opt_kw, extra = args
         obj = cls(**req_kw, **opt_kw)
         obj._extra = extra
+        for attr in cls.__tg_defaults__:  # the decoded form: an absent field is None
+            if getattr(obj, attr) is DEFAULT:
+                setattr(obj, attr, None)
         return obj
 
     return st.tuples(st.fixed_dictionaries(required), opt_kwargs, _extra_fields()).map(build)

@@ -86,7 +86,14 @@ def run(loop: VirtualTimeLoop, main: Coroutine[Any, Any, T]) -> T:
     return loop.run_until_complete(main)
 
 
+# The mechanics below are shown on private chats with bursts of 3 (tgfast's default
+# before it grew to 6): short sequences reach the paced part. The defaults' own
+# behaviour has tests of its own ("the defaults" below).
+PRIVATE_3 = Limit(1, 1.0, 3)
+
+
 def limiter_on(loop: asyncio.AbstractEventLoop, **limits: Any) -> LocalRateLimiter:
+    limits.setdefault("private", PRIVATE_3)
     return LocalRateLimiter(clock=loop.time, sleep=asyncio.sleep, **limits)
 
 
@@ -170,12 +177,12 @@ def test_default_methods_are_the_sending_methods_of_the_spec() -> None:
 
 def test_defaults_are_telegrams_published_limits() -> None:
     assert DEFAULT_OVERALL == Limit(30, 1.0, 30)
-    assert DEFAULT_PRIVATE == Limit(1, 1.0, 3)
+    assert DEFAULT_PRIVATE == Limit(1, 1.0, 6)
     assert DEFAULT_GROUP == Limit(20, 60.0, 3)
     assert Limit(5, 1.0).burst == 1
     assert repr(LocalRateLimiter()) == (
         "LocalRateLimiter(overall=Limit(rate=30, per=1.0, burst=30), "
-        "private=Limit(rate=1, per=1.0, burst=3), group=Limit(rate=20, per=60.0, burst=3), "
+        "private=Limit(rate=1, per=1.0, burst=6), group=Limit(rate=20, per=60.0, burst=3), "
         f"methods=<{len(DEFAULT_METHODS)} methods>)"
     )
 
@@ -198,6 +205,57 @@ def test_invalid_limits_are_refused(which: str, limit: Limit) -> None:
     arguments: dict[str, Any] = {which: limit}
     with pytest.raises(ValueError, match=which):
         LocalRateLimiter(**arguments)
+
+
+# -- the defaults: a conversation is not paced, a stream is --------------------------------
+
+
+def default_limiter(loop: asyncio.AbstractEventLoop) -> LocalRateLimiter:
+    return LocalRateLimiter(clock=loop.time, sleep=asyncio.sleep)
+
+
+def test_an_answer_of_six_messages_leaves_at_once(vloop: VirtualTimeLoop) -> None:
+    limiter = default_limiter(vloop)
+
+    async def conversation() -> list[list[float]]:
+        # a user writes every 8 s; the bot answers each message with 2 to 6 messages
+        answers = []
+        for turn, size in enumerate([6, 2, 5, 6, 3]):
+            await asyncio.sleep(8 * turn - vloop.time())
+            answers.append(await leave_times(limiter, [42] * size))
+        return answers
+
+    for turn, times in enumerate(run(vloop, conversation())):
+        assert times == [8 * turn] * len(times)  # not one of them waited
+
+
+def test_a_stream_to_one_private_chat_is_held_to_one_per_second(vloop: VirtualTimeLoop) -> None:
+    limiter = default_limiter(vloop)
+    times = run(vloop, leave_times(limiter, [42] * 100))
+    assert times == [0.0] * 6 + [float(k) for k in range(1, 95)]
+    assert gcra_conforms(times, DEFAULT_PRIVATE)
+    # sustained: 60 in any later minute, 65 at most right after an idle spell
+    assert max(sum(1 for t in times if s <= t < s + 60) for s in range(40)) == 65
+    assert sum(1 for t in times if 10 <= t < 70) == 60
+
+
+def test_a_reply_in_a_group_keeps_the_group_burst(vloop: VirtualTimeLoop) -> None:
+    limiter = default_limiter(vloop)
+    # 20 per minute per group is Telegram's hard limit: the burst stays 3 there
+    assert run(vloop, leave_times(limiter, [-100] * 5)) == [0, 0, 0, 3, 6]
+
+
+def test_answers_to_many_users_are_held_to_thirty_per_second(vloop: VirtualTimeLoop) -> None:
+    limiter = default_limiter(vloop)
+    # 60 users each get an answer of 5 messages at the same moment: 300 sends
+    chats = [user for user in range(1, 61) for _ in range(5)]
+    times = run(vloop, leave_times(limiter, chats))
+    assert gcra_conforms(sorted(times), DEFAULT_OVERALL)
+    assert max(times) == pytest.approx((300 - 30) / 30)  # the overall burst, then 30/s
+    for user in range(1, 61):
+        assert gcra_conforms(
+            [t for c, t in zip(chats, times, strict=True) if c == user], DEFAULT_PRIVATE
+        )
 
 
 # -- the limits ---------------------------------------------------------------------------
@@ -564,7 +622,7 @@ def test_sends_due_at_one_instant_leave_in_call_order(vloop: VirtualTimeLoop) ->
     async def later_first(delay: float) -> None:
         await asyncio.sleep(delay - next(calls) * 1e-12)
 
-    limiter = LocalRateLimiter(overall=None, clock=vloop.time, sleep=later_first)
+    limiter = LocalRateLimiter(overall=None, private=PRIVATE_3, clock=vloop.time, sleep=later_first)
     order: list[int] = []
 
     async def send(i: int) -> float:
@@ -583,7 +641,9 @@ def test_sends_due_at_one_instant_leave_in_call_order(vloop: VirtualTimeLoop) ->
 def test_a_late_send_holding_a_slot_keeps_its_place(vloop: VirtualTimeLoop) -> None:
     # the first send is due at 5.0 (global penalty) but oversleeps to 6.0; the second,
     # asked at 5.5 when the chat and the overall budget would let it go, waits for it
-    limiter = LocalRateLimiter(overall=None, clock=vloop.time, sleep=oversleep_once(1.0))
+    limiter = LocalRateLimiter(
+        overall=None, private=PRIVATE_3, clock=vloop.time, sleep=oversleep_once(1.0)
+    )
     order: list[int] = []
 
     async def send(i: int, at: float) -> float:
@@ -635,7 +695,7 @@ def test_memory_stays_bounded_over_100k_chats() -> None:
         sleeps.append(delay)
         clock[0] += delay
 
-    limiter = LocalRateLimiter(overall=None, clock=lambda: clock[0], sleep=sleep)
+    limiter = LocalRateLimiter(overall=None, private=PRIVATE_3, clock=lambda: clock[0], sleep=sleep)
 
     async def main() -> tuple[int, int]:
         largest = sweeps = 0
@@ -747,7 +807,7 @@ def test_any_mix_of_sends_and_penalties_keeps_every_promise(
 async def test_it_really_waits() -> None:
     limiter = LocalRateLimiter()
     started = time.monotonic()
-    await asyncio.gather(*(limiter.acquire("sendMessage", 1) for _ in range(4)))
+    await asyncio.gather(*(limiter.acquire("sendMessage", 1) for _ in range(7)))  # burst + 1
     one_chat = time.monotonic() - started
     started = time.monotonic()
     await asyncio.gather(*(limiter.acquire("sendMessage", chat) for chat in range(2, 6)))

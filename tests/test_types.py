@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from strategies import ALL_CLASSES, UNION_BASES, objects, split_alternatives, union_members
 
 from tgfast import types as tgtypes
+from tgfast.defaults import DEFAULT
 from tgfast.methods import METHODS, MethodDescription, ParamDescription
 from tgfast.types import _types, enums
 from tgfast.types.base import TelegramObject, UnionRule
@@ -81,9 +82,10 @@ def test_class_shape(cls: type[TelegramObject]) -> None:
         params = list(inspect.signature(cls.__init__).parameters.values())[1:]
         assert [p.name for p in params] == attrs
         assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
-        for (_key, _attr, _tp, req), p in zip(rows, params, strict=True):
+        for (_key, attr, _tp, req), p in zip(rows, params, strict=True):
             if not req:
-                assert p.default is None
+                # DEFAULT: left to the bot's defaults (tools/codegen type_defaults.json)
+                assert p.default is (DEFAULT if attr in cls.__tg_defaults__ else None)
             elif p.default is not inspect.Parameter.empty:
                 assert isinstance(p.default, str)  # only discriminator constants
     # a generated class that is a union member lists in its base's rule

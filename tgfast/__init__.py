@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import methods, types
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
-from .defaults import DEFAULT, BotDefaults
+from .defaults import DEFAULT, BotDefaults, DefaultBotProperties
 from .dispatcher import Dispatcher, Router
 from .errors import (
     DecodeError,
@@ -38,6 +38,7 @@ __all__ = [
     "BotDefaults",
     "BotSession",
     "DecodeError",
+    "DefaultBotProperties",
     "Dispatcher",
     "F",
     "RetryPolicy",

@@ -1,14 +1,18 @@
-"""Bot-wide defaults for method parameters, and the marker for "not passed"."""
+"""Bot-wide defaults for method parameters, and the marker for "not passed".
+
+``DefaultBotProperties`` is aiogram's class (also at ``tgfast.client.default``);
+``BotDefaults`` is tgfast's earlier name for it, kept with its own constructor.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from .types import LinkPreviewOptions
 
-__all__ = ["DEFAULT", "BotDefaults", "Default"]
+__all__ = ["DEFAULT", "BotDefaults", "Default", "DefaultBotProperties"]
 
 
 class Default:
@@ -16,12 +20,16 @@ class Default:
 
     ``None`` cannot play this part, because passing ``None`` explicitly means
     "leave this parameter out" even when the bot has a default for it.
+
+    There is one instance, ``DEFAULT``. aiogram names the default it stands for
+    (``Default("parse_mode")``); that form is accepted and gives the same instance,
+    because here the parameter decides which default applies.
     """
 
     __slots__ = ()
     _instance: Default | None = None
 
-    def __new__(cls) -> Default:
+    def __new__(cls, name: str | None = None) -> Default:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -39,17 +47,82 @@ class Default:
 DEFAULT: Final = Default()
 
 
-@dataclass(frozen=True, slots=True)
-class BotDefaults:
-    """Values a bot uses for parameters its callers leave out.
+@dataclass(slots=True, kw_only=True)
+class DefaultBotProperties:
+    """Values a bot uses for parameters its callers leave out: ``Bot(token, default=...)``.
 
-    ``parse_mode`` also fills ``explanation_parse_mode``, ``question_parse_mode`` and the
-    like. Defaults apply to a method's own parameters, not to objects nested in them
-    (an ``InputMediaPhoto``'s ``parse_mode`` is sent as the object holds it).
+    They fill a method's own parameters (``parse_mode`` also ``caption``'s,
+    ``explanation_parse_mode`` and the like) and, as aiogram does, the same fields of
+    the objects sent inside a call: ``InputMedia*``, ``InlineQueryResult*``,
+    ``InputTextMessageContent``, ``ReplyParameters`` (``quote_parse_mode``,
+    ``allow_sending_without_reply``), ``LinkPreviewOptions``. A field set to ``None``
+    explicitly is left out, whatever the default.
+
+    The ``link_preview_*`` flags build ``link_preview`` when it is not given.
+    ``disable_notification`` and ``allow_paid_broadcast`` also fill the methods'
+    parameters of those names (aiogram 3.31 keeps ``disable_notification`` but
+    applies it nowhere).
     """
 
     parse_mode: str | None = None
     disable_notification: bool | None = None
     protect_content: bool | None = None
-    link_preview_options: LinkPreviewOptions | None = None
+    allow_sending_without_reply: bool | None = None
+    link_preview: LinkPreviewOptions | None = None
+    link_preview_is_disabled: bool | None = None
+    link_preview_prefer_small_media: bool | None = None
+    link_preview_prefer_large_media: bool | None = None
+    link_preview_show_above_text: bool | None = None
+    show_caption_above_media: bool | None = None
     allow_paid_broadcast: bool | None = None
+
+    def __post_init__(self) -> None:
+        flags = (
+            self.link_preview_is_disabled,
+            self.link_preview_prefer_small_media,
+            self.link_preview_prefer_large_media,
+            self.link_preview_show_above_text,
+        )
+        if self.link_preview is None and any(flags):
+            from .types import LinkPreviewOptions
+
+            self.link_preview = LinkPreviewOptions(
+                is_disabled=self.link_preview_is_disabled,
+                prefer_small_media=self.link_preview_prefer_small_media,
+                prefer_large_media=self.link_preview_prefer_large_media,
+                show_above_text=self.link_preview_show_above_text,
+            )
+
+    def __getitem__(self, item: str) -> Any:
+        """``default["parse_mode"]``: the value, ``None`` for a name it does not have."""
+        return getattr(self, item, None)
+
+    @property
+    def link_preview_options(self) -> LinkPreviewOptions | None:
+        """``link_preview`` by the name of the parameter it fills (``BotDefaults``' name)."""
+        return self.link_preview
+
+
+class BotDefaults(DefaultBotProperties):
+    """tgfast's earlier name: ``BotDefaults(parse_mode, ..., link_preview_options=...)``.
+
+    The same defaults, built with the parameters' own names and by position.
+    """
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        parse_mode: str | None = None,
+        disable_notification: bool | None = None,
+        protect_content: bool | None = None,
+        link_preview_options: LinkPreviewOptions | None = None,
+        allow_paid_broadcast: bool | None = None,
+    ) -> None:
+        super().__init__(
+            parse_mode=parse_mode,
+            disable_notification=disable_notification,
+            protect_content=protect_content,
+            link_preview=link_preview_options,
+            allow_paid_broadcast=allow_paid_broadcast,
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..defaults import DEFAULT, BotDefaults, Default
+from ..defaults import DEFAULT, Default, DefaultBotProperties
 from ..methods.base import Returns
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class BotAPI:
 
     __slots__ = ()
 
-    defaults: BotDefaults
+    defaults: DefaultBotProperties
 
     async def _call(
         self,
@@ -346,7 +346,7 @@ class BotAPI:
         if entities is not None:
             params['entities'] = entities
         if link_preview_options is DEFAULT:
-            link_preview_options = self.defaults.link_preview_options
+            link_preview_options = self.defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
         if disable_notification is DEFAULT:
@@ -497,7 +497,7 @@ class BotAPI:
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
         allow_paid_broadcast: bool | Default | None = DEFAULT,
@@ -567,6 +567,8 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if disable_notification is DEFAULT:
@@ -660,7 +662,7 @@ class BotAPI:
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
@@ -732,6 +734,8 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if has_spoiler is not None:
@@ -770,7 +774,7 @@ class BotAPI:
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
@@ -847,6 +851,8 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if has_spoiler is not None:
@@ -1129,7 +1135,7 @@ class BotAPI:
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
@@ -1231,6 +1237,8 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if has_spoiler is not None:
@@ -1274,7 +1282,7 @@ class BotAPI:
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
@@ -1365,6 +1373,8 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if has_spoiler is not None:
@@ -1610,7 +1620,7 @@ class BotAPI:
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
         allow_paid_broadcast: bool | Default | None = DEFAULT,
@@ -1679,6 +1689,8 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if disable_notification is DEFAULT:
@@ -5380,7 +5392,7 @@ class BotAPI:
         if entities is not None:
             params['entities'] = entities
         if link_preview_options is DEFAULT:
-            link_preview_options = self.defaults.link_preview_options
+            link_preview_options = self.defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
         if rich_message is not None:
@@ -5399,7 +5411,7 @@ class BotAPI:
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         request_timeout: float | None = None,
     ) -> Message | bool:
@@ -5447,6 +5459,8 @@ class BotAPI:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if reply_markup is not None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import re
+import weakref
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO, TypeVar, overload
@@ -16,7 +19,7 @@ from yarl import URL
 
 from .._logging import get_logger
 from ..decoding import convert
-from ..defaults import DEFAULT, BotDefaults, Default
+from ..defaults import DEFAULT, Default, DefaultBotProperties
 from ..errors import (
     TelegramAPIError,
     TelegramBadRequest,
@@ -40,7 +43,9 @@ from .files import create_partial, open_local_file
 from .ratelimit import LocalRateLimiter, RateLimiter
 from .redaction import TokenRedactor
 from .retry import RetryPolicy, is_repeatable, reached_server
-from .session import TELEGRAM, BotSession, TelegramServer
+from .session.aiohttp import AiohttpSession
+from .session.base import BaseSession
+from .telegram import TELEGRAM, APIServer, TelegramServer
 
 __all__ = ["Bot"]
 
@@ -57,14 +62,24 @@ _ERRORS: dict[int, type[TelegramAPIError]] = {
     413: TelegramEntityTooLarge,
 }
 _NETWORK_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError, OSError)
+# sessions and the bots using them (by identity: bots with one token are equal), so
+# that a shared session closes with the last of its bots
+_SESSION_USERS: weakref.WeakKeyDictionary[BaseSession, weakref.WeakValueDictionary[int, Bot]] = (
+    weakref.WeakKeyDictionary()
+)
+_REMOVED = ("parse_mode", "disable_web_page_preview", "protect_content")
 
 
 class Bot(BotAPI):
     """A Telegram bot: ``await bot.send_message(chat_id, "hi")``.
 
-    Calls go through a pooled keep-alive ``BotSession`` (its own, unless one is
-    shared), are held back by ``rate_limiter`` (Telegram's limits by default; ``None``
-    turns it off), and failures are repeated per ``retry`` (see
+    Built as aiogram's, ``Bot(token, session=AiohttpSession(...),
+    default=DefaultBotProperties(...))``, or tgfast's way, ``Bot(token, server=...,
+    defaults=BotDefaults(...))``. Calls go through a pooled keep-alive
+    ``AiohttpSession`` (its own, unless one is given: a given one is closed when the
+    last bot using it closes), to ``server`` (else the session's ``api``, else
+    Telegram), are held back by ``rate_limiter`` (Telegram's limits by default;
+    ``None`` turns it off), and failures are repeated per ``retry`` (see
     ``tgfast.client.retry`` for which). The token never appears in a ``repr``, an
     error or a log line.
 
@@ -92,22 +107,40 @@ class Bot(BotAPI):
     def __init__(
         self,
         token: str,
+        session: AiohttpSession | None = None,
+        default: DefaultBotProperties | None = None,
         *,
-        server: str | TelegramServer = TELEGRAM,
-        session: BotSession | None = None,
-        defaults: BotDefaults | None = None,
+        server: str | APIServer | None = None,
+        defaults: DefaultBotProperties | None = None,
         rate_limiter: RateLimiter | Default | None = DEFAULT,
         retry: RetryPolicy | None = None,
+        **removed: Any,
     ) -> None:
+        if removed:
+            _refuse(removed)
         if not isinstance(token, str) or not _TOKEN.fullmatch(token):
             raise TgfastError("malformed bot token: expected '<bot id>:<secret>' from @BotFather")
+        if default is not None and defaults is not None and default is not defaults:
+            raise TypeError("pass the defaults once: default= (aiogram's name) or defaults=")
+        if session is not None and not isinstance(session, AiohttpSession):
+            raise TypeError(
+                f"a tgfast Bot sends through an AiohttpSession, not {type(session).__name__}: "
+                "its own pipeline (rate limits, retries, decoding) replaces make_request"
+            )
         self.__token = token
         self._redact = TokenRedactor(token)
         self.id = int(token.partition(":")[0])
-        self.server = TelegramServer(server) if isinstance(server, str) else server
+        if isinstance(server, str):
+            server = TelegramServer(server)
+        elif server is None:
+            server = session.api if session is not None and session.api_given else TELEGRAM
+        self.server: APIServer = server
         self._own_session = session is None
-        self.session = BotSession() if session is None else session
-        self.defaults = defaults or BotDefaults()
+        if session is None:
+            session = AiohttpSession(api=server)
+        self.session = session
+        _SESSION_USERS.setdefault(session, weakref.WeakValueDictionary())[id(self)] = self
+        self.defaults = default or defaults or DefaultBotProperties()
         self.rate_limiter: RateLimiter | None = (
             LocalRateLimiter() if isinstance(rate_limiter, Default) else rate_limiter
         )
@@ -121,8 +154,26 @@ class Bot(BotAPI):
         """The token, for building a webhook path and the like; keep it out of logs."""
         return self.__token
 
+    @property
+    def default(self) -> DefaultBotProperties:
+        """The bot's defaults (``defaults``, by aiogram's name)."""
+        return self.defaults
+
+    @default.setter
+    def default(self, value: DefaultBotProperties) -> None:
+        self.defaults = value
+
     def __repr__(self) -> str:
         return f"Bot(id={self.id}, server={self.server.base!r})"
+
+    def __eq__(self, other: object) -> bool:
+        """Two ``Bot`` objects with one token are the same bot (as in aiogram)."""
+        if not isinstance(other, Bot):
+            return NotImplemented
+        return self.__token == other.__token
+
+    def __hash__(self) -> int:
+        return hash(self.__token)
 
     async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
@@ -155,9 +206,10 @@ class Bot(BotAPI):
         if url is None:
             url = self._urls[method] = URL(self.server.api_url(self.__token, method))
         files = None
+        defaults = self.defaults
         if uploads:
-            params, files = prepare(params)
-        body = dumps(params) if not files else None
+            params, files = prepare(params, defaults)
+        body = dumps(params, defaults) if not files else None
         timeout = self._timeout(method, params, request_timeout)
         client = self.session.client
         retried = failures = 0
@@ -165,7 +217,8 @@ class Bot(BotAPI):
         while True:
             try:
                 if files:
-                    request = client.post(url, data=multipart(params, files), timeout=timeout)
+                    form = multipart(params, files, defaults)
+                    request = client.post(url, data=form, timeout=timeout)
                 else:
                     request = client.post(url, data=body, headers=JSON_HEADERS, timeout=timeout)
                 async with request as response:
@@ -219,7 +272,7 @@ class Bot(BotAPI):
     def _timeout(
         self, method: str, params: dict[str, Any], request_timeout: float | None
     ) -> aiohttp.ClientTimeout:
-        base = self.session.timeout
+        base = self.session.client_timeout
         if request_timeout is not None:
             return aiohttp.ClientTimeout(total=request_timeout)
         poll = params.get("timeout") if method == "getUpdates" else None
@@ -280,13 +333,19 @@ class Bot(BotAPI):
         self, file_path: str, *, chunk_size: int = 65536, request_timeout: float | None = None
     ) -> AsyncIterator[bytes]:
         """The content of a file that ``get_file`` returned, in chunks."""
-        if self.server.local and os.path.isabs(file_path):
-            fd = open_local_file(self.server, file_path, self._redact)
+        server = self.server
+        if server.is_local and os.path.isabs(file_path):
+            if server.local_dir is None:
+                raise TgfastError(
+                    "a local Bot API server's files are read only inside its --dir: pass "
+                    "local_dir= to TelegramAPIServer (or TelegramServer(local=True, local_dir=))"
+                )
+            fd = open_local_file(server.local_dir, server.to_local(file_path), self._redact)
             with os.fdopen(fd, "rb") as f:
                 while chunk := await asyncio.to_thread(f.read, chunk_size):
                     yield chunk
             return
-        url = self.server.file_url(self.__token, file_path)
+        url = server.file_url(self.__token, file_path)
         timeout = aiohttp.ClientTimeout(total=request_timeout) if request_timeout else None
         try:
             async with self.session.client.get(url, timeout=timeout) as response:
@@ -298,71 +357,142 @@ class Bot(BotAPI):
                     yield chunk
         except _NETWORK_ERRORS as exc:
             raise TelegramNetworkError(
-                "download", self._describe(exc, timeout or self.session.timeout)
+                "download", self._describe(exc, timeout or self.session.client_timeout)
             ) from None
 
     @overload
     async def download_file(
-        self, file_path: str, destination: None = None, *, chunk_size: int = ...
-    ) -> bytes: ...
+        self,
+        file_path: str,
+        destination: None = None,
+        timeout: float | None = ...,
+        chunk_size: int = ...,
+        seek: bool = ...,
+    ) -> io.BytesIO: ...
     @overload
     async def download_file(
-        self, file_path: str, destination: str | os.PathLike[str], *, chunk_size: int = ...
+        self,
+        file_path: str,
+        destination: str | os.PathLike[str],
+        timeout: float | None = ...,
+        chunk_size: int = ...,
+        seek: bool = ...,
     ) -> Path: ...
     @overload
     async def download_file(
-        self, file_path: str, destination: BinaryIO, *, chunk_size: int = ...
+        self,
+        file_path: str,
+        destination: BinaryIO,
+        timeout: float | None = ...,
+        chunk_size: int = ...,
+        seek: bool = ...,
     ) -> BinaryIO: ...
 
     async def download_file(
         self,
         file_path: str,
         destination: str | os.PathLike[str] | BinaryIO | None = None,
-        *,
+        timeout: float | None = 30,
         chunk_size: int = 65536,
-    ) -> bytes | Path | BinaryIO:
-        """Download to memory (``bytes``), to a path (written whole or not at all), or
-        into a binary stream."""
-        if destination is None:
-            return b"".join([chunk async for chunk in self.stream_file(file_path)])
+        seek: bool = True,
+    ) -> io.BytesIO | Path | BinaryIO:
+        """Download a file that ``get_file`` named.
+
+        Without ``destination``, into a new ``BytesIO``; to a path (a ``str`` or a
+        ``PathLike``), written whole or not at all, returning the ``Path``; into a
+        binary stream, returned. A stream (the new one too) is rewound to its start
+        when ``seek`` is true, as aiogram does. ``timeout`` is in
+        seconds for the whole download (``None``: the session's).
+        """
+        chunks = self.stream_file(file_path, chunk_size=chunk_size, request_timeout=timeout)
         if isinstance(destination, (str, os.PathLike)):
             path = Path(destination)
             fd, partial = create_partial(path)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    async for chunk in self.stream_file(file_path, chunk_size=chunk_size):
+                    async for chunk in chunks:
                         f.write(chunk)
                 os.replace(partial, path)  # atomic; a symlink at path is replaced, not followed
             finally:
                 partial.unlink(missing_ok=True)
             return path
-        async for chunk in self.stream_file(file_path, chunk_size=chunk_size):
-            destination.write(chunk)
-        return destination
+        stream: BinaryIO = io.BytesIO() if destination is None else destination
+        async for chunk in chunks:
+            stream.write(chunk)
+        stream.flush()
+        if seek:
+            stream.seek(0)
+        return stream
+
+    @overload
+    async def download(
+        self,
+        file: str | Any,
+        destination: None = None,
+        timeout: float | None = ...,
+        chunk_size: int = ...,
+        seek: bool = ...,
+    ) -> io.BytesIO: ...
+    @overload
+    async def download(
+        self,
+        file: str | Any,
+        destination: str | os.PathLike[str],
+        timeout: float | None = ...,
+        chunk_size: int = ...,
+        seek: bool = ...,
+    ) -> Path: ...
+    @overload
+    async def download(
+        self,
+        file: str | Any,
+        destination: BinaryIO,
+        timeout: float | None = ...,
+        chunk_size: int = ...,
+        seek: bool = ...,
+    ) -> BinaryIO: ...
 
     async def download(
         self,
         file: str | Any,
         destination: str | os.PathLike[str] | BinaryIO | None = None,
-        *,
+        timeout: float | None = 30,
         chunk_size: int = 65536,
-    ) -> bytes | Path | BinaryIO:
+        seek: bool = True,
+    ) -> io.BytesIO | Path | BinaryIO:
         """``get_file`` + ``download_file`` for a file id or anything with ``file_id``
-        (a ``PhotoSize``, a ``Document``, a ``File``...)."""
+        (a ``PhotoSize``, a ``Document``, a ``File``...); the same destinations."""
         if isinstance(file, File) and file.file_path:
             info = file
+        elif isinstance(file, str):
+            info = await self.get_file(file)
+        elif isinstance(getattr(file, "file_id", None), str):
+            info = await self.get_file(file.file_id)
         else:
-            info = await self.get_file(file if isinstance(file, str) else file.file_id)
+            raise TypeError(f"cannot download a {type(file).__name__}: pass a file id or a file")
         if not info.file_path:
             raise TelegramBadRequest("getFile", 400, "the file has no file_path to download")
-        return await self.download_file(info.file_path, destination, chunk_size=chunk_size)
+        return await self.download_file(info.file_path, destination, timeout, chunk_size, seek)
 
     # -- lifetime -----------------------------------------------------------------------
 
     async def close(self) -> None:
-        """Close the HTTP session if this bot made it (a shared one stays open)."""
-        if self._own_session:
+        """Close the HTTP session if no other bot uses it (a bot's own always closes)."""
+        users = _SESSION_USERS.get(self.session)
+        if users is not None:
+            users.pop(id(self), None)
+        if self._own_session or not users:
             await self.session.close()
+
+    @asynccontextmanager
+    async def context(self, auto_close: bool = True) -> AsyncIterator[Bot]:
+        """``async with bot.context(): ...``: the bot, closed on the way out if
+        ``auto_close`` (aiogram's form of ``async with bot``)."""
+        try:
+            yield self
+        finally:
+            if auto_close:
+                await self.close()
 
     async def __aenter__(self) -> Bot:
         return self
@@ -374,3 +504,15 @@ class Bot(BotAPI):
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def _refuse(removed: dict[str, Any]) -> None:
+    """aiogram 3.7 removed these from ``Bot()``; so does tgfast, with aiogram's advice."""
+    unknown = sorted(set(removed) - set(_REMOVED))
+    if unknown:
+        raise TypeError(f"Bot() got unexpected keyword arguments: {', '.join(unknown)}")
+    names = {"disable_web_page_preview": "link_preview_is_disabled"}
+    spec = ", ".join(f"{names.get(k, k)}={v!r}" for k, v in removed.items())
+    raise TypeError(
+        f"Bot() does not take {', '.join(removed)}: use default=DefaultBotProperties({spec})"
+    )

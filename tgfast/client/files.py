@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import TelegramNotFound, TgfastError
-from .session import TelegramServer
 
 __all__ = ["create_partial", "open_local_file"]
 
@@ -39,11 +38,9 @@ def create_partial(destination: Path) -> tuple[int, Path]:
     raise FileExistsError(f"no free name for a partial download beside {destination}")
 
 
-def open_local_file(
-    server: TelegramServer, file_path: str, redact: Callable[[str], str] = str
-) -> int:
+def open_local_file(local_dir: str, file_path: str, redact: Callable[[str], str] = str) -> int:
     """A read-only descriptor for ``file_path``, an absolute path that a local Bot API
-    server answered ``getFile`` with, if it lies inside ``server.local_dir``.
+    server answered ``getFile`` with, if it lies inside ``local_dir`` (its ``--dir``).
 
     The server's answer is not trusted to name a file we should read: a path outside
     the directory, or one that reaches out of it through a symlink, is refused. Where
@@ -56,10 +53,7 @@ def open_local_file(
     ``TelegramNotFound`` whose text went through it too (an ``OSError`` names the path).
     """
     shown = redact(file_path)
-    root = server.local_dir
-    if root is None:  # pragma: no cover - TelegramServer requires it with local=True
-        raise TgfastError("local mode needs the local Bot API directory (local_dir)")
-    root = os.path.abspath(root)
+    root = os.path.abspath(local_dir)
     wanted = os.path.normpath(file_path)
     relative = os.path.relpath(wanted, root) if wanted.startswith(root + os.sep) else None
     if relative is None or relative.startswith(os.pardir) or relative == os.curdir:

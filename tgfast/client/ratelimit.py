@@ -4,7 +4,9 @@ The defaults follow Telegram's Bots FAQ, "My bot is hitting limits, how do I avo
 (https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this):
 
 * "avoid sending more than one message per second" in a particular chat; "we may allow
-  short bursts that go over this limit" -> ``DEFAULT_PRIVATE``: 1 per second, bursts of 3;
+  short bursts that go over this limit" -> ``DEFAULT_PRIVATE``: 1 per second, bursts of 6
+  (a bot answering one message with up to six sends them at once: a conversation is
+  not paced, a sustained stream to one chat is);
 * "not able to send more than 20 messages per minute to the same group" ->
   ``DEFAULT_GROUP``: 20 per minute (one every 3 s), bursts of 3;
 * bulk notifications: "not more than 30 messages per second or so" -> ``DEFAULT_OVERALL``:
@@ -97,8 +99,14 @@ class Limit(NamedTuple):
 DEFAULT_OVERALL = Limit(30, 1.0, burst=30)
 """All chats together: the FAQ's "30 messages per second or so" for bulk notifications."""
 
-DEFAULT_PRIVATE = Limit(1, 1.0, burst=3)
-"""One private chat (positive chat id): one per second, the "short bursts" kept to 3."""
+DEFAULT_PRIVATE = Limit(1, 1.0, burst=6)
+"""One private chat (positive chat id): one per second in the long run; up to 6 at once
+(the FAQ's "short bursts"), so that an answer of several messages is not held back.
+
+The burst is a token bucket of 6 refilled at one per second: after a 6-message answer the
+chat's next send waits one second, after 6 idle seconds the whole burst is back. A
+minute holds at most 65 sends to one chat, and 60 once the burst is spent.
+"""
 
 DEFAULT_GROUP = Limit(20, 60.0, burst=3)
 """One group, supergroup or channel (negative id or ``@username``): 20 per minute.

@@ -450,7 +450,7 @@ class SendMessage(TelegramMethod[Message]):
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview_options', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
     business_connection_id: str | None
     chat_id: int | str
@@ -691,7 +691,7 @@ class CopyMessage(TelegramMethod[MessageId]):
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
     chat_id: int | str
     message_thread_id: int | None
@@ -702,7 +702,7 @@ class CopyMessage(TelegramMethod[MessageId]):
     caption: str | None
     parse_mode: str | Default | None
     caption_entities: list[MessageEntity] | None
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     disable_notification: bool | Default | None
     protect_content: bool | Default | None
     allow_paid_broadcast: bool | Default | None
@@ -723,7 +723,7 @@ class CopyMessage(TelegramMethod[MessageId]):
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
         allow_paid_broadcast: bool | Default | None = DEFAULT,
@@ -868,7 +868,7 @@ class SendPhoto(TelegramMethod[Message]):
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
     business_connection_id: str | None
     chat_id: int | str
@@ -878,7 +878,7 @@ class SendPhoto(TelegramMethod[Message]):
     caption: str | None
     parse_mode: str | Default | None
     caption_entities: list[MessageEntity] | None
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     has_spoiler: bool | None
     disable_notification: bool | Default | None
     protect_content: bool | Default | None
@@ -899,7 +899,7 @@ class SendPhoto(TelegramMethod[Message]):
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
@@ -978,7 +978,7 @@ class SendLivePhoto(TelegramMethod[Message]):
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
     business_connection_id: str | None
     chat_id: int | str
@@ -989,7 +989,7 @@ class SendLivePhoto(TelegramMethod[Message]):
     caption: str | None
     parse_mode: str | Default | None
     caption_entities: list[MessageEntity] | None
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     has_spoiler: bool | None
     disable_notification: bool | Default | None
     protect_content: bool | Default | None
@@ -1011,7 +1011,7 @@ class SendLivePhoto(TelegramMethod[Message]):
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
@@ -1338,7 +1338,7 @@ class SendVideo(TelegramMethod[Message]):
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
     business_connection_id: str | None
     chat_id: int | str
@@ -1354,7 +1354,7 @@ class SendVideo(TelegramMethod[Message]):
     caption: str | None
     parse_mode: str | Default | None
     caption_entities: list[MessageEntity] | None
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     has_spoiler: bool | None
     supports_streaming: bool | None
     disable_notification: bool | Default | None
@@ -1382,7 +1382,7 @@ class SendVideo(TelegramMethod[Message]):
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
@@ -1477,7 +1477,7 @@ class SendAnimation(TelegramMethod[Message]):
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
     business_connection_id: str | None
     chat_id: int | str
@@ -1491,7 +1491,7 @@ class SendAnimation(TelegramMethod[Message]):
     caption: str | None
     parse_mode: str | Default | None
     caption_entities: list[MessageEntity] | None
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     has_spoiler: bool | None
     disable_notification: bool | Default | None
     protect_content: bool | Default | None
@@ -1516,7 +1516,7 @@ class SendAnimation(TelegramMethod[Message]):
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
@@ -1803,7 +1803,7 @@ class SendPaidMedia(TelegramMethod[Message]):
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
     business_connection_id: str | None
     chat_id: int | str
@@ -1815,7 +1815,7 @@ class SendPaidMedia(TelegramMethod[Message]):
     caption: str | None
     parse_mode: str | Default | None
     caption_entities: list[MessageEntity] | None
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     disable_notification: bool | Default | None
     protect_content: bool | Default | None
     allow_paid_broadcast: bool | Default | None
@@ -1836,7 +1836,7 @@ class SendPaidMedia(TelegramMethod[Message]):
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
         allow_paid_broadcast: bool | Default | None = DEFAULT,
@@ -6677,7 +6677,7 @@ class EditMessageText(TelegramMethod[Message | bool]):
         ('rich_message', 'rich_message', 'InputRichMessage', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview_options'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview'}
 
     business_connection_id: str | None
     chat_id: int | str | None
@@ -6751,7 +6751,7 @@ class EditMessageCaption(TelegramMethod[Message | bool]):
         ('show_caption_above_media', 'show_caption_above_media', 'bool', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
     )
-    __tg_defaults__ = {'parse_mode': 'parse_mode'}
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     business_connection_id: str | None
     chat_id: int | str | None
@@ -6760,7 +6760,7 @@ class EditMessageCaption(TelegramMethod[Message | bool]):
     caption: str | None
     parse_mode: str | Default | None
     caption_entities: list[MessageEntity] | None
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     reply_markup: InlineKeyboardMarkup | None
 
     def __init__(
@@ -6773,7 +6773,7 @@ class EditMessageCaption(TelegramMethod[Message | bool]):
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id

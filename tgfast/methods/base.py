@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, TypeVar
 
-from ..defaults import DEFAULT, BotDefaults
+from ..defaults import DEFAULT, DefaultBotProperties
 from ..types.base import TelegramObject, json_value
 
 __all__ = ["Returns", "TelegramMethod"]
@@ -36,7 +36,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
     is on); ``await bot(method)`` sends it now. Generated subclasses declare
     ``__api_method__`` (the Bot API name), ``__returns__`` (a type expression),
     ``__uploads__`` (whether a parameter may hold a file) and ``__tg_defaults__``
-    (parameter -> ``BotDefaults`` attribute).
+    (parameter -> ``DefaultBotProperties`` attribute).
     """
 
     __slots__ = ()
@@ -45,7 +45,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
     __uploads__: ClassVar[bool] = False
     __tg_defaults__: ClassVar[dict[str, str]] = {}
 
-    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent: ``None`` left out, ``DEFAULT`` taken from ``defaults``."""
         params: dict[str, Any] = {}
         for key, attr, _tp, _req in self.__tg_fields__:
@@ -69,6 +69,6 @@ class TelegramMethod(TelegramObject, Generic[T]):
         ]
         return f"{type(self).__name__}({', '.join(parts)})"
 
-    def as_webhook_reply(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+    def as_webhook_reply(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The body of a webhook response that makes Telegram perform this call."""
         return {"method": self.__api_method__, **self.build(defaults)}

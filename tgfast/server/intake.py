@@ -192,7 +192,8 @@ class UpdateIntake:
         method = waiter.result()
         if method is None:
             return web.Response()
-        reply = dumps(method.as_webhook_reply(self.bot.defaults))
+        defaults = self.bot.defaults
+        reply = dumps(method.as_webhook_reply(defaults), defaults)
         return web.Response(body=reply, content_type="application/json")
 
     async def _read_in_chunks(self, request: web.Request) -> bytes:

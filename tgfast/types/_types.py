@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..defaults import DEFAULT, Default
 from ._shortcuts import (
     CallbackQueryShortcuts,
     ChatJoinRequestShortcuts,
@@ -3094,6 +3095,7 @@ class ReplyParameters(TelegramObject):
         ('checklist_task_id', 'checklist_task_id', 'int', False),
         ('poll_option_id', 'poll_option_id', 'str', False),
     )
+    __tg_defaults__ = {'allow_sending_without_reply': 'allow_sending_without_reply', 'quote_parse_mode': 'parse_mode'}
 
     message_id: int
     """Identifier of the message that will be replied to in the current chat, or in the chat chat_id
@@ -3106,7 +3108,7 @@ class ReplyParameters(TelegramObject):
     messages sent on behalf of a business account and messages from channel direct messages chats.
     """
 
-    allow_sending_without_reply: bool | None
+    allow_sending_without_reply: bool | Default | None
     """Optional. Pass True if the message should be sent even if the specified message to be replied
     to is not found. Always False for replies in another chat or forum topic. Always True for
     messages sent on behalf of a business account.
@@ -3119,7 +3121,7 @@ class ReplyParameters(TelegramObject):
     will fail to send if the quote isn't found in the original message.
     """
 
-    quote_parse_mode: str | None
+    quote_parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the quote. See formatting options for more details.
     """
 
@@ -3142,9 +3144,9 @@ class ReplyParameters(TelegramObject):
         *,
         message_id: int,
         chat_id: int | str | None = None,
-        allow_sending_without_reply: bool | None = None,
+        allow_sending_without_reply: bool | Default | None = DEFAULT,
         quote: str | None = None,
-        quote_parse_mode: str | None = None,
+        quote_parse_mode: str | Default | None = DEFAULT,
         quote_entities: list[MessageEntity] | None = None,
         quote_position: int | None = None,
         checklist_task_id: int | None = None,
@@ -4519,11 +4521,12 @@ class InputPollOption(TelegramObject):
         ('text_entities', 'text_entities', '[MessageEntity]', False),
         ('media', 'media', 'InputPollOptionMedia', False),
     )
+    __tg_defaults__ = {'text_parse_mode': 'parse_mode'}
 
     text: str
     """Option text, 1-100 characters"""
 
-    text_parse_mode: str | None
+    text_parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the text. See formatting options for more details.
     Currently, only custom emoji entities are allowed.
     """
@@ -4540,7 +4543,7 @@ class InputPollOption(TelegramObject):
         self,
         *,
         text: str,
-        text_parse_mode: str | None = None,
+        text_parse_mode: str | Default | None = DEFAULT,
         text_entities: list[MessageEntity] | None = None,
         media: InputPollOptionMedia | None = None,
     ) -> None:
@@ -4920,6 +4923,7 @@ class InputChecklistTask(TelegramObject):
         ('parse_mode', 'parse_mode', 'str', False),
         ('text_entities', 'text_entities', '[MessageEntity]', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     id: int
     """Unique identifier of the task; must be positive and unique among all task identifiers currently
@@ -4929,7 +4933,7 @@ class InputChecklistTask(TelegramObject):
     text: str
     """Text of the task; 1-100 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the text. See formatting options for more details."""
 
     text_entities: list[MessageEntity] | None
@@ -4943,7 +4947,7 @@ class InputChecklistTask(TelegramObject):
         *,
         id: int,
         text: str,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         text_entities: list[MessageEntity] | None = None,
     ) -> None:
         self.id = id
@@ -4975,11 +4979,12 @@ class InputChecklist(TelegramObject):
         ('others_can_add_tasks', 'others_can_add_tasks', 'bool', False),
         ('others_can_mark_tasks_as_done', 'others_can_mark_tasks_as_done', 'bool', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     title: str
     """Title of the checklist; 1-255 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the title. See formatting options for more details.
     """
 
@@ -5002,7 +5007,7 @@ class InputChecklist(TelegramObject):
         self,
         *,
         title: str,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         title_entities: list[MessageEntity] | None = None,
         tasks: list[InputChecklistTask],
         others_can_add_tasks: bool | None = None,
@@ -6826,8 +6831,9 @@ class LinkPreviewOptions(TelegramObject):
         ('prefer_large_media', 'prefer_large_media', 'bool', False),
         ('show_above_text', 'show_above_text', 'bool', False),
     )
+    __tg_defaults__ = {'is_disabled': 'link_preview_is_disabled', 'prefer_small_media': 'link_preview_prefer_small_media', 'prefer_large_media': 'link_preview_prefer_large_media', 'show_above_text': 'link_preview_show_above_text'}
 
-    is_disabled: bool | None
+    is_disabled: bool | Default | None
     """Optional. True, if the link preview is disabled"""
 
     url: str | None
@@ -6835,17 +6841,17 @@ class LinkPreviewOptions(TelegramObject):
     text will be used.
     """
 
-    prefer_small_media: bool | None
+    prefer_small_media: bool | Default | None
     """Optional. True, if the media in the link preview is supposed to be shrunk; ignored if the URL
     isn't explicitly specified or media size change isn't supported for the preview
     """
 
-    prefer_large_media: bool | None
+    prefer_large_media: bool | Default | None
     """Optional. True, if the media in the link preview is supposed to be enlarged; ignored if the URL
     isn't explicitly specified or media size change isn't supported for the preview
     """
 
-    show_above_text: bool | None
+    show_above_text: bool | Default | None
     """Optional. True, if the link preview must be shown above the message text; otherwise, the link
     preview will be shown below the message text
     """
@@ -6853,11 +6859,11 @@ class LinkPreviewOptions(TelegramObject):
     def __init__(
         self,
         *,
-        is_disabled: bool | None = None,
+        is_disabled: bool | Default | None = DEFAULT,
         url: str | None = None,
-        prefer_small_media: bool | None = None,
-        prefer_large_media: bool | None = None,
-        show_above_text: bool | None = None,
+        prefer_small_media: bool | Default | None = DEFAULT,
+        prefer_large_media: bool | Default | None = DEFAULT,
+        show_above_text: bool | Default | None = DEFAULT,
     ) -> None:
         self.is_disabled = is_disabled
         self.url = url
@@ -12386,6 +12392,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
         ('duration', 'duration', 'int', False),
         ('has_spoiler', 'has_spoiler', 'bool', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the media, must be animation"""
@@ -12411,7 +12418,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
     caption: str | None
     """Optional. Caption of the animation to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the animation caption. See formatting options for more
     details.
     """
@@ -12421,7 +12428,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     width: int | None
@@ -12443,9 +12450,9 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
         media: InputFile | str,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         width: int | None = None,
         height: int | None = None,
         duration: int | None = None,
@@ -12493,6 +12500,7 @@ class InputMediaAudio(InputPollMedia, InputMedia):
         ('performer', 'performer', 'str', False),
         ('title', 'title', 'str', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the media, must be audio"""
@@ -12518,7 +12526,7 @@ class InputMediaAudio(InputPollMedia, InputMedia):
     caption: str | None
     """Optional. Caption of the audio to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the audio caption. See formatting options for more
     details.
     """
@@ -12544,7 +12552,7 @@ class InputMediaAudio(InputPollMedia, InputMedia):
         media: InputFile | str,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
@@ -12586,6 +12594,7 @@ class InputMediaDocument(InputPollMedia, InputMedia):
         ('caption_entities', 'caption_entities', '[MessageEntity]', False),
         ('disable_content_type_detection', 'disable_content_type_detection', 'bool', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the media, must be document"""
@@ -12611,7 +12620,7 @@ class InputMediaDocument(InputPollMedia, InputMedia):
     caption: str | None
     """Optional. Caption of the document to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the document caption. See formatting options for more
     details.
     """
@@ -12633,7 +12642,7 @@ class InputMediaDocument(InputPollMedia, InputMedia):
         media: InputFile | str,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
     ) -> None:
@@ -12705,6 +12714,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         ('show_caption_above_media', 'show_caption_above_media', 'bool', False),
         ('has_spoiler', 'has_spoiler', 'bool', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the media, must be live_photo"""
@@ -12728,7 +12738,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     caption: str | None
     """Optional. Caption of the live photo to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the live photo caption. See formatting options for more
     details.
     """
@@ -12738,7 +12748,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     has_spoiler: bool | None
@@ -12751,9 +12761,9 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         media: InputFile | str,
         photo: InputFile | str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
     ) -> None:
         self.type = type
@@ -12837,6 +12847,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         ('show_caption_above_media', 'show_caption_above_media', 'bool', False),
         ('has_spoiler', 'has_spoiler', 'bool', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the media, must be photo"""
@@ -12852,7 +12863,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     caption: str | None
     """Optional. Caption of the photo to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the photo caption. See formatting options for more
     details.
     """
@@ -12862,7 +12873,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     has_spoiler: bool | None
@@ -12874,9 +12885,9 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         type: str = 'photo',
         media: InputFile | str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
     ) -> None:
         self.type = type
@@ -13054,6 +13065,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
         ('supports_streaming', 'supports_streaming', 'bool', False),
         ('has_spoiler', 'has_spoiler', 'bool', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the media, must be video"""
@@ -13090,7 +13102,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
     caption: str | None
     """Optional. Caption of the video to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the video caption. See formatting options for more
     details.
     """
@@ -13100,7 +13112,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     width: int | None
@@ -13127,9 +13139,9 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         width: int | None = None,
         height: int | None = None,
         duration: int | None = None,
@@ -16057,6 +16069,7 @@ class InlineQueryResultPhoto(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be photo"""
@@ -16085,7 +16098,7 @@ class InlineQueryResultPhoto(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the photo to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the photo caption. See formatting options for more
     details.
     """
@@ -16095,7 +16108,7 @@ class InlineQueryResultPhoto(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     reply_markup: InlineKeyboardMarkup | None
@@ -16116,9 +16129,9 @@ class InlineQueryResultPhoto(InlineQueryResult):
         title: str | None = None,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
     ) -> None:
@@ -16181,6 +16194,7 @@ class InlineQueryResultGif(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be gif"""
@@ -16214,7 +16228,7 @@ class InlineQueryResultGif(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the GIF file to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the caption. See formatting options for more details.
     """
 
@@ -16223,7 +16237,7 @@ class InlineQueryResultGif(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     reply_markup: InlineKeyboardMarkup | None
@@ -16245,9 +16259,9 @@ class InlineQueryResultGif(InlineQueryResult):
         thumbnail_mime_type: str | None = None,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
     ) -> None:
@@ -16311,6 +16325,7 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be mpeg4_gif"""
@@ -16344,7 +16359,7 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the MPEG-4 file to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the caption. See formatting options for more details.
     """
 
@@ -16353,7 +16368,7 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     reply_markup: InlineKeyboardMarkup | None
@@ -16375,9 +16390,9 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         thumbnail_mime_type: str | None = None,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
     ) -> None:
@@ -16443,6 +16458,7 @@ class InlineQueryResultVideo(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be video"""
@@ -16465,7 +16481,7 @@ class InlineQueryResultVideo(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the video to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the video caption. See formatting options for more
     details.
     """
@@ -16475,7 +16491,7 @@ class InlineQueryResultVideo(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     video_width: int | None
@@ -16508,9 +16524,9 @@ class InlineQueryResultVideo(InlineQueryResult):
         thumbnail_url: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         video_width: int | None = None,
         video_height: int | None = None,
         video_duration: int | None = None,
@@ -16571,6 +16587,7 @@ class InlineQueryResultAudio(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the result, must be audio"""
@@ -16587,7 +16604,7 @@ class InlineQueryResultAudio(InlineQueryResult):
     caption: str | None
     """Optional. Caption, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the audio caption. See formatting options for more
     details.
     """
@@ -16617,7 +16634,7 @@ class InlineQueryResultAudio(InlineQueryResult):
         audio_url: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         performer: str | None = None,
         audio_duration: int | None = None,
@@ -16670,6 +16687,7 @@ class InlineQueryResultVoice(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the result, must be voice"""
@@ -16686,7 +16704,7 @@ class InlineQueryResultVoice(InlineQueryResult):
     caption: str | None
     """Optional. Caption, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the voice message caption. See formatting options for
     more details.
     """
@@ -16713,7 +16731,7 @@ class InlineQueryResultVoice(InlineQueryResult):
         voice_url: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         voice_duration: int | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
@@ -16772,6 +16790,7 @@ class InlineQueryResultDocument(InlineQueryResult):
         ('thumbnail_width', 'thumbnail_width', 'int', False),
         ('thumbnail_height', 'thumbnail_height', 'int', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the result, must be document"""
@@ -16785,7 +16804,7 @@ class InlineQueryResultDocument(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the document to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the document caption. See formatting options for more
     details.
     """
@@ -16826,7 +16845,7 @@ class InlineQueryResultDocument(InlineQueryResult):
         id: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         document_url: str,
         mime_type: str,
@@ -17281,6 +17300,7 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be photo"""
@@ -17300,7 +17320,7 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the photo to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the photo caption. See formatting options for more
     details.
     """
@@ -17310,7 +17330,7 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     reply_markup: InlineKeyboardMarkup | None
@@ -17328,9 +17348,9 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         title: str | None = None,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
     ) -> None:
@@ -17380,6 +17400,7 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be gif"""
@@ -17396,7 +17417,7 @@ class InlineQueryResultCachedGif(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the GIF file to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the caption. See formatting options for more details.
     """
 
@@ -17405,7 +17426,7 @@ class InlineQueryResultCachedGif(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     reply_markup: InlineKeyboardMarkup | None
@@ -17422,9 +17443,9 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         gif_file_id: str,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
     ) -> None:
@@ -17474,6 +17495,7 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be mpeg4_gif"""
@@ -17490,7 +17512,7 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the MPEG-4 file to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the caption. See formatting options for more details.
     """
 
@@ -17499,7 +17521,7 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     reply_markup: InlineKeyboardMarkup | None
@@ -17516,9 +17538,9 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         mpeg4_file_id: str,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
     ) -> None:
@@ -17622,6 +17644,7 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the result, must be document"""
@@ -17641,7 +17664,7 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the document to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the document caption. See formatting options for more
     details.
     """
@@ -17666,7 +17689,7 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         document_file_id: str,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
@@ -17718,6 +17741,7 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media'}
 
     type: str
     """Type of the result, must be video"""
@@ -17737,7 +17761,7 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
     caption: str | None
     """Optional. Caption of the video to be sent, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the video caption. See formatting options for more
     details.
     """
@@ -17747,7 +17771,7 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
     of parse_mode
     """
 
-    show_caption_above_media: bool | None
+    show_caption_above_media: bool | Default | None
     """Optional. Pass True, if the caption must be shown above the message media"""
 
     reply_markup: InlineKeyboardMarkup | None
@@ -17765,9 +17789,9 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         title: str,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
     ) -> None:
@@ -17815,6 +17839,7 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the result, must be voice"""
@@ -17831,7 +17856,7 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
     caption: str | None
     """Optional. Caption, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the voice message caption. See formatting options for
     more details.
     """
@@ -17855,7 +17880,7 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         voice_file_id: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
@@ -17900,6 +17925,7 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
         ('input_message_content', 'input_message_content', 'InputMessageContent', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode'}
 
     type: str
     """Type of the result, must be audio"""
@@ -17913,7 +17939,7 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
     caption: str | None
     """Optional. Caption, 0-1024 characters after entities parsing"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the audio caption. See formatting options for more
     details.
     """
@@ -17936,7 +17962,7 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         id: str,
         audio_file_id: str,
         caption: str | None = None,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
@@ -17970,11 +17996,12 @@ class InputTextMessageContent(InputMessageContent):
         ('entities', 'entities', '[MessageEntity]', False),
         ('link_preview_options', 'link_preview_options', 'LinkPreviewOptions', False),
     )
+    __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview'}
 
     message_text: str
     """Text of the message to be sent, 1-4096 characters"""
 
-    parse_mode: str | None
+    parse_mode: str | Default | None
     """Optional. Mode for parsing entities in the message text. See formatting options for more
     details.
     """
@@ -17984,16 +18011,16 @@ class InputTextMessageContent(InputMessageContent):
     of parse_mode
     """
 
-    link_preview_options: LinkPreviewOptions | None
+    link_preview_options: LinkPreviewOptions | Default | None
     """Optional. Link preview generation options for the message"""
 
     def __init__(
         self,
         *,
         message_text: str,
-        parse_mode: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | None = None,
+        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
     ) -> None:
         self.message_text = message_text
         self.parse_mode = parse_mode

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple
 
+from ..defaults import DEFAULT
+
 __all__ = ["FieldRow", "TelegramObject", "UnionRule", "json_value", "split_alternatives"]
 
 FieldRow = tuple[str, str, str, bool]
@@ -46,6 +48,8 @@ class TelegramObject:
     __slots__ = ("_extra",)
     __tg_fields__: ClassVar[tuple[FieldRow, ...]] = ()
     __tg_union__: ClassVar[UnionRule | None] = None
+    # attribute -> the bot default (DefaultBotProperties field) an unset DEFAULT takes
+    __tg_defaults__: ClassVar[dict[str, str]] = {}
 
     _extra: dict[str, Any] | None
 
@@ -54,11 +58,12 @@ class TelegramObject:
         self._extra = extra or None
 
     def to_dict(self) -> dict[str, Any]:
-        """The Telegram JSON form of this object; absent optionals are omitted."""
+        """The Telegram JSON form of this object; absent optionals are omitted, and so
+        are fields left to the bot's defaults (``DEFAULT``): no bot is known here."""
         out: dict[str, Any] = {}
         for key, attr, _tp, _req in self.__tg_fields__:
             value = getattr(self, attr)
-            if value is not None:
+            if value is not None and value is not DEFAULT:
                 out[key] = json_value(value)
         if self._extra:
             for key, value in self._extra.items():
@@ -79,7 +84,7 @@ class TelegramObject:
         parts = [
             f"{attr}={value!r}"
             for _key, attr, _tp, _req in self.__tg_fields__
-            if (value := getattr(self, attr)) is not None
+            if (value := getattr(self, attr)) is not None and value is not DEFAULT
         ]
         if self._extra:
             parts.extend(f"{key}={value!r}" for key, value in self._extra.items())

@@ -41,6 +41,7 @@ class Field:
     required: bool
     description: str
     default: str | None = None  # a constant the class fills in (union discriminators)
+    bot_default: str | None = None  # the DefaultBotProperties attribute it defaults to
 
 
 @dataclass
@@ -97,7 +98,7 @@ class Model:
     types: dict[str, TypeDef]
     methods: dict[str, MethodDef]
     enums: list[EnumDef]
-    defaults: dict[str, str] = field(default_factory=dict)  # parameter -> BotDefaults attribute
+    defaults: dict[str, str] = field(default_factory=dict)  # parameter -> bot default
     shortcuts: list[Shortcut] = field(default_factory=list)
 
     def carries_files(self, expr: str, _seen: frozenset[str] = frozenset()) -> bool:
@@ -213,6 +214,7 @@ def build_model(spec: dict[str, Any]) -> Model:
     model = Model(spec["version"], spec["release_date"], types, methods, [])
     model.enums = _enums(model, _load_override("enums.json"))
     model.defaults = _defaults(model, _load_override("defaults.json"))
+    _type_defaults(model, _load_override("type_defaults.json"))
     model.shortcuts = _shortcuts(model, _load_override("shortcuts.json"))
     return model
 
@@ -228,6 +230,31 @@ def _defaults(model: Model, overrides: dict[str, str]) -> dict[str, str]:
     if unknown:
         raise SpecError(f"overrides/defaults.json names no parameter of any method: {unknown}")
     return overrides
+
+
+def _type_defaults(model: Model, overrides: dict[str, str]) -> None:
+    """Mark the fields that take a bot default, in the types a call can carry."""
+    sent: set[str] = set()
+    pending = [p.tp for md in model.methods.values() for p in md.params]
+    while pending:
+        for alt in re.split(r"[\[\]|]", pending.pop()):
+            td = model.types.get(alt)
+            if td is None or alt in sent:
+                continue
+            sent.add(alt)
+            pending += [f.tp for f in td.fields]
+            pending += (td.union or {}).get("members", []) if td.is_union else []
+    used: set[str] = set()
+    for name in sorted(sent):
+        for f in model.types[name].fields:
+            for key in (f"{name}.{f.key}", f.key):
+                if key in overrides:
+                    f.bot_default = overrides[key]
+                    used.add(key)
+                    break
+    unused = sorted(set(overrides) - used)
+    if unused:
+        raise SpecError(f"overrides/type_defaults.json names no field of a sent type: {unused}")
 
 
 def _shortcuts(model: Model, overrides: dict[str, Any]) -> list[Shortcut]:

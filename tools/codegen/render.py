@@ -87,6 +87,9 @@ def _class(td: TypeDef, model: Model) -> Iterator[str]:
     yield f"    __slots__ = {_tuple(slots, '    ')}\n"
     rows = [f"({f.key!r}, {f.attr!r}, {f.tp!r}, {f.required!r})" for f in td.fields]
     yield f"    __tg_fields__ = {_tuple(rows, '    ')}\n"
+    filled = {f.attr: f.bot_default for f in td.fields if f.bot_default}
+    if filled:
+        yield f"    __tg_defaults__ = {filled!r}\n"
     for f in td.fields:
         yield f"\n    {f.attr}: {_field_annotation(f, model)}\n"
         yield _docstring([f.description], "    ")
@@ -98,6 +101,8 @@ def _class(td: TypeDef, model: Model) -> Iterator[str]:
 
 def _field_annotation(f: Field, model: Model) -> str:
     ann = annotation(f.tp, model)
+    if f.bot_default:
+        return f"{ann} | Default | None"
     return ann if f.required else f"{ann} | None"
 
 
@@ -106,6 +111,8 @@ def _init(fields: list[Field], model: Model) -> Iterator[str]:
     for f in fields:
         if f.default is not None:
             params.append(f"{f.attr}: {annotation(f.tp, model)} = {f.default}")
+        elif f.bot_default:
+            params.append(f"{f.attr}: {_field_annotation(f, model)} = DEFAULT")
         elif f.required:
             params.append(f"{f.attr}: {annotation(f.tp, model)}")
         else:
@@ -154,6 +161,7 @@ def render_types(model: Model) -> str:
         '"""Every type of the Telegram Bot API as a slotted class."""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import Any\n\n",
+        "from ..defaults import DEFAULT, Default\n",
         "from ._shortcuts import (\n",
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",
