@@ -57,7 +57,7 @@ dp = Dispatcher()
 async def read(message: Message, bot: Bot) -> None:
     file = await bot.get_file("local-file")
     data = await bot.download_file(file.file_path or "")
-    await message.answer(data.decode())
+    await message.answer(data.read().decode())
 """
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
