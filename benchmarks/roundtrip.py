@@ -76,7 +76,8 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import mock_api  # noqa: E402
-from run import _version, fmt_ratio, fmt_time, machine_line, md_table  # noqa: E402
+from machine import version as _version  # noqa: E402
+from run import fmt_ratio, fmt_time, machine_line, md_table  # noqa: E402
 
 TOKEN = "1234567890:AAFakeTokenOfTheRoundTripBenchmark_0"
 INFLIGHT = 64

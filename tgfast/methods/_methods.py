@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..defaults import DEFAULT, Default
-from ..types._types import *  # noqa: F403
 from .base import TelegramMethod
+
+if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this
+    from ..types._types import *  # noqa: F403
 
 __all__ = [
     'AddStickerToSet',
@@ -193,7 +195,7 @@ __all__ = [
 ]
 
 
-class GetUpdates(TelegramMethod[list[Update]]):
+class GetUpdates(TelegramMethod["list[Update]"]):
     """Use this method to receive incoming updates using long polling (wiki). Returns an Array of
     Update objects.
 
@@ -234,9 +236,10 @@ class GetUpdates(TelegramMethod[list[Update]]):
         self.timeout = timeout
         self.allowed_updates = allowed_updates
         self._extra = None
+        self._bot = None
 
 
-class SetWebhook(TelegramMethod[bool]):
+class SetWebhook(TelegramMethod["bool"]):
     """Use this method to specify a URL and receive incoming updates via an outgoing webhook. Whenever
     there is an update for the bot, we will send an HTTPS POST request to the specified URL,
     containing a JSON-serialized Update. In case of an unsuccessful request (a request with
@@ -299,9 +302,10 @@ class SetWebhook(TelegramMethod[bool]):
         self.drop_pending_updates = drop_pending_updates
         self.secret_token = secret_token
         self._extra = None
+        self._bot = None
 
 
-class DeleteWebhook(TelegramMethod[bool]):
+class DeleteWebhook(TelegramMethod["bool"]):
     """Use this method to remove webhook integration if you decide to switch back to getUpdates.
     Returns True on success.
 
@@ -327,9 +331,10 @@ class DeleteWebhook(TelegramMethod[bool]):
     ) -> None:
         self.drop_pending_updates = drop_pending_updates
         self._extra = None
+        self._bot = None
 
 
-class GetWebhookInfo(TelegramMethod[WebhookInfo]):
+class GetWebhookInfo(TelegramMethod["WebhookInfo"]):
     """Use this method to get current webhook status. Requires no parameters. On success, returns a
     WebhookInfo object. If the bot is using getUpdates, will return an object with the url field
     empty.
@@ -346,9 +351,10 @@ class GetWebhookInfo(TelegramMethod[WebhookInfo]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class GetMe(TelegramMethod[User]):
+class GetMe(TelegramMethod["User"]):
     """A simple method for testing your bot's authentication token. Requires no parameters. Returns
     basic information about the bot in form of a User object.
 
@@ -364,9 +370,10 @@ class GetMe(TelegramMethod[User]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class LogOut(TelegramMethod[bool]):
+class LogOut(TelegramMethod["bool"]):
     """Use this method to log out from the cloud Bot API server before launching the bot locally. You
     must log out the bot before running it locally, otherwise there is no guarantee that the bot
     will receive updates. After a successful call, you can immediately log in on a local server,
@@ -385,9 +392,10 @@ class LogOut(TelegramMethod[bool]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class Close(TelegramMethod[bool]):
+class Close(TelegramMethod["bool"]):
     """Use this method to close the bot instance before moving it from one local server to another.
     You need to delete the webhook before calling this method to ensure that the bot isn't launched
     again after server restart. The method will return error 429 in the first 10 minutes after the
@@ -405,9 +413,10 @@ class Close(TelegramMethod[bool]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class SendMessage(TelegramMethod[Message]):
+class SendMessage(TelegramMethod["Message"]):
     """Use this method to send text messages. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendmessage
@@ -503,9 +512,10 @@ class SendMessage(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class ForwardMessage(TelegramMethod[Message]):
+class ForwardMessage(TelegramMethod["Message"]):
     """Use this method to forward messages of any kind. Service messages and messages with protected
     content can't be forwarded. On success, the sent Message is returned.
 
@@ -577,9 +587,10 @@ class ForwardMessage(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.message_id = message_id
         self._extra = None
+        self._bot = None
 
 
-class ForwardMessages(TelegramMethod[list[MessageId]]):
+class ForwardMessages(TelegramMethod["list[MessageId]"]):
     """Use this method to forward multiple messages of any kind. If some of the specified messages
     can't be found or forwarded, they are skipped. Service messages and messages with protected
     content can't be forwarded. Album grouping is kept for forwarded messages. On success, an array
@@ -638,9 +649,10 @@ class ForwardMessages(TelegramMethod[list[MessageId]]):
         self.disable_notification = disable_notification
         self.protect_content = protect_content
         self._extra = None
+        self._bot = None
 
 
-class CopyMessage(TelegramMethod[MessageId]):
+class CopyMessage(TelegramMethod["MessageId"]):
     """Use this method to copy messages of any kind. Service messages, paid media messages, giveaway
     messages, giveaway winners messages, and invoice messages can't be copied. A quiz poll can be
     copied only if the value of the field correct_option_id is known to the bot. The method is
@@ -750,9 +762,10 @@ class CopyMessage(TelegramMethod[MessageId]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class CopyMessages(TelegramMethod[list[MessageId]]):
+class CopyMessages(TelegramMethod["list[MessageId]"]):
     """Use this method to copy messages of any kind. If some of the specified messages can't be found
     or copied, they are skipped. Service messages, paid media messages, giveaway messages, giveaway
     winners messages, and invoice messages can't be copied. A quiz poll can be copied only if the
@@ -819,9 +832,10 @@ class CopyMessages(TelegramMethod[list[MessageId]]):
         self.protect_content = protect_content
         self.remove_caption = remove_caption
         self._extra = None
+        self._bot = None
 
 
-class SendPhoto(TelegramMethod[Message]):
+class SendPhoto(TelegramMethod["Message"]):
     """Use this method to send photos. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendphoto
@@ -927,9 +941,10 @@ class SendPhoto(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendLivePhoto(TelegramMethod[Message]):
+class SendLivePhoto(TelegramMethod["Message"]):
     """Use this method to send live photos. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendlivephoto
@@ -1040,9 +1055,10 @@ class SendLivePhoto(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendAudio(TelegramMethod[Message]):
+class SendAudio(TelegramMethod["Message"]):
     """Use this method to send audio files, if you want Telegram clients to display them in the music
     player. Your audio must be in the .MP3 or .M4A format. On success, the sent Message is
     returned. Bots can currently send audio files of up to 50 MB in size, this limit may be changed
@@ -1163,9 +1179,10 @@ class SendAudio(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendDocument(TelegramMethod[Message]):
+class SendDocument(TelegramMethod["Message"]):
     """Use this method to send general files. On success, the sent Message is returned. Bots can
     currently send files of any type of up to 50 MB in size, this limit may be changed in the
     future.
@@ -1273,9 +1290,10 @@ class SendDocument(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendVideo(TelegramMethod[Message]):
+class SendVideo(TelegramMethod["Message"]):
     """Use this method to send video files, Telegram clients support MPEG4 videos (other formats may
     be sent as Document). On success, the sent Message is returned. Bots can currently send video
     files of up to 50 MB in size, this limit may be changed in the future.
@@ -1418,9 +1436,10 @@ class SendVideo(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendAnimation(TelegramMethod[Message]):
+class SendAnimation(TelegramMethod["Message"]):
     """Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On
     success, the sent Message is returned. Bots can currently send animation files of up to 50 MB
     in size, this limit may be changed in the future.
@@ -1548,9 +1567,10 @@ class SendAnimation(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendVoice(TelegramMethod[Message]):
+class SendVoice(TelegramMethod["Message"]):
     """Use this method to send audio files, if you want Telegram clients to display the file as a
     playable voice message. For this to work, your audio must be in an .OGG file encoded with OPUS,
     or in .MP3 format, or in .M4A format (other formats may be sent as Audio or Document). On
@@ -1655,9 +1675,10 @@ class SendVoice(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendVideoNote(TelegramMethod[Message]):
+class SendVideoNote(TelegramMethod["Message"]):
     """As of v.4.0, Telegram clients support rounded square MPEG4 videos of up to 1 minute long. Use
     this method to send video messages. On success, the sent Message is returned.
 
@@ -1754,9 +1775,10 @@ class SendVideoNote(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendPaidMedia(TelegramMethod[Message]):
+class SendPaidMedia(TelegramMethod["Message"]):
     """Use this method to send paid media. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendpaidmedia
@@ -1862,9 +1884,10 @@ class SendPaidMedia(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendMediaGroup(TelegramMethod[list[Message]]):
+class SendMediaGroup(TelegramMethod["list[Message]"]):
     """Use this method to send a group of photos, live photos, videos, documents or audios as an
     album. Documents and audio files can be only grouped in an album with messages of the same
     type. On success, an array of Message objects that were sent is returned.
@@ -1937,9 +1960,10 @@ class SendMediaGroup(TelegramMethod[list[Message]]):
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
         self._extra = None
+        self._bot = None
 
 
-class SendLocation(TelegramMethod[Message]):
+class SendLocation(TelegramMethod["Message"]):
     """Use this method to send point on the map. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendlocation
@@ -2045,9 +2069,10 @@ class SendLocation(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendVenue(TelegramMethod[Message]):
+class SendVenue(TelegramMethod["Message"]):
     """Use this method to send information about a venue. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendvenue
@@ -2163,9 +2188,10 @@ class SendVenue(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendContact(TelegramMethod[Message]):
+class SendContact(TelegramMethod["Message"]):
     """Use this method to send phone contacts. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendcontact
@@ -2261,9 +2287,10 @@ class SendContact(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendPoll(TelegramMethod[Message]):
+class SendPoll(TelegramMethod["Message"]):
     """Use this method to send a native poll. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendpoll
@@ -2454,9 +2481,10 @@ class SendPoll(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendChecklist(TelegramMethod[Message]):
+class SendChecklist(TelegramMethod["Message"]):
     """Use this method to send a checklist on behalf of a connected business account. On success, the
     sent Message is returned.
 
@@ -2518,9 +2546,10 @@ class SendChecklist(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendDice(TelegramMethod[Message]):
+class SendDice(TelegramMethod["Message"]):
     """Use this method to send an animated emoji that will display a random value. On success, the
     sent Message is returned.
 
@@ -2602,9 +2631,10 @@ class SendDice(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendMessageDraft(TelegramMethod[bool]):
+class SendMessageDraft(TelegramMethod["bool"]):
     """Use this method to stream a partial message to a user while the message is being generated.
     Note that the streamed draft is ephemeral and acts as a temporary 30-second preview - once the
     output is finalized, you must call sendMessage with the complete message to persist it in the
@@ -2658,9 +2688,10 @@ class SendMessageDraft(TelegramMethod[bool]):
         self.parse_mode = parse_mode
         self.entities = entities
         self._extra = None
+        self._bot = None
 
 
-class SendChatAction(TelegramMethod[bool]):
+class SendChatAction(TelegramMethod["bool"]):
     """Use this method when you need to tell the user that something is happening on the bot's side.
     The status is set for 5 seconds or less (when a message arrives from your bot, Telegram clients
     clear its typing status). Returns True on success.
@@ -2705,9 +2736,10 @@ class SendChatAction(TelegramMethod[bool]):
         self.message_thread_id = message_thread_id
         self.action = action
         self._extra = None
+        self._bot = None
 
 
-class SetMessageReaction(TelegramMethod[bool]):
+class SetMessageReaction(TelegramMethod["bool"]):
     """Use this method to change the chosen reactions on a message. Service messages of some types
     can't be reacted to. Automatically forwarded messages from a channel to its discussion group
     have the same available reactions as messages in the channel. Bots can't use paid reactions.
@@ -2750,9 +2782,10 @@ class SetMessageReaction(TelegramMethod[bool]):
         self.reaction = reaction
         self.is_big = is_big
         self._extra = None
+        self._bot = None
 
 
-class GetUserProfilePhotos(TelegramMethod[UserProfilePhotos]):
+class GetUserProfilePhotos(TelegramMethod["UserProfilePhotos"]):
     """Use this method to get a list of profile pictures for a user. Returns a UserProfilePhotos
     object.
 
@@ -2788,9 +2821,10 @@ class GetUserProfilePhotos(TelegramMethod[UserProfilePhotos]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
 
 
-class GetUserProfileAudios(TelegramMethod[UserProfileAudios]):
+class GetUserProfileAudios(TelegramMethod["UserProfileAudios"]):
     """Use this method to get a list of profile audios for a user. Returns a UserProfileAudios object.
 
     Bot API: https://core.telegram.org/bots/api#getuserprofileaudios
@@ -2825,9 +2859,10 @@ class GetUserProfileAudios(TelegramMethod[UserProfileAudios]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
 
 
-class SetUserEmojiStatus(TelegramMethod[bool]):
+class SetUserEmojiStatus(TelegramMethod["bool"]):
     """Changes the emoji status for a given user that previously allowed the bot to manage their emoji
     status via the Mini App method requestEmojiStatusAccess. Returns True on success.
 
@@ -2863,9 +2898,10 @@ class SetUserEmojiStatus(TelegramMethod[bool]):
         self.emoji_status_custom_emoji_id = emoji_status_custom_emoji_id
         self.emoji_status_expiration_date = emoji_status_expiration_date
         self._extra = None
+        self._bot = None
 
 
-class GetFile(TelegramMethod[File]):
+class GetFile(TelegramMethod["File"]):
     """Use this method to get basic information about a file and prepare it for downloading. For the
     moment, bots can download files of up to 20MB in size. On success, a File object is returned.
     The file can then be downloaded via the link
@@ -2898,9 +2934,10 @@ class GetFile(TelegramMethod[File]):
     ) -> None:
         self.file_id = file_id
         self._extra = None
+        self._bot = None
 
 
-class BanChatMember(TelegramMethod[bool]):
+class BanChatMember(TelegramMethod["bool"]):
     """Use this method to ban a user in a group, a supergroup or a channel. In the case of supergroups
     and channels, the user will not be able to return to the chat on their own using invite links,
     etc., unless unbanned first. The bot must be an administrator in the chat for this to work and
@@ -2943,9 +2980,10 @@ class BanChatMember(TelegramMethod[bool]):
         self.until_date = until_date
         self.revoke_messages = revoke_messages
         self._extra = None
+        self._bot = None
 
 
-class UnbanChatMember(TelegramMethod[bool]):
+class UnbanChatMember(TelegramMethod["bool"]):
     """Use this method to unban a previously banned user in a supergroup or channel. The user will not
     return to the group or channel automatically, but will be able to join via link, etc. The bot
     must be an administrator for this to work. By default, this method guarantees that after the
@@ -2985,9 +3023,10 @@ class UnbanChatMember(TelegramMethod[bool]):
         self.user_id = user_id
         self.only_if_banned = only_if_banned
         self._extra = None
+        self._bot = None
 
 
-class RestrictChatMember(TelegramMethod[bool]):
+class RestrictChatMember(TelegramMethod["bool"]):
     """Use this method to restrict a user in a supergroup. The bot must be an administrator in the
     supergroup for this to work and must have the appropriate administrator rights. Pass True for
     all permissions to lift restrictions from a user. Returns True on success.
@@ -3034,9 +3073,10 @@ class RestrictChatMember(TelegramMethod[bool]):
         self.use_independent_chat_permissions = use_independent_chat_permissions
         self.until_date = until_date
         self._extra = None
+        self._bot = None
 
 
-class PromoteChatMember(TelegramMethod[bool]):
+class PromoteChatMember(TelegramMethod["bool"]):
     """Use this method to promote or demote a user in a supergroup or a channel. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Pass False for all boolean parameters to demote a user. Returns True on success.
@@ -3153,9 +3193,10 @@ class PromoteChatMember(TelegramMethod[bool]):
         self.can_manage_direct_messages = can_manage_direct_messages
         self.can_manage_tags = can_manage_tags
         self._extra = None
+        self._bot = None
 
 
-class SetChatAdministratorCustomTitle(TelegramMethod[bool]):
+class SetChatAdministratorCustomTitle(TelegramMethod["bool"]):
     """Use this method to set a custom title for an administrator in a supergroup promoted by the bot.
     Returns True on success.
 
@@ -3191,9 +3232,10 @@ class SetChatAdministratorCustomTitle(TelegramMethod[bool]):
         self.user_id = user_id
         self.custom_title = custom_title
         self._extra = None
+        self._bot = None
 
 
-class SetChatMemberTag(TelegramMethod[bool]):
+class SetChatMemberTag(TelegramMethod["bool"]):
     """Use this method to set a tag for a regular member in a group or a supergroup. The bot must be
     an administrator in the chat for this to work and must have the can_manage_tags administrator
     right. Returns True on success.
@@ -3230,9 +3272,10 @@ class SetChatMemberTag(TelegramMethod[bool]):
         self.user_id = user_id
         self.tag = tag
         self._extra = None
+        self._bot = None
 
 
-class BanChatSenderChat(TelegramMethod[bool]):
+class BanChatSenderChat(TelegramMethod["bool"]):
     """Use this method to ban a channel chat in a supergroup or a channel. Until the chat is unbanned,
     the owner of the banned chat won't be able to send messages on behalf of any of their channels.
     The bot must be an administrator in the supergroup or channel for this to work and must have
@@ -3265,9 +3308,10 @@ class BanChatSenderChat(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
         self._extra = None
+        self._bot = None
 
 
-class UnbanChatSenderChat(TelegramMethod[bool]):
+class UnbanChatSenderChat(TelegramMethod["bool"]):
     """Use this method to unban a previously banned channel chat in a supergroup or channel. The bot
     must be an administrator for this to work and must have the appropriate administrator rights.
     Returns True on success.
@@ -3299,9 +3343,10 @@ class UnbanChatSenderChat(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
         self._extra = None
+        self._bot = None
 
 
-class SetChatPermissions(TelegramMethod[bool]):
+class SetChatPermissions(TelegramMethod["bool"]):
     """Use this method to set default chat permissions for all members. The bot must be an
     administrator in the group or a supergroup for this to work and must have the
     can_restrict_members administrator rights. Returns True on success.
@@ -3338,9 +3383,10 @@ class SetChatPermissions(TelegramMethod[bool]):
         self.permissions = permissions
         self.use_independent_chat_permissions = use_independent_chat_permissions
         self._extra = None
+        self._bot = None
 
 
-class ExportChatInviteLink(TelegramMethod[str]):
+class ExportChatInviteLink(TelegramMethod["str"]):
     """Use this method to generate a new primary invite link for a chat; any previously generated
     primary link is revoked. The bot must be an administrator in the chat for this to work and must
     have the appropriate administrator rights. Returns the new invite link as String on success.
@@ -3367,9 +3413,10 @@ class ExportChatInviteLink(TelegramMethod[str]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class CreateChatInviteLink(TelegramMethod[ChatInviteLink]):
+class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to create an additional invite link for a chat. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     The link can be revoked using the method revokeChatInviteLink. Returns the new invite link as
@@ -3417,9 +3464,10 @@ class CreateChatInviteLink(TelegramMethod[ChatInviteLink]):
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
         self._extra = None
+        self._bot = None
 
 
-class EditChatInviteLink(TelegramMethod[ChatInviteLink]):
+class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to edit a non-primary invite link created by the bot. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Returns the edited invite link as a ChatInviteLink object.
@@ -3471,9 +3519,10 @@ class EditChatInviteLink(TelegramMethod[ChatInviteLink]):
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
         self._extra = None
+        self._bot = None
 
 
-class CreateChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
+class CreateChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to create a subscription invite link for a channel chat. The bot must have the
     can_invite_users administrator rights. The link can be edited using the method
     editChatSubscriptionInviteLink or revoked using the method revokeChatInviteLink. Returns the
@@ -3516,9 +3565,10 @@ class CreateChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
         self.subscription_period = subscription_period
         self.subscription_price = subscription_price
         self._extra = None
+        self._bot = None
 
 
-class EditChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
+class EditChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to edit a subscription invite link created by the bot. The bot must have the
     can_invite_users administrator rights. Returns the edited invite link as a ChatInviteLink
     object.
@@ -3555,9 +3605,10 @@ class EditChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
         self.invite_link = invite_link
         self.name = name
         self._extra = None
+        self._bot = None
 
 
-class RevokeChatInviteLink(TelegramMethod[ChatInviteLink]):
+class RevokeChatInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to revoke an invite link created by the bot. If the primary link is revoked, a
     new link is automatically generated. The bot must be an administrator in the chat for this to
     work and must have the appropriate administrator rights. Returns the revoked invite link as
@@ -3590,9 +3641,10 @@ class RevokeChatInviteLink(TelegramMethod[ChatInviteLink]):
         self.chat_id = chat_id
         self.invite_link = invite_link
         self._extra = None
+        self._bot = None
 
 
-class ApproveChatJoinRequest(TelegramMethod[bool]):
+class ApproveChatJoinRequest(TelegramMethod["bool"]):
     """Use this method to approve a chat join request. The bot must be an administrator in the chat
     for this to work and must have the can_invite_users administrator right. Returns True on
     success.
@@ -3624,9 +3676,10 @@ class ApproveChatJoinRequest(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class DeclineChatJoinRequest(TelegramMethod[bool]):
+class DeclineChatJoinRequest(TelegramMethod["bool"]):
     """Use this method to decline a chat join request. The bot must be an administrator in the chat
     for this to work and must have the can_invite_users administrator right. Returns True on
     success.
@@ -3658,9 +3711,10 @@ class DeclineChatJoinRequest(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class AnswerChatJoinRequestQuery(TelegramMethod[bool]):
+class AnswerChatJoinRequestQuery(TelegramMethod["bool"]):
     """Use this method to process a received chat join request query. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#answerchatjoinrequestquery
@@ -3690,9 +3744,10 @@ class AnswerChatJoinRequestQuery(TelegramMethod[bool]):
         self.chat_join_request_query_id = chat_join_request_query_id
         self.result = result
         self._extra = None
+        self._bot = None
 
 
-class SendChatJoinRequestWebApp(TelegramMethod[bool]):
+class SendChatJoinRequestWebApp(TelegramMethod["bool"]):
     """Use this method to process a received chat join request query by showing a Mini App to the user
     before deciding the outcome. Call answerChatJoinRequestQuery to resolve the join request query
     based on the user interaction with the Mini App. Returns True on success.
@@ -3724,9 +3779,10 @@ class SendChatJoinRequestWebApp(TelegramMethod[bool]):
         self.chat_join_request_query_id = chat_join_request_query_id
         self.web_app_url = web_app_url
         self._extra = None
+        self._bot = None
 
 
-class SetChatPhoto(TelegramMethod[bool]):
+class SetChatPhoto(TelegramMethod["bool"]):
     """Use this method to set a new profile photo for the chat. Photos can't be changed for private
     chats. The bot must be an administrator in the chat for this to work and must have the
     appropriate administrator rights. Returns True on success.
@@ -3758,9 +3814,10 @@ class SetChatPhoto(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.photo = photo
         self._extra = None
+        self._bot = None
 
 
-class DeleteChatPhoto(TelegramMethod[bool]):
+class DeleteChatPhoto(TelegramMethod["bool"]):
     """Use this method to delete a chat photo. Photos can't be changed for private chats. The bot must
     be an administrator in the chat for this to work and must have the appropriate administrator
     rights. Returns True on success.
@@ -3787,9 +3844,10 @@ class DeleteChatPhoto(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class SetChatTitle(TelegramMethod[bool]):
+class SetChatTitle(TelegramMethod["bool"]):
     """Use this method to change the title of a chat. Titles can't be changed for private chats. The
     bot must be an administrator in the chat for this to work and must have the appropriate
     administrator rights. Returns True on success.
@@ -3821,9 +3879,10 @@ class SetChatTitle(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.title = title
         self._extra = None
+        self._bot = None
 
 
-class SetChatDescription(TelegramMethod[bool]):
+class SetChatDescription(TelegramMethod["bool"]):
     """Use this method to change the description of a group, a supergroup or a channel. The bot must
     be an administrator in the chat for this to work and must have the appropriate administrator
     rights. Returns True on success.
@@ -3855,9 +3914,10 @@ class SetChatDescription(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.description = description
         self._extra = None
+        self._bot = None
 
 
-class PinChatMessage(TelegramMethod[bool]):
+class PinChatMessage(TelegramMethod["bool"]):
     """Use this method to add a message to the list of pinned messages in a chat. In private chats and
     channel direct messages chats, all non-service messages can be pinned. Conversely, the bot must
     be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right to pin
@@ -3901,9 +3961,10 @@ class PinChatMessage(TelegramMethod[bool]):
         self.message_id = message_id
         self.disable_notification = disable_notification
         self._extra = None
+        self._bot = None
 
 
-class UnpinChatMessage(TelegramMethod[bool]):
+class UnpinChatMessage(TelegramMethod["bool"]):
     """Use this method to remove a message from the list of pinned messages in a chat. In private
     chats and channel direct messages chats, all messages can be unpinned. Conversely, the bot must
     be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right to unpin
@@ -3941,9 +4002,10 @@ class UnpinChatMessage(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_id = message_id
         self._extra = None
+        self._bot = None
 
 
-class UnpinAllChatMessages(TelegramMethod[bool]):
+class UnpinAllChatMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a chat. In private chats and channel
     direct messages chats, no additional rights are required to unpin all pinned messages.
     Conversely, the bot must be an administrator with the 'can_pin_messages' right or the
@@ -3972,9 +4034,10 @@ class UnpinAllChatMessages(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class LeaveChat(TelegramMethod[bool]):
+class LeaveChat(TelegramMethod["bool"]):
     """Use this method for your bot to leave a group, supergroup or channel. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#leavechat
@@ -3999,9 +4062,10 @@ class LeaveChat(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class GetChat(TelegramMethod[ChatFullInfo]):
+class GetChat(TelegramMethod["ChatFullInfo"]):
     """Use this method to get up-to-date information about the chat. Returns a ChatFullInfo object on
     success.
 
@@ -4027,9 +4091,10 @@ class GetChat(TelegramMethod[ChatFullInfo]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class GetChatAdministrators(TelegramMethod[list[ChatMember]]):
+class GetChatAdministrators(TelegramMethod["list[ChatMember]"]):
     """Use this method to get a list of administrators in a chat. Returns an Array of ChatMember
     objects.
 
@@ -4060,9 +4125,10 @@ class GetChatAdministrators(TelegramMethod[list[ChatMember]]):
         self.chat_id = chat_id
         self.return_bots = return_bots
         self._extra = None
+        self._bot = None
 
 
-class GetChatMemberCount(TelegramMethod[int]):
+class GetChatMemberCount(TelegramMethod["int"]):
     """Use this method to get the number of members in a chat. Returns Int on success.
 
     Bot API: https://core.telegram.org/bots/api#getchatmembercount
@@ -4087,9 +4153,10 @@ class GetChatMemberCount(TelegramMethod[int]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class GetChatMember(TelegramMethod[ChatMember]):
+class GetChatMember(TelegramMethod["ChatMember"]):
     """Use this method to get information about a member of a chat. The method is only guaranteed to
     work for other users if the bot is an administrator in the chat. Returns a ChatMember object on
     success.
@@ -4121,9 +4188,10 @@ class GetChatMember(TelegramMethod[ChatMember]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class GetUserPersonalChatMessages(TelegramMethod[list[Message]]):
+class GetUserPersonalChatMessages(TelegramMethod["list[Message]"]):
     """Use this method to get the last messages from the personal chat (i.e., the chat currently added
     to their profile) of a given user. On success, an array of Message objects is returned.
 
@@ -4154,9 +4222,10 @@ class GetUserPersonalChatMessages(TelegramMethod[list[Message]]):
         self.user_id = user_id
         self.limit = limit
         self._extra = None
+        self._bot = None
 
 
-class SetChatStickerSet(TelegramMethod[bool]):
+class SetChatStickerSet(TelegramMethod["bool"]):
     """Use this method to set a new group sticker set for a supergroup. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Use the field can_set_sticker_set optionally returned in getChat requests to check if the bot
@@ -4189,9 +4258,10 @@ class SetChatStickerSet(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.sticker_set_name = sticker_set_name
         self._extra = None
+        self._bot = None
 
 
-class DeleteChatStickerSet(TelegramMethod[bool]):
+class DeleteChatStickerSet(TelegramMethod["bool"]):
     """Use this method to delete a group sticker set from a supergroup. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Use the field can_set_sticker_set optionally returned in getChat requests to check if the bot
@@ -4219,9 +4289,10 @@ class DeleteChatStickerSet(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class GetForumTopicIconStickers(TelegramMethod[list[Sticker]]):
+class GetForumTopicIconStickers(TelegramMethod["list[Sticker]"]):
     """Use this method to get custom emoji stickers, which can be used as a forum topic icon by any
     user. Requires no parameters. Returns an Array of Sticker objects.
 
@@ -4237,9 +4308,10 @@ class GetForumTopicIconStickers(TelegramMethod[list[Sticker]]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class CreateForumTopic(TelegramMethod[ForumTopic]):
+class CreateForumTopic(TelegramMethod["ForumTopic"]):
     """Use this method to create a topic in a forum supergroup chat or a private chat with a user. In
     the case of a supergroup chat the bot must be an administrator in the chat for this to work and
     must have the can_manage_topics administrator right. Returns information about the created
@@ -4282,9 +4354,10 @@ class CreateForumTopic(TelegramMethod[ForumTopic]):
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self._extra = None
+        self._bot = None
 
 
-class EditForumTopic(TelegramMethod[bool]):
+class EditForumTopic(TelegramMethod["bool"]):
     """Use this method to edit name and icon of a topic in a forum supergroup chat or a private chat
     with a user. In the case of a supergroup chat the bot must be an administrator in the chat for
     this to work and must have the can_manage_topics administrator rights, unless it is the creator
@@ -4327,9 +4400,10 @@ class EditForumTopic(TelegramMethod[bool]):
         self.name = name
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self._extra = None
+        self._bot = None
 
 
-class CloseForumTopic(TelegramMethod[bool]):
+class CloseForumTopic(TelegramMethod["bool"]):
     """Use this method to close an open topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights, unless it is the creator of the topic. Returns True on success.
@@ -4361,9 +4435,10 @@ class CloseForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
 
 
-class ReopenForumTopic(TelegramMethod[bool]):
+class ReopenForumTopic(TelegramMethod["bool"]):
     """Use this method to reopen a closed topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights, unless it is the creator of the topic. Returns True on success.
@@ -4395,9 +4470,10 @@ class ReopenForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
 
 
-class DeleteForumTopic(TelegramMethod[bool]):
+class DeleteForumTopic(TelegramMethod["bool"]):
     """Use this method to delete a forum topic along with all its messages in a forum supergroup chat
     or a private chat with a user. In the case of a supergroup chat the bot must be an
     administrator in the chat for this to work and must have the can_delete_messages administrator
@@ -4430,9 +4506,10 @@ class DeleteForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
 
 
-class UnpinAllForumTopicMessages(TelegramMethod[bool]):
+class UnpinAllForumTopicMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a forum topic in a forum supergroup
     chat or a private chat with a user. In the case of a supergroup chat the bot must be an
     administrator in the chat for this to work and must have the can_pin_messages administrator
@@ -4465,9 +4542,10 @@ class UnpinAllForumTopicMessages(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
 
 
-class EditGeneralForumTopic(TelegramMethod[bool]):
+class EditGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to edit the name of the 'General' topic in a forum supergroup chat. The bot
     must be an administrator in the chat for this to work and must have the can_manage_topics
     administrator rights. Returns True on success.
@@ -4499,9 +4577,10 @@ class EditGeneralForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.name = name
         self._extra = None
+        self._bot = None
 
 
-class CloseGeneralForumTopic(TelegramMethod[bool]):
+class CloseGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to close an open 'General' topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. Returns True on success.
@@ -4528,9 +4607,10 @@ class CloseGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class ReopenGeneralForumTopic(TelegramMethod[bool]):
+class ReopenGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to reopen a closed 'General' topic in a forum supergroup chat. The bot must be
     an administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. The topic will be automatically unhidden if it was hidden. Returns True on success.
@@ -4557,9 +4637,10 @@ class ReopenGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class HideGeneralForumTopic(TelegramMethod[bool]):
+class HideGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to hide the 'General' topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. The topic will be automatically closed if it was open. Returns True on success.
@@ -4586,9 +4667,10 @@ class HideGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class UnhideGeneralForumTopic(TelegramMethod[bool]):
+class UnhideGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to unhide the 'General' topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. Returns True on success.
@@ -4615,9 +4697,10 @@ class UnhideGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class UnpinAllGeneralForumTopicMessages(TelegramMethod[bool]):
+class UnpinAllGeneralForumTopicMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a General forum topic. The bot must be
     an administrator in the chat for this to work and must have the can_pin_messages administrator
     right in the supergroup. Returns True on success.
@@ -4644,9 +4727,10 @@ class UnpinAllGeneralForumTopicMessages(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class AnswerCallbackQuery(TelegramMethod[bool]):
+class AnswerCallbackQuery(TelegramMethod["bool"]):
     """Use this method to send answers to callback queries sent from inline keyboards. The answer will
     be displayed to the user as a notification at the top of the chat screen or as an alert. On
     success, True is returned.
@@ -4693,9 +4777,10 @@ class AnswerCallbackQuery(TelegramMethod[bool]):
         self.url = url
         self.cache_time = cache_time
         self._extra = None
+        self._bot = None
 
 
-class AnswerGuestQuery(TelegramMethod[SentGuestMessage]):
+class AnswerGuestQuery(TelegramMethod["SentGuestMessage"]):
     """Use this method to reply to a received guest message. On success, a SentGuestMessage object is
     returned.
 
@@ -4726,9 +4811,10 @@ class AnswerGuestQuery(TelegramMethod[SentGuestMessage]):
         self.guest_query_id = guest_query_id
         self.result = result
         self._extra = None
+        self._bot = None
 
 
-class GetUserChatBoosts(TelegramMethod[UserChatBoosts]):
+class GetUserChatBoosts(TelegramMethod["UserChatBoosts"]):
     """Use this method to get the list of boosts added to a chat by a user. Requires administrator
     rights in the chat. Returns a UserChatBoosts object.
 
@@ -4759,9 +4845,10 @@ class GetUserChatBoosts(TelegramMethod[UserChatBoosts]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class GetBusinessConnection(TelegramMethod[BusinessConnection]):
+class GetBusinessConnection(TelegramMethod["BusinessConnection"]):
     """Use this method to get information about the connection of the bot with a business account.
     Returns a BusinessConnection object on success.
 
@@ -4787,9 +4874,10 @@ class GetBusinessConnection(TelegramMethod[BusinessConnection]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self._extra = None
+        self._bot = None
 
 
-class GetManagedBotToken(TelegramMethod[str]):
+class GetManagedBotToken(TelegramMethod["str"]):
     """Use this method to get the token of a managed bot. Returns the token as String on success.
 
     Bot API: https://core.telegram.org/bots/api#getmanagedbottoken
@@ -4814,9 +4902,10 @@ class GetManagedBotToken(TelegramMethod[str]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class ReplaceManagedBotToken(TelegramMethod[str]):
+class ReplaceManagedBotToken(TelegramMethod["str"]):
     """Use this method to revoke the current token of a managed bot and generate a new one. Returns
     the new token as String on success.
 
@@ -4842,9 +4931,10 @@ class ReplaceManagedBotToken(TelegramMethod[str]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class GetManagedBotAccessSettings(TelegramMethod[BotAccessSettings]):
+class GetManagedBotAccessSettings(TelegramMethod["BotAccessSettings"]):
     """Use this method to get the access settings of a managed bot. Returns a BotAccessSettings object
     on success.
 
@@ -4870,9 +4960,10 @@ class GetManagedBotAccessSettings(TelegramMethod[BotAccessSettings]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class SetManagedBotAccessSettings(TelegramMethod[bool]):
+class SetManagedBotAccessSettings(TelegramMethod["bool"]):
     """Use this method to change the access settings of a managed bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setmanagedbotaccesssettings
@@ -4907,9 +4998,10 @@ class SetManagedBotAccessSettings(TelegramMethod[bool]):
         self.is_access_restricted = is_access_restricted
         self.added_user_ids = added_user_ids
         self._extra = None
+        self._bot = None
 
 
-class SetMyCommands(TelegramMethod[bool]):
+class SetMyCommands(TelegramMethod["bool"]):
     """Use this method to change the list of the bot's commands. See this manual for more details
     about bot commands. Returns True on success.
 
@@ -4945,9 +5037,10 @@ class SetMyCommands(TelegramMethod[bool]):
         self.scope = scope
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class DeleteMyCommands(TelegramMethod[bool]):
+class DeleteMyCommands(TelegramMethod["bool"]):
     """Use this method to delete the list of the bot's commands for the given scope and user language.
     After deletion, higher level commands will be shown to affected users. Returns True on success.
 
@@ -4978,9 +5071,10 @@ class DeleteMyCommands(TelegramMethod[bool]):
         self.scope = scope
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class GetMyCommands(TelegramMethod[list[BotCommand]]):
+class GetMyCommands(TelegramMethod["list[BotCommand]"]):
     """Use this method to get the current list of the bot's commands for the given scope and user
     language. Returns an Array of BotCommand objects. If commands aren't set, an empty list is
     returned.
@@ -5012,9 +5106,10 @@ class GetMyCommands(TelegramMethod[list[BotCommand]]):
         self.scope = scope
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class SetMyName(TelegramMethod[bool]):
+class SetMyName(TelegramMethod["bool"]):
     """Use this method to change the bot's name. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setmyname
@@ -5044,9 +5139,10 @@ class SetMyName(TelegramMethod[bool]):
         self.name = name
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class GetMyName(TelegramMethod[BotName]):
+class GetMyName(TelegramMethod["BotName"]):
     """Use this method to get the current bot name for the given user language. Returns BotName on
     success.
 
@@ -5072,9 +5168,10 @@ class GetMyName(TelegramMethod[BotName]):
     ) -> None:
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class SetMyDescription(TelegramMethod[bool]):
+class SetMyDescription(TelegramMethod["bool"]):
     """Use this method to change the bot's description, which is shown in the chat with the bot if the
     chat is empty. Returns True on success.
 
@@ -5105,9 +5202,10 @@ class SetMyDescription(TelegramMethod[bool]):
         self.description = description
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class GetMyDescription(TelegramMethod[BotDescription]):
+class GetMyDescription(TelegramMethod["BotDescription"]):
     """Use this method to get the current bot description for the given user language. Returns
     BotDescription on success.
 
@@ -5133,9 +5231,10 @@ class GetMyDescription(TelegramMethod[BotDescription]):
     ) -> None:
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class SetMyShortDescription(TelegramMethod[bool]):
+class SetMyShortDescription(TelegramMethod["bool"]):
     """Use this method to change the bot's short description, which is shown on the bot's profile page
     and is sent together with the link when users share the bot. Returns True on success.
 
@@ -5166,9 +5265,10 @@ class SetMyShortDescription(TelegramMethod[bool]):
         self.short_description = short_description
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class GetMyShortDescription(TelegramMethod[BotShortDescription]):
+class GetMyShortDescription(TelegramMethod["BotShortDescription"]):
     """Use this method to get the current bot short description for the given user language. Returns
     BotShortDescription on success.
 
@@ -5194,9 +5294,10 @@ class GetMyShortDescription(TelegramMethod[BotShortDescription]):
     ) -> None:
         self.language_code = language_code
         self._extra = None
+        self._bot = None
 
 
-class SetMyProfilePhoto(TelegramMethod[bool]):
+class SetMyProfilePhoto(TelegramMethod["bool"]):
     """Changes the profile photo of the bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setmyprofilephoto
@@ -5221,9 +5322,10 @@ class SetMyProfilePhoto(TelegramMethod[bool]):
     ) -> None:
         self.photo = photo
         self._extra = None
+        self._bot = None
 
 
-class RemoveMyProfilePhoto(TelegramMethod[bool]):
+class RemoveMyProfilePhoto(TelegramMethod["bool"]):
     """Removes the profile photo of the bot. Requires no parameters. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#removemyprofilephoto
@@ -5238,9 +5340,10 @@ class RemoveMyProfilePhoto(TelegramMethod[bool]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class SetChatMenuButton(TelegramMethod[bool]):
+class SetChatMenuButton(TelegramMethod["bool"]):
     """Use this method to change the bot's menu button in a private chat, or the default menu button.
     Returns True on success.
 
@@ -5271,9 +5374,10 @@ class SetChatMenuButton(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.menu_button = menu_button
         self._extra = None
+        self._bot = None
 
 
-class GetChatMenuButton(TelegramMethod[MenuButton]):
+class GetChatMenuButton(TelegramMethod["MenuButton"]):
     """Use this method to get the current value of the bot's menu button in a private chat, or the
     default menu button. Returns MenuButton on success.
 
@@ -5299,9 +5403,10 @@ class GetChatMenuButton(TelegramMethod[MenuButton]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class SetMyDefaultAdministratorRights(TelegramMethod[bool]):
+class SetMyDefaultAdministratorRights(TelegramMethod["bool"]):
     """Use this method to change the default administrator rights requested by the bot when it's added
     as an administrator to groups or channels. These rights will be suggested to users, but they
     are free to modify the list before adding the bot. Returns True on success.
@@ -5333,9 +5438,10 @@ class SetMyDefaultAdministratorRights(TelegramMethod[bool]):
         self.rights = rights
         self.for_channels = for_channels
         self._extra = None
+        self._bot = None
 
 
-class GetMyDefaultAdministratorRights(TelegramMethod[ChatAdministratorRights]):
+class GetMyDefaultAdministratorRights(TelegramMethod["ChatAdministratorRights"]):
     """Use this method to get the current default administrator rights of the bot. Returns
     ChatAdministratorRights on success.
 
@@ -5361,9 +5467,10 @@ class GetMyDefaultAdministratorRights(TelegramMethod[ChatAdministratorRights]):
     ) -> None:
         self.for_channels = for_channels
         self._extra = None
+        self._bot = None
 
 
-class GetAvailableGifts(TelegramMethod[Gifts]):
+class GetAvailableGifts(TelegramMethod["Gifts"]):
     """Returns the list of gifts that can be sent by the bot to users and channel chats. Requires no
     parameters. Returns a Gifts object.
 
@@ -5379,9 +5486,10 @@ class GetAvailableGifts(TelegramMethod[Gifts]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class SendGift(TelegramMethod[bool]):
+class SendGift(TelegramMethod["bool"]):
     """Sends a gift to the given user or channel chat. The gift can't be converted to Telegram Stars
     by the receiver. Returns True on success.
 
@@ -5438,9 +5546,10 @@ class SendGift(TelegramMethod[bool]):
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
         self._extra = None
+        self._bot = None
 
 
-class GiftPremiumSubscription(TelegramMethod[bool]):
+class GiftPremiumSubscription(TelegramMethod["bool"]):
     """Gifts a Telegram Premium subscription to the given user. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#giftpremiumsubscription
@@ -5491,9 +5600,10 @@ class GiftPremiumSubscription(TelegramMethod[bool]):
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
         self._extra = None
+        self._bot = None
 
 
-class VerifyUser(TelegramMethod[bool]):
+class VerifyUser(TelegramMethod["bool"]):
     """Verifies a user on behalf of the organization which is represented by the bot. Returns True on
     success.
 
@@ -5524,9 +5634,10 @@ class VerifyUser(TelegramMethod[bool]):
         self.user_id = user_id
         self.custom_description = custom_description
         self._extra = None
+        self._bot = None
 
 
-class VerifyChat(TelegramMethod[bool]):
+class VerifyChat(TelegramMethod["bool"]):
     """Verifies a chat on behalf of the organization which is represented by the bot. Returns True on
     success.
 
@@ -5557,9 +5668,10 @@ class VerifyChat(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.custom_description = custom_description
         self._extra = None
+        self._bot = None
 
 
-class RemoveUserVerification(TelegramMethod[bool]):
+class RemoveUserVerification(TelegramMethod["bool"]):
     """Removes verification from a user who is currently verified on behalf of the organization
     represented by the bot. Returns True on success.
 
@@ -5585,9 +5697,10 @@ class RemoveUserVerification(TelegramMethod[bool]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
 
 
-class RemoveChatVerification(TelegramMethod[bool]):
+class RemoveChatVerification(TelegramMethod["bool"]):
     """Removes verification from a chat that is currently verified on behalf of the organization
     represented by the bot. Returns True on success.
 
@@ -5613,9 +5726,10 @@ class RemoveChatVerification(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
 
 
-class ReadBusinessMessage(TelegramMethod[bool]):
+class ReadBusinessMessage(TelegramMethod["bool"]):
     """Marks incoming message as read on behalf of a business account. Requires the can_read_messages
     business bot right. Returns True on success.
 
@@ -5651,9 +5765,10 @@ class ReadBusinessMessage(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_id = message_id
         self._extra = None
+        self._bot = None
 
 
-class DeleteBusinessMessages(TelegramMethod[bool]):
+class DeleteBusinessMessages(TelegramMethod["bool"]):
     """Delete messages on behalf of a business account. Requires the can_delete_sent_messages business
     bot right to delete messages sent by the bot itself, or the can_delete_all_messages business
     bot right to delete any message. Returns True on success.
@@ -5685,9 +5800,10 @@ class DeleteBusinessMessages(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.message_ids = message_ids
         self._extra = None
+        self._bot = None
 
 
-class SetBusinessAccountName(TelegramMethod[bool]):
+class SetBusinessAccountName(TelegramMethod["bool"]):
     """Changes the first and last name of a managed business account. Requires the can_change_name
     business bot right. Returns True on success.
 
@@ -5723,9 +5839,10 @@ class SetBusinessAccountName(TelegramMethod[bool]):
         self.first_name = first_name
         self.last_name = last_name
         self._extra = None
+        self._bot = None
 
 
-class SetBusinessAccountUsername(TelegramMethod[bool]):
+class SetBusinessAccountUsername(TelegramMethod["bool"]):
     """Changes the username of a managed business account. Requires the can_change_username business
     bot right. Returns True on success.
 
@@ -5756,9 +5873,10 @@ class SetBusinessAccountUsername(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.username = username
         self._extra = None
+        self._bot = None
 
 
-class SetBusinessAccountBio(TelegramMethod[bool]):
+class SetBusinessAccountBio(TelegramMethod["bool"]):
     """Changes the bio of a managed business account. Requires the can_change_bio business bot right.
     Returns True on success.
 
@@ -5789,9 +5907,10 @@ class SetBusinessAccountBio(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.bio = bio
         self._extra = None
+        self._bot = None
 
 
-class SetBusinessAccountProfilePhoto(TelegramMethod[bool]):
+class SetBusinessAccountProfilePhoto(TelegramMethod["bool"]):
     """Changes the profile photo of a managed business account. Requires the can_edit_profile_photo
     business bot right. Returns True on success.
 
@@ -5827,9 +5946,10 @@ class SetBusinessAccountProfilePhoto(TelegramMethod[bool]):
         self.photo = photo
         self.is_public = is_public
         self._extra = None
+        self._bot = None
 
 
-class RemoveBusinessAccountProfilePhoto(TelegramMethod[bool]):
+class RemoveBusinessAccountProfilePhoto(TelegramMethod["bool"]):
     """Removes the current profile photo of a managed business account. Requires the
     can_edit_profile_photo business bot right. Returns True on success.
 
@@ -5860,9 +5980,10 @@ class RemoveBusinessAccountProfilePhoto(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.is_public = is_public
         self._extra = None
+        self._bot = None
 
 
-class SetBusinessAccountGiftSettings(TelegramMethod[bool]):
+class SetBusinessAccountGiftSettings(TelegramMethod["bool"]):
     """Changes the privacy settings pertaining to incoming gifts in a managed business account.
     Requires the can_change_gift_settings business bot right. Returns True on success.
 
@@ -5898,9 +6019,10 @@ class SetBusinessAccountGiftSettings(TelegramMethod[bool]):
         self.show_gift_button = show_gift_button
         self.accepted_gift_types = accepted_gift_types
         self._extra = None
+        self._bot = None
 
 
-class GetBusinessAccountStarBalance(TelegramMethod[StarAmount]):
+class GetBusinessAccountStarBalance(TelegramMethod["StarAmount"]):
     """Returns the amount of Telegram Stars owned by a managed business account. Requires the
     can_view_gifts_and_stars business bot right. Returns StarAmount on success.
 
@@ -5926,9 +6048,10 @@ class GetBusinessAccountStarBalance(TelegramMethod[StarAmount]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self._extra = None
+        self._bot = None
 
 
-class TransferBusinessAccountStars(TelegramMethod[bool]):
+class TransferBusinessAccountStars(TelegramMethod["bool"]):
     """Transfers Telegram Stars from the business account balance to the bot's balance. Requires the
     can_transfer_stars business bot right. Returns True on success.
 
@@ -5959,9 +6082,10 @@ class TransferBusinessAccountStars(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.star_count = star_count
         self._extra = None
+        self._bot = None
 
 
-class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
+class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
     """Returns the gifts received and owned by a managed business account. Requires the
     can_view_gifts_and_stars business bot right. Returns OwnedGifts on success.
 
@@ -6037,9 +6161,10 @@ class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
 
 
-class GetUserGifts(TelegramMethod[OwnedGifts]):
+class GetUserGifts(TelegramMethod["OwnedGifts"]):
     """Returns the gifts owned and hosted by a user. Returns OwnedGifts on success.
 
     Bot API: https://core.telegram.org/bots/api#getusergifts
@@ -6104,9 +6229,10 @@ class GetUserGifts(TelegramMethod[OwnedGifts]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
 
 
-class GetChatGifts(TelegramMethod[OwnedGifts]):
+class GetChatGifts(TelegramMethod["OwnedGifts"]):
     """Returns the gifts owned by a chat. Returns OwnedGifts on success.
 
     Bot API: https://core.telegram.org/bots/api#getchatgifts
@@ -6181,9 +6307,10 @@ class GetChatGifts(TelegramMethod[OwnedGifts]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
 
 
-class ConvertGiftToStars(TelegramMethod[bool]):
+class ConvertGiftToStars(TelegramMethod["bool"]):
     """Converts a given regular gift to Telegram Stars. Requires the can_convert_gifts_to_stars
     business bot right. Returns True on success.
 
@@ -6214,9 +6341,10 @@ class ConvertGiftToStars(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.owned_gift_id = owned_gift_id
         self._extra = None
+        self._bot = None
 
 
-class UpgradeGift(TelegramMethod[bool]):
+class UpgradeGift(TelegramMethod["bool"]):
     """Upgrades a given regular gift to a unique gift. Requires the can_transfer_and_upgrade_gifts
     business bot right. Additionally requires the can_transfer_stars business bot right if the
     upgrade is paid. Returns True on success.
@@ -6258,9 +6386,10 @@ class UpgradeGift(TelegramMethod[bool]):
         self.keep_original_details = keep_original_details
         self.star_count = star_count
         self._extra = None
+        self._bot = None
 
 
-class TransferGift(TelegramMethod[bool]):
+class TransferGift(TelegramMethod["bool"]):
     """Transfers an owned unique gift to another user. Requires the can_transfer_and_upgrade_gifts
     business bot right. Requires can_transfer_stars business bot right if the transfer is paid.
     Returns True on success.
@@ -6302,9 +6431,10 @@ class TransferGift(TelegramMethod[bool]):
         self.new_owner_chat_id = new_owner_chat_id
         self.star_count = star_count
         self._extra = None
+        self._bot = None
 
 
-class PostStory(TelegramMethod[Story]):
+class PostStory(TelegramMethod["Story"]):
     """Posts a story on behalf of a managed business account. Requires the can_manage_stories business
     bot right. Returns Story on success.
 
@@ -6371,9 +6501,10 @@ class PostStory(TelegramMethod[Story]):
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
         self._extra = None
+        self._bot = None
 
 
-class RepostStory(TelegramMethod[Story]):
+class RepostStory(TelegramMethod["Story"]):
     """Reposts a story on behalf of a business account from another business account. Both business
     accounts must be managed by the same bot, and the story on the source account must have been
     posted (or reposted) by the bot. Requires the can_manage_stories business bot right for both
@@ -6427,9 +6558,10 @@ class RepostStory(TelegramMethod[Story]):
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
         self._extra = None
+        self._bot = None
 
 
-class EditStory(TelegramMethod[Story]):
+class EditStory(TelegramMethod["Story"]):
     """Edits a story previously posted by the bot on behalf of a managed business account. Requires
     the can_manage_stories business bot right. Returns Story on success.
 
@@ -6486,9 +6618,10 @@ class EditStory(TelegramMethod[Story]):
         self.caption_entities = caption_entities
         self.areas = areas
         self._extra = None
+        self._bot = None
 
 
-class DeleteStory(TelegramMethod[bool]):
+class DeleteStory(TelegramMethod["bool"]):
     """Deletes a story previously posted by the bot on behalf of a managed business account. Requires
     the can_manage_stories business bot right. Returns True on success.
 
@@ -6519,9 +6652,10 @@ class DeleteStory(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.story_id = story_id
         self._extra = None
+        self._bot = None
 
 
-class AnswerWebAppQuery(TelegramMethod[SentWebAppMessage]):
+class AnswerWebAppQuery(TelegramMethod["SentWebAppMessage"]):
     """Use this method to set the result of an interaction with a Web App and send a corresponding
     message on behalf of the user to the chat from which the query originated. On success, a
     SentWebAppMessage object is returned.
@@ -6553,9 +6687,10 @@ class AnswerWebAppQuery(TelegramMethod[SentWebAppMessage]):
         self.web_app_query_id = web_app_query_id
         self.result = result
         self._extra = None
+        self._bot = None
 
 
-class SavePreparedInlineMessage(TelegramMethod[PreparedInlineMessage]):
+class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
     """Stores a message that can be sent by a user of a Mini App. Returns a PreparedInlineMessage
     object.
 
@@ -6606,9 +6741,10 @@ class SavePreparedInlineMessage(TelegramMethod[PreparedInlineMessage]):
         self.allow_group_chats = allow_group_chats
         self.allow_channel_chats = allow_channel_chats
         self._extra = None
+        self._bot = None
 
 
-class SavePreparedKeyboardButton(TelegramMethod[PreparedKeyboardButton]):
+class SavePreparedKeyboardButton(TelegramMethod["PreparedKeyboardButton"]):
     """Stores a keyboard button that can be used by a user within a Mini App. Returns a
     PreparedKeyboardButton object.
 
@@ -6639,9 +6775,10 @@ class SavePreparedKeyboardButton(TelegramMethod[PreparedKeyboardButton]):
         self.user_id = user_id
         self.button = button
         self._extra = None
+        self._bot = None
 
 
-class EditMessageText(TelegramMethod[Message | bool]):
+class EditMessageText(TelegramMethod["Message | bool"]):
     """Use this method to edit text, rich and game messages. On success, if the edited message is not
     an inline message, the edited Message is returned, otherwise True is returned. Note that
     business messages that were not sent by the bot and do not contain an inline keyboard can only
@@ -6715,9 +6852,10 @@ class EditMessageText(TelegramMethod[Message | bool]):
         self.rich_message = rich_message
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class EditMessageCaption(TelegramMethod[Message | bool]):
+class EditMessageCaption(TelegramMethod["Message | bool"]):
     """Use this method to edit captions of messages. On success, if the edited message is not an
     inline message, the edited Message is returned, otherwise True is returned. Note that business
     messages that were not sent by the bot and do not contain an inline keyboard can only be edited
@@ -6786,9 +6924,10 @@ class EditMessageCaption(TelegramMethod[Message | bool]):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class EditMessageMedia(TelegramMethod[Message | bool]):
+class EditMessageMedia(TelegramMethod["Message | bool"]):
     """Use this method to edit animation, audio, document, live photo, photo, or video messages, or to
     replace a text or a rich message with a media. If a message is part of a message album, then it
     can be edited only to an audio for audio albums, only to a document for document albums and to
@@ -6845,9 +6984,10 @@ class EditMessageMedia(TelegramMethod[Message | bool]):
         self.media = media
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class EditMessageLiveLocation(TelegramMethod[Message | bool]):
+class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
     """Use this method to edit live location messages. A location can be edited until its live_period
     expires or editing is explicitly disabled by a call to stopMessageLiveLocation. On success, if
     the edited message is not an inline message, the edited Message is returned, otherwise True is
@@ -6925,9 +7065,10 @@ class EditMessageLiveLocation(TelegramMethod[Message | bool]):
         self.proximity_alert_radius = proximity_alert_radius
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class StopMessageLiveLocation(TelegramMethod[Message | bool]):
+class StopMessageLiveLocation(TelegramMethod["Message | bool"]):
     """Use this method to stop updating a live location message before live_period expires. On
     success, if the message is not an inline message, the edited Message is returned, otherwise
     True is returned.
@@ -6974,9 +7115,10 @@ class StopMessageLiveLocation(TelegramMethod[Message | bool]):
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class EditMessageChecklist(TelegramMethod[Message]):
+class EditMessageChecklist(TelegramMethod["Message"]):
     """Use this method to edit a checklist on behalf of a connected business account. On success, the
     edited Message is returned.
 
@@ -7022,9 +7164,10 @@ class EditMessageChecklist(TelegramMethod[Message]):
         self.checklist = checklist
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class EditMessageReplyMarkup(TelegramMethod[Message | bool]):
+class EditMessageReplyMarkup(TelegramMethod["Message | bool"]):
     """Use this method to edit only the reply markup of messages. On success, if the edited message is
     not an inline message, the edited Message is returned, otherwise True is returned. Note that
     business messages that were not sent by the bot and do not contain an inline keyboard can only
@@ -7072,9 +7215,10 @@ class EditMessageReplyMarkup(TelegramMethod[Message | bool]):
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class StopPoll(TelegramMethod[Poll]):
+class StopPoll(TelegramMethod["Poll"]):
     """Use this method to stop a poll which was sent by the bot. On success, the stopped Poll is
     returned.
 
@@ -7115,9 +7259,10 @@ class StopPoll(TelegramMethod[Poll]):
         self.message_id = message_id
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class ApproveSuggestedPost(TelegramMethod[bool]):
+class ApproveSuggestedPost(TelegramMethod["bool"]):
     """Use this method to approve a suggested post in a direct messages chat. The bot must have the
     'can_post_messages' administrator right in the corresponding channel chat. Returns True on
     success.
@@ -7154,9 +7299,10 @@ class ApproveSuggestedPost(TelegramMethod[bool]):
         self.message_id = message_id
         self.send_date = send_date
         self._extra = None
+        self._bot = None
 
 
-class DeclineSuggestedPost(TelegramMethod[bool]):
+class DeclineSuggestedPost(TelegramMethod["bool"]):
     """Use this method to decline a suggested post in a direct messages chat. The bot must have the
     'can_manage_direct_messages' administrator right in the corresponding channel chat. Returns
     True on success.
@@ -7193,9 +7339,10 @@ class DeclineSuggestedPost(TelegramMethod[bool]):
         self.message_id = message_id
         self.comment = comment
         self._extra = None
+        self._bot = None
 
 
-class DeleteMessage(TelegramMethod[bool]):
+class DeleteMessage(TelegramMethod["bool"]):
     """Use this method to delete a message, including service messages, with the following
     limitations:
 
@@ -7248,9 +7395,10 @@ class DeleteMessage(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_id = message_id
         self._extra = None
+        self._bot = None
 
 
-class DeleteMessages(TelegramMethod[bool]):
+class DeleteMessages(TelegramMethod["bool"]):
     """Use this method to delete multiple messages simultaneously. If some of the specified messages
     can't be found, they are skipped. Returns True on success.
 
@@ -7281,9 +7429,10 @@ class DeleteMessages(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_ids = message_ids
         self._extra = None
+        self._bot = None
 
 
-class DeleteMessageReaction(TelegramMethod[bool]):
+class DeleteMessageReaction(TelegramMethod["bool"]):
     """Use this method to remove a reaction from a message in a group or a supergroup chat. The bot
     must have the 'can_delete_messages' administrator right in the chat. Returns True on success.
 
@@ -7324,9 +7473,10 @@ class DeleteMessageReaction(TelegramMethod[bool]):
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
         self._extra = None
+        self._bot = None
 
 
-class DeleteAllMessageReactions(TelegramMethod[bool]):
+class DeleteAllMessageReactions(TelegramMethod["bool"]):
     """Use this method to remove up to 10000 recent reactions in a group or a supergroup chat added by
     a given user or chat. The bot must have the 'can_delete_messages' administrator right in the
     chat. Returns True on success.
@@ -7363,9 +7513,10 @@ class DeleteAllMessageReactions(TelegramMethod[bool]):
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
         self._extra = None
+        self._bot = None
 
 
-class SendSticker(TelegramMethod[Message]):
+class SendSticker(TelegramMethod["Message"]):
     """Use this method to send static .WEBP, animated .TGS, or video .WEBM stickers. On success, the
     sent Message is returned.
 
@@ -7452,9 +7603,10 @@ class SendSticker(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class GetStickerSet(TelegramMethod[StickerSet]):
+class GetStickerSet(TelegramMethod["StickerSet"]):
     """Use this method to get a sticker set. On success, a StickerSet object is returned.
 
     Bot API: https://core.telegram.org/bots/api#getstickerset
@@ -7479,9 +7631,10 @@ class GetStickerSet(TelegramMethod[StickerSet]):
     ) -> None:
         self.name = name
         self._extra = None
+        self._bot = None
 
 
-class GetCustomEmojiStickers(TelegramMethod[list[Sticker]]):
+class GetCustomEmojiStickers(TelegramMethod["list[Sticker]"]):
     """Use this method to get information about custom emoji stickers by their identifiers. Returns an
     Array of Sticker objects.
 
@@ -7507,9 +7660,10 @@ class GetCustomEmojiStickers(TelegramMethod[list[Sticker]]):
     ) -> None:
         self.custom_emoji_ids = custom_emoji_ids
         self._extra = None
+        self._bot = None
 
 
-class UploadStickerFile(TelegramMethod[File]):
+class UploadStickerFile(TelegramMethod["File"]):
     """Use this method to upload a file with a sticker for later use in the createNewStickerSet,
     addStickerToSet, or replaceStickerInSet methods (the file can be used multiple times). Returns
     the uploaded File on success.
@@ -7546,9 +7700,10 @@ class UploadStickerFile(TelegramMethod[File]):
         self.sticker = sticker
         self.sticker_format = sticker_format
         self._extra = None
+        self._bot = None
 
 
-class CreateNewStickerSet(TelegramMethod[bool]):
+class CreateNewStickerSet(TelegramMethod["bool"]):
     """Use this method to create a new sticker set owned by a user. The bot will be able to edit the
     sticker set thus created. Returns True on success.
 
@@ -7599,9 +7754,10 @@ class CreateNewStickerSet(TelegramMethod[bool]):
         self.sticker_type = sticker_type
         self.needs_repainting = needs_repainting
         self._extra = None
+        self._bot = None
 
 
-class AddStickerToSet(TelegramMethod[bool]):
+class AddStickerToSet(TelegramMethod["bool"]):
     """Use this method to add a new sticker to a set created by the bot. Emoji sticker sets can have
     up to 200 stickers. Other sticker sets can have up to 120 stickers. Returns True on success.
 
@@ -7637,9 +7793,10 @@ class AddStickerToSet(TelegramMethod[bool]):
         self.name = name
         self.sticker = sticker
         self._extra = None
+        self._bot = None
 
 
-class SetStickerPositionInSet(TelegramMethod[bool]):
+class SetStickerPositionInSet(TelegramMethod["bool"]):
     """Use this method to move a sticker in a set created by the bot to a specific position. Returns
     True on success.
 
@@ -7670,9 +7827,10 @@ class SetStickerPositionInSet(TelegramMethod[bool]):
         self.sticker = sticker
         self.position = position
         self._extra = None
+        self._bot = None
 
 
-class DeleteStickerFromSet(TelegramMethod[bool]):
+class DeleteStickerFromSet(TelegramMethod["bool"]):
     """Use this method to delete a sticker from a set created by the bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#deletestickerfromset
@@ -7697,9 +7855,10 @@ class DeleteStickerFromSet(TelegramMethod[bool]):
     ) -> None:
         self.sticker = sticker
         self._extra = None
+        self._bot = None
 
 
-class ReplaceStickerInSet(TelegramMethod[bool]):
+class ReplaceStickerInSet(TelegramMethod["bool"]):
     """Use this method to replace an existing sticker in a sticker set with a new one. The method is
     equivalent to calling deleteStickerFromSet, then addStickerToSet, then setStickerPositionInSet.
     Returns True on success.
@@ -7741,9 +7900,10 @@ class ReplaceStickerInSet(TelegramMethod[bool]):
         self.old_sticker = old_sticker
         self.sticker = sticker
         self._extra = None
+        self._bot = None
 
 
-class SetStickerEmojiList(TelegramMethod[bool]):
+class SetStickerEmojiList(TelegramMethod["bool"]):
     """Use this method to change the list of emoji assigned to a regular or custom emoji sticker. The
     sticker must belong to a sticker set created by the bot. Returns True on success.
 
@@ -7774,9 +7934,10 @@ class SetStickerEmojiList(TelegramMethod[bool]):
         self.sticker = sticker
         self.emoji_list = emoji_list
         self._extra = None
+        self._bot = None
 
 
-class SetStickerKeywords(TelegramMethod[bool]):
+class SetStickerKeywords(TelegramMethod["bool"]):
     """Use this method to change search keywords assigned to a regular or custom emoji sticker. The
     sticker must belong to a sticker set created by the bot. Returns True on success.
 
@@ -7807,9 +7968,10 @@ class SetStickerKeywords(TelegramMethod[bool]):
         self.sticker = sticker
         self.keywords = keywords
         self._extra = None
+        self._bot = None
 
 
-class SetStickerMaskPosition(TelegramMethod[bool]):
+class SetStickerMaskPosition(TelegramMethod["bool"]):
     """Use this method to change the mask position of a mask sticker. The sticker must belong to a
     sticker set that was created by the bot. Returns True on success.
 
@@ -7840,9 +8002,10 @@ class SetStickerMaskPosition(TelegramMethod[bool]):
         self.sticker = sticker
         self.mask_position = mask_position
         self._extra = None
+        self._bot = None
 
 
-class SetStickerSetTitle(TelegramMethod[bool]):
+class SetStickerSetTitle(TelegramMethod["bool"]):
     """Use this method to set the title of a created sticker set. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setstickersettitle
@@ -7872,9 +8035,10 @@ class SetStickerSetTitle(TelegramMethod[bool]):
         self.name = name
         self.title = title
         self._extra = None
+        self._bot = None
 
 
-class SetStickerSetThumbnail(TelegramMethod[bool]):
+class SetStickerSetThumbnail(TelegramMethod["bool"]):
     """Use this method to set the thumbnail of a regular or mask sticker set. The format of the
     thumbnail file must match the format of the stickers in the set. Returns True on success.
 
@@ -7915,9 +8079,10 @@ class SetStickerSetThumbnail(TelegramMethod[bool]):
         self.thumbnail = thumbnail
         self.format = format
         self._extra = None
+        self._bot = None
 
 
-class SetCustomEmojiStickerSetThumbnail(TelegramMethod[bool]):
+class SetCustomEmojiStickerSetThumbnail(TelegramMethod["bool"]):
     """Use this method to set the thumbnail of a custom emoji sticker set. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setcustomemojistickersetthumbnail
@@ -7947,9 +8112,10 @@ class SetCustomEmojiStickerSetThumbnail(TelegramMethod[bool]):
         self.name = name
         self.custom_emoji_id = custom_emoji_id
         self._extra = None
+        self._bot = None
 
 
-class DeleteStickerSet(TelegramMethod[bool]):
+class DeleteStickerSet(TelegramMethod["bool"]):
     """Use this method to delete a sticker set that was created by the bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#deletestickerset
@@ -7974,9 +8140,10 @@ class DeleteStickerSet(TelegramMethod[bool]):
     ) -> None:
         self.name = name
         self._extra = None
+        self._bot = None
 
 
-class SendRichMessage(TelegramMethod[Message]):
+class SendRichMessage(TelegramMethod["Message"]):
     """Use this method to send rich messages. If the message contains a block with a media element,
     then the bot must have the right to send the media to the chat. On success, the sent Message is
     returned.
@@ -8059,9 +8226,10 @@ class SendRichMessage(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SendRichMessageDraft(TelegramMethod[bool]):
+class SendRichMessageDraft(TelegramMethod["bool"]):
     """Use this method to stream a partial rich message to a user while the message is being
     generated. Note that the streamed draft is ephemeral and acts as a temporary 30-second preview
     - once the output is finalized, you must call sendRichMessage with the complete message to
@@ -8104,9 +8272,10 @@ class SendRichMessageDraft(TelegramMethod[bool]):
         self.draft_id = draft_id
         self.rich_message = rich_message
         self._extra = None
+        self._bot = None
 
 
-class AnswerInlineQuery(TelegramMethod[bool]):
+class AnswerInlineQuery(TelegramMethod["bool"]):
     """Use this method to send answers to an inline query. On success, True is returned.
 
     No more than 50 results per query are allowed.
@@ -8158,9 +8327,10 @@ class AnswerInlineQuery(TelegramMethod[bool]):
         self.next_offset = next_offset
         self.button = button
         self._extra = None
+        self._bot = None
 
 
-class SendInvoice(TelegramMethod[Message]):
+class SendInvoice(TelegramMethod["Message"]):
     """Use this method to send invoices. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendinvoice
@@ -8336,9 +8506,10 @@ class SendInvoice(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class CreateInvoiceLink(TelegramMethod[str]):
+class CreateInvoiceLink(TelegramMethod["str"]):
     """Use this method to create a link for an invoice. Returns the created invoice link as String on
     success.
 
@@ -8469,9 +8640,10 @@ class CreateInvoiceLink(TelegramMethod[str]):
         self.send_email_to_provider = send_email_to_provider
         self.is_flexible = is_flexible
         self._extra = None
+        self._bot = None
 
 
-class AnswerShippingQuery(TelegramMethod[bool]):
+class AnswerShippingQuery(TelegramMethod["bool"]):
     """If you sent an invoice requesting a shipping address and the parameter is_flexible was
     specified, the Bot API will send an Update with a shipping_query field to the bot. Use this
     method to reply to shipping queries. On success, True is returned.
@@ -8513,9 +8685,10 @@ class AnswerShippingQuery(TelegramMethod[bool]):
         self.shipping_options = shipping_options
         self.error_message = error_message
         self._extra = None
+        self._bot = None
 
 
-class AnswerPreCheckoutQuery(TelegramMethod[bool]):
+class AnswerPreCheckoutQuery(TelegramMethod["bool"]):
     """Once the user has confirmed their payment and shipping details, the Bot API sends the final
     confirmation in the form of an Update with the field pre_checkout_query. Use this method to
     respond to such pre-checkout queries. On success, True is returned. Note: The Bot API must
@@ -8553,9 +8726,10 @@ class AnswerPreCheckoutQuery(TelegramMethod[bool]):
         self.ok = ok
         self.error_message = error_message
         self._extra = None
+        self._bot = None
 
 
-class GetMyStarBalance(TelegramMethod[StarAmount]):
+class GetMyStarBalance(TelegramMethod["StarAmount"]):
     """A method to get the current Telegram Stars balance of the bot. Requires no parameters. On
     success, returns a StarAmount object.
 
@@ -8571,9 +8745,10 @@ class GetMyStarBalance(TelegramMethod[StarAmount]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
 
 
-class GetStarTransactions(TelegramMethod[StarTransactions]):
+class GetStarTransactions(TelegramMethod["StarTransactions"]):
     """Returns the bot's Telegram Star transactions in chronological order. On success, returns a
     StarTransactions object.
 
@@ -8604,9 +8779,10 @@ class GetStarTransactions(TelegramMethod[StarTransactions]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
 
 
-class RefundStarPayment(TelegramMethod[bool]):
+class RefundStarPayment(TelegramMethod["bool"]):
     """Refunds a successful payment in Telegram Stars. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#refundstarpayment
@@ -8636,9 +8812,10 @@ class RefundStarPayment(TelegramMethod[bool]):
         self.user_id = user_id
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self._extra = None
+        self._bot = None
 
 
-class EditUserStarSubscription(TelegramMethod[bool]):
+class EditUserStarSubscription(TelegramMethod["bool"]):
     """Allows the bot to cancel or re-enable extension of a subscription paid in Telegram Stars.
     Returns True on success.
 
@@ -8674,9 +8851,10 @@ class EditUserStarSubscription(TelegramMethod[bool]):
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.is_canceled = is_canceled
         self._extra = None
+        self._bot = None
 
 
-class SetPassportDataErrors(TelegramMethod[bool]):
+class SetPassportDataErrors(TelegramMethod["bool"]):
     """Informs a user that some of the Telegram Passport elements they provided contains errors. The
     user will not be able to re-submit their Passport to you until the errors are fixed (the
     contents of the field for which you returned the error must change). Returns True on success.
@@ -8713,9 +8891,10 @@ class SetPassportDataErrors(TelegramMethod[bool]):
         self.user_id = user_id
         self.errors = errors
         self._extra = None
+        self._bot = None
 
 
-class SendGame(TelegramMethod[Message]):
+class SendGame(TelegramMethod["Message"]):
     """Use this method to send a game. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendgame
@@ -8786,9 +8965,10 @@ class SendGame(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
 
 
-class SetGameScore(TelegramMethod[Message | bool]):
+class SetGameScore(TelegramMethod["Message | bool"]):
     """Use this method to set the score of the specified user in a game message. On success, if the
     message is not an inline message, the Message is returned, otherwise True is returned. Returns
     an error, if the new score is not greater than the user's current score in the chat and force
@@ -8846,9 +9026,10 @@ class SetGameScore(TelegramMethod[Message | bool]):
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self._extra = None
+        self._bot = None
 
 
-class GetGameHighScores(TelegramMethod[list[GameHighScore]]):
+class GetGameHighScores(TelegramMethod["list[GameHighScore]"]):
     """Use this method to get data for high score tables. Will return the score of the specified user
     and several of their neighbors in a game. Returns an Array of GameHighScore objects.
 
@@ -8889,6 +9070,7 @@ class GetGameHighScores(TelegramMethod[list[GameHighScore]]):
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self._extra = None
+        self._bot = None
 
 
 METHOD_CLASSES: dict[str, type[TelegramMethod[Any]]] = {

@@ -99,6 +99,7 @@ class Model:
     enums: list[EnumDef]
     defaults: dict[str, str] = field(default_factory=dict)  # parameter -> BotDefaults attribute
     shortcuts: list[Shortcut] = field(default_factory=list)
+    shortcut_mixins: dict[str, str] = field(default_factory=dict)  # owner -> "module:Class"
 
     def carries_files(self, expr: str, _seen: frozenset[str] = frozenset()) -> bool:
         """Whether a value of this type may hold an ``InputFile`` (then uploads are possible)."""
@@ -213,7 +214,11 @@ def build_model(spec: dict[str, Any]) -> Model:
     model = Model(spec["version"], spec["release_date"], types, methods, [])
     model.enums = _enums(model, _load_override("enums.json"))
     model.defaults = _defaults(model, _load_override("defaults.json"))
-    model.shortcuts = _shortcuts(model, _load_override("shortcuts.json"))
+    shortcut_overrides = _load_override("shortcuts.json")
+    model.shortcuts = _shortcuts(model, shortcut_overrides)
+    model.shortcut_mixins = dict(shortcut_overrides.get("mixins", {}))
+    if set(model.shortcut_mixins) - {sc.owner for sc in model.shortcuts}:
+        raise SpecError("overrides/shortcuts.json: a mixin for a type without shortcuts")
     return model
 
 
@@ -239,6 +244,7 @@ def _shortcuts(model: Model, overrides: dict[str, Any]) -> list[Shortcut]:
                 md.name.startswith(fam["prefix"])
                 and md.returns in fam["returns"]
                 and set(fam["bind"]) <= names
+                and md.name not in fam.get("exclude", ())
             ):
                 rest = snake(md.name[len(fam["prefix"]) :])
                 name = (
