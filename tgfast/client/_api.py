@@ -293,6 +293,9 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send text messages. On success, the sent Message is returned.
@@ -328,6 +331,13 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
@@ -369,6 +379,12 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
+        if disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = disable_web_page_preview
         return await self._call('sendMessage', params, _R_Message, request_timeout)
 
     async def forward_message(
@@ -505,6 +521,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> MessageId:
         """Use this method to copy messages of any kind. Service messages, paid media messages,
@@ -548,6 +566,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#copymessage
@@ -589,6 +612,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('copyMessage', params, _R_MessageId, request_timeout)
 
     async def copy_messages(
@@ -669,6 +696,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send photos. On success, the sent Message is returned.
@@ -713,6 +742,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
@@ -756,6 +790,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendPhoto', params, _R_Message, request_timeout, uploads=True)
 
     async def send_live_photo(
@@ -895,6 +933,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send audio files, if you want Telegram clients to display them in the
@@ -948,6 +988,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
@@ -995,6 +1040,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendAudio', params, _R_Message, request_timeout, uploads=True)
 
     async def send_document(
@@ -1017,6 +1066,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send general files. On success, the sent Message is returned. Bots can
@@ -1067,6 +1118,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#senddocument
@@ -1110,6 +1166,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendDocument', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video(
@@ -1139,6 +1199,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send video files, Telegram clients support MPEG4 videos (other formats
@@ -1200,6 +1262,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
@@ -1257,6 +1324,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVideo', params, _R_Message, request_timeout, uploads=True)
 
     async def send_animation(
@@ -1283,6 +1354,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On
@@ -1338,6 +1411,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
@@ -1389,6 +1467,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendAnimation', params, _R_Message, request_timeout, uploads=True)
 
     async def send_voice(
@@ -1410,6 +1492,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send audio files, if you want Telegram clients to display the file as a
@@ -1453,6 +1537,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
@@ -1494,6 +1583,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVoice', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video_note(
@@ -1514,6 +1607,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """As of v.4.0, Telegram clients support rounded square MPEG4 videos of up to 1 minute long.
@@ -1558,6 +1653,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
@@ -1595,6 +1695,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVideoNote', params, _R_Message, request_timeout, uploads=True)
 
     async def send_paid_media(
@@ -1714,6 +1818,8 @@ class BotAPI:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> list[Message]:
         """Use this method to send a group of photos, live photos, videos, documents or audios as an
@@ -1739,6 +1845,11 @@ class BotAPI:
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
             reply_parameters: Description of the message to reply to
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
@@ -1766,6 +1877,10 @@ class BotAPI:
             params['message_effect_id'] = message_effect_id
         if reply_parameters is not None:
             params['reply_parameters'] = reply_parameters
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendMediaGroup', params, _R_list_Message, request_timeout, uploads=True)
 
     async def send_location(
@@ -1788,6 +1903,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send point on the map. On success, the sent Message is returned.
@@ -1829,6 +1946,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
@@ -1868,6 +1990,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendLocation', params, _R_Message, request_timeout)
 
     async def send_venue(
@@ -1892,6 +2018,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send information about a venue. On success, the sent Message is
@@ -1931,6 +2059,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
@@ -1970,6 +2103,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVenue', params, _R_Message, request_timeout)
 
     async def send_contact(
@@ -1990,6 +2127,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send phone contacts. On success, the sent Message is returned.
@@ -2023,6 +2162,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
@@ -2058,6 +2202,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendContact', params, _R_Message, request_timeout)
 
     async def send_poll(
@@ -2097,6 +2245,9 @@ class BotAPI:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send a native poll. On success, the sent Message is returned.
@@ -2168,6 +2319,13 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
@@ -2247,6 +2405,12 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
+        if correct_option_id is not None:
+            params['correct_option_id'] = correct_option_id
         return await self._call('sendPoll', params, _R_Message, request_timeout, uploads=True)
 
     async def send_checklist(
@@ -2313,6 +2477,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send an animated emoji that will display a random value. On success, the
@@ -2346,6 +2512,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#senddice
@@ -2379,6 +2550,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendDice', params, _R_Message, request_timeout)
 
     async def send_message_draft(
@@ -4827,6 +5002,7 @@ class BotAPI:
         sort_by_price: bool | None = None,
         offset: str | None = None,
         limit: int | None = None,
+        exclude_limited: bool | None = None,
         request_timeout: float | None = None,
     ) -> OwnedGifts:
         """Returns the gifts received and owned by a managed business account. Requires the
@@ -4851,6 +5027,9 @@ class BotAPI:
             offset: Offset of the first entry to return as received from the previous request; use
                 empty string to get the first chunk of results
             limit: The maximum number of gifts to be returned; 1-100. Defaults to 100.
+            exclude_limited: Pass True to exclude gifts that can be purchased a limited number of
+                times. Deprecated: use exclude_limited_upgradable and
+                exclude_limited_non_upgradable (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#getbusinessaccountgifts
@@ -4876,6 +5055,8 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
+        if exclude_limited is not None:
+            params['exclude_limited'] = exclude_limited
         return await self._call('getBusinessAccountGifts', params, _R_OwnedGifts, request_timeout)
 
     async def get_user_gifts(
@@ -5332,6 +5513,7 @@ class BotAPI:
         link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        disable_web_page_preview: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message | bool:
         """Use this method to edit text, rich and game messages. On success, if the edited message is
@@ -5358,6 +5540,8 @@ class BotAPI:
             link_preview_options: Link preview generation options for the message
             rich_message: New rich content of the message; required if text isn't specified
             reply_markup: A JSON-serialized object for an inline keyboard
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#editmessagetext
@@ -5387,6 +5571,8 @@ class BotAPI:
             params['rich_message'] = rich_message
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = disable_web_page_preview
         return await self._call('editMessageText', params, _R_Message_or_bool, request_timeout)
 
     async def edit_message_caption(
@@ -5915,6 +6101,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send static .WEBP, animated .TGS, or video .WEBM stickers. On success,
@@ -5952,6 +6140,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
@@ -5985,6 +6178,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendSticker', params, _R_Message, request_timeout, uploads=True)
 
     async def get_sticker_set(
@@ -6057,6 +6254,7 @@ class BotAPI:
         *,
         sticker_type: str | None = None,
         needs_repainting: bool | None = None,
+        sticker_format: str | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Use this method to create a new sticker set owned by a user. The bot will be able to edit
@@ -6077,6 +6275,8 @@ class BotAPI:
                 color of text when used in messages, the accent color if used as emoji status,
                 white on chat photos, or another appropriate color based on context; for custom
                 emoji sticker sets only
+            sticker_format: Format of stickers in the set: static, animated or video. Deprecated:
+                use the format of each InputSticker (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#createnewstickerset
@@ -6086,6 +6286,8 @@ class BotAPI:
             params['sticker_type'] = sticker_type
         if needs_repainting is not None:
             params['needs_repainting'] = needs_repainting
+        if sticker_format is not None:
+            params['sticker_format'] = sticker_format
         return await self._call('createNewStickerSet', params, _R_bool, request_timeout, uploads=True)
 
     async def add_sticker_to_set(
@@ -6459,6 +6661,8 @@ class BotAPI:
         is_personal: bool | None = None,
         next_offset: str | None = None,
         button: InlineQueryResultsButton | None = None,
+        switch_pm_text: str | None = None,
+        switch_pm_parameter: str | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Use this method to send answers to an inline query. On success, True is returned.
@@ -6478,6 +6682,11 @@ class BotAPI:
                 if you don't support pagination. Offset length can't exceed 64 bytes.
             button: A JSON-serialized object describing a button to be shown above inline query
                 results
+            switch_pm_text: If passed, clients will display a button with specified text that
+                switches the user to a private chat with the bot. Deprecated: use button (Telegram
+                still accepts it)
+            switch_pm_parameter: Deep-linking parameter for the /start message sent to the bot when
+                user presses the switch button. Deprecated: use button (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#answerinlinequery
@@ -6491,6 +6700,10 @@ class BotAPI:
             params['next_offset'] = next_offset
         if button is not None:
             params['button'] = button
+        if switch_pm_text is not None:
+            params['switch_pm_text'] = switch_pm_text
+        if switch_pm_parameter is not None:
+            params['switch_pm_parameter'] = switch_pm_parameter
         return await self._call('answerInlineQuery', params, _R_bool, request_timeout)
 
     async def send_invoice(
@@ -6527,6 +6740,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send invoices. On success, the sent Message is returned.
@@ -6601,6 +6816,11 @@ class BotAPI:
             reply_parameters: Description of the message to reply to
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
                 price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
@@ -6662,6 +6882,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendInvoice', params, _R_Message, request_timeout)
 
     async def create_invoice_link(
@@ -6974,6 +7198,8 @@ class BotAPI:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send a game. On success, the sent Message is returned.
@@ -7000,6 +7226,11 @@ class BotAPI:
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendgame
@@ -7027,6 +7258,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendGame', params, _R_Message, request_timeout)
 
     async def set_game_score(

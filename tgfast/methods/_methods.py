@@ -438,6 +438,9 @@ class SendMessage(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
+        'disable_web_page_preview',
     )
     __api_method__ = 'sendMessage'
     __returns__ = 'Message'
@@ -458,6 +461,9 @@ class SendMessage(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('disable_web_page_preview', 'disable_web_page_preview', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview_options', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -476,6 +482,9 @@ class SendMessage(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
+    disable_web_page_preview: bool | None
 
     def __init__(
         self,
@@ -495,6 +504,9 @@ class SendMessage(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -511,6 +523,9 @@ class SendMessage(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
+        self.disable_web_page_preview = disable_web_page_preview
         self._extra = None
         self._bot = None
 
@@ -680,6 +695,8 @@ class CopyMessage(TelegramMethod["MessageId"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'copyMessage'
     __returns__ = 'MessageId'
@@ -702,6 +719,8 @@ class CopyMessage(TelegramMethod["MessageId"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -722,6 +741,8 @@ class CopyMessage(TelegramMethod["MessageId"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -743,6 +764,8 @@ class CopyMessage(TelegramMethod["MessageId"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -761,6 +784,8 @@ class CopyMessage(TelegramMethod["MessageId"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -859,6 +884,8 @@ class SendPhoto(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendPhoto'
     __returns__ = 'Message'
@@ -881,6 +908,8 @@ class SendPhoto(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -901,6 +930,8 @@ class SendPhoto(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -922,6 +953,8 @@ class SendPhoto(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -940,6 +973,8 @@ class SendPhoto(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1089,6 +1124,8 @@ class SendAudio(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendAudio'
     __returns__ = 'Message'
@@ -1113,6 +1150,8 @@ class SendAudio(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1135,6 +1174,8 @@ class SendAudio(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1158,6 +1199,8 @@ class SendAudio(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1178,6 +1221,8 @@ class SendAudio(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1208,6 +1253,8 @@ class SendDocument(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendDocument'
     __returns__ = 'Message'
@@ -1230,6 +1277,8 @@ class SendDocument(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1250,6 +1299,8 @@ class SendDocument(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1271,6 +1322,8 @@ class SendDocument(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1289,6 +1342,8 @@ class SendDocument(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1326,6 +1381,8 @@ class SendVideo(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVideo'
     __returns__ = 'Message'
@@ -1355,6 +1412,8 @@ class SendVideo(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1382,6 +1441,8 @@ class SendVideo(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1410,6 +1471,8 @@ class SendVideo(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1435,6 +1498,8 @@ class SendVideo(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1469,6 +1534,8 @@ class SendAnimation(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendAnimation'
     __returns__ = 'Message'
@@ -1495,6 +1562,8 @@ class SendAnimation(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1519,6 +1588,8 @@ class SendAnimation(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1544,6 +1615,8 @@ class SendAnimation(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1566,6 +1639,8 @@ class SendAnimation(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1597,6 +1672,8 @@ class SendVoice(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVoice'
     __returns__ = 'Message'
@@ -1618,6 +1695,8 @@ class SendVoice(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1637,6 +1716,8 @@ class SendVoice(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1657,6 +1738,8 @@ class SendVoice(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1674,6 +1757,8 @@ class SendVoice(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1701,6 +1786,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVideoNote'
     __returns__ = 'Message'
@@ -1721,6 +1808,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1739,6 +1828,8 @@ class SendVideoNote(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1758,6 +1849,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1774,6 +1867,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1906,6 +2001,8 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         'allow_paid_broadcast',
         'message_effect_id',
         'reply_parameters',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendMediaGroup'
     __returns__ = '[Message]'
@@ -1921,6 +2018,8 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         ('allow_paid_broadcast', 'allow_paid_broadcast', 'bool', False),
         ('message_effect_id', 'message_effect_id', 'str', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1934,6 +2033,8 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
     allow_paid_broadcast: bool | Default | None
     message_effect_id: str | None
     reply_parameters: ReplyParameters | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1948,6 +2049,8 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1959,6 +2062,8 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         self.allow_paid_broadcast = allow_paid_broadcast
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -1987,6 +2092,8 @@ class SendLocation(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendLocation'
     __returns__ = 'Message'
@@ -2009,6 +2116,8 @@ class SendLocation(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2029,6 +2138,8 @@ class SendLocation(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2050,6 +2161,8 @@ class SendLocation(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2068,6 +2181,8 @@ class SendLocation(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -2098,6 +2213,8 @@ class SendVenue(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVenue'
     __returns__ = 'Message'
@@ -2122,6 +2239,8 @@ class SendVenue(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2144,6 +2263,8 @@ class SendVenue(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2167,6 +2288,8 @@ class SendVenue(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2187,6 +2310,8 @@ class SendVenue(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -2213,6 +2338,8 @@ class SendContact(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendContact'
     __returns__ = 'Message'
@@ -2233,6 +2360,8 @@ class SendContact(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2251,6 +2380,8 @@ class SendContact(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2270,6 +2401,8 @@ class SendContact(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2286,6 +2419,8 @@ class SendContact(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -2331,6 +2466,9 @@ class SendPoll(TelegramMethod["Message"]):
         'message_effect_id',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
+        'correct_option_id',
     )
     __api_method__ = 'sendPoll'
     __returns__ = 'Message'
@@ -2370,6 +2508,9 @@ class SendPoll(TelegramMethod["Message"]):
         ('message_effect_id', 'message_effect_id', 'str', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('correct_option_id', 'correct_option_id', 'int', False),
     )
     __tg_defaults__ = {'question_parse_mode': 'parse_mode', 'explanation_parse_mode': 'parse_mode', 'description_parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2407,6 +2548,9 @@ class SendPoll(TelegramMethod["Message"]):
     message_effect_id: str | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
+    correct_option_id: int | None
 
     def __init__(
         self,
@@ -2445,6 +2589,9 @@ class SendPoll(TelegramMethod["Message"]):
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2480,6 +2627,9 @@ class SendPoll(TelegramMethod["Message"]):
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
+        self.correct_option_id = correct_option_id
         self._extra = None
         self._bot = None
 
@@ -2569,6 +2719,8 @@ class SendDice(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendDice'
     __returns__ = 'Message'
@@ -2586,6 +2738,8 @@ class SendDice(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2601,6 +2755,8 @@ class SendDice(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2617,6 +2773,8 @@ class SendDice(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2630,6 +2788,8 @@ class SendDice(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -6104,6 +6264,7 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         'sort_by_price',
         'offset',
         'limit',
+        'exclude_limited',
     )
     __api_method__ = 'getBusinessAccountGifts'
     __returns__ = 'OwnedGifts'
@@ -6120,6 +6281,7 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         ('sort_by_price', 'sort_by_price', 'bool', False),
         ('offset', 'offset', 'str', False),
         ('limit', 'limit', 'int', False),
+        ('exclude_limited', 'exclude_limited', 'bool', False),
     )
 
     business_connection_id: str
@@ -6133,6 +6295,7 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
     sort_by_price: bool | None
     offset: str | None
     limit: int | None
+    exclude_limited: bool | None
 
     def __init__(
         self,
@@ -6148,6 +6311,7 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         sort_by_price: bool | None = None,
         offset: str | None = None,
         limit: int | None = None,
+        exclude_limited: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.exclude_unsaved = exclude_unsaved
@@ -6160,6 +6324,7 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         self.sort_by_price = sort_by_price
         self.offset = offset
         self.limit = limit
+        self.exclude_limited = exclude_limited
         self._extra = None
         self._bot = None
 
@@ -6798,6 +6963,7 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         'link_preview_options',
         'rich_message',
         'reply_markup',
+        'disable_web_page_preview',
     )
     __api_method__ = 'editMessageText'
     __returns__ = 'Message|bool'
@@ -6813,6 +6979,7 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         ('link_preview_options', 'link_preview_options', 'LinkPreviewOptions', False),
         ('rich_message', 'rich_message', 'InputRichMessage', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
+        ('disable_web_page_preview', 'disable_web_page_preview', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview_options'}
 
@@ -6826,6 +6993,7 @@ class EditMessageText(TelegramMethod["Message | bool"]):
     link_preview_options: LinkPreviewOptions | Default | None
     rich_message: InputRichMessage | None
     reply_markup: InlineKeyboardMarkup | None
+    disable_web_page_preview: bool | None
 
     def __init__(
         self,
@@ -6840,6 +7008,7 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -6851,6 +7020,7 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         self.link_preview_options = link_preview_options
         self.rich_message = rich_message
         self.reply_markup = reply_markup
+        self.disable_web_page_preview = disable_web_page_preview
         self._extra = None
         self._bot = None
 
@@ -7537,6 +7707,8 @@ class SendSticker(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendSticker'
     __returns__ = 'Message'
@@ -7555,6 +7727,8 @@ class SendSticker(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -7571,6 +7745,8 @@ class SendSticker(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -7588,6 +7764,8 @@ class SendSticker(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -7602,6 +7780,8 @@ class SendSticker(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -7717,6 +7897,7 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         'stickers',
         'sticker_type',
         'needs_repainting',
+        'sticker_format',
     )
     __api_method__ = 'createNewStickerSet'
     __returns__ = 'bool'
@@ -7728,6 +7909,7 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         ('stickers', 'stickers', '[InputSticker]', True),
         ('sticker_type', 'sticker_type', 'str', False),
         ('needs_repainting', 'needs_repainting', 'bool', False),
+        ('sticker_format', 'sticker_format', 'str', False),
     )
 
     user_id: int
@@ -7736,6 +7918,7 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
     stickers: list[InputSticker]
     sticker_type: str | None
     needs_repainting: bool | None
+    sticker_format: str | None
 
     def __init__(
         self,
@@ -7746,6 +7929,7 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         stickers: list[InputSticker],
         sticker_type: str | None = None,
         needs_repainting: bool | None = None,
+        sticker_format: str | None = None,
     ) -> None:
         self.user_id = user_id
         self.name = name
@@ -7753,6 +7937,7 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         self.stickers = stickers
         self.sticker_type = sticker_type
         self.needs_repainting = needs_repainting
+        self.sticker_format = sticker_format
         self._extra = None
         self._bot = None
 
@@ -8290,6 +8475,8 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         'is_personal',
         'next_offset',
         'button',
+        'switch_pm_text',
+        'switch_pm_parameter',
     )
     __api_method__ = 'answerInlineQuery'
     __returns__ = 'bool'
@@ -8301,6 +8488,8 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         ('is_personal', 'is_personal', 'bool', False),
         ('next_offset', 'next_offset', 'str', False),
         ('button', 'button', 'InlineQueryResultsButton', False),
+        ('switch_pm_text', 'switch_pm_text', 'str', False),
+        ('switch_pm_parameter', 'switch_pm_parameter', 'str', False),
     )
 
     inline_query_id: str
@@ -8309,6 +8498,8 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
     is_personal: bool | None
     next_offset: str | None
     button: InlineQueryResultsButton | None
+    switch_pm_text: str | None
+    switch_pm_parameter: str | None
 
     def __init__(
         self,
@@ -8319,6 +8510,8 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         is_personal: bool | None = None,
         next_offset: str | None = None,
         button: InlineQueryResultsButton | None = None,
+        switch_pm_text: str | None = None,
+        switch_pm_parameter: str | None = None,
     ) -> None:
         self.inline_query_id = inline_query_id
         self.results = results
@@ -8326,6 +8519,8 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         self.is_personal = is_personal
         self.next_offset = next_offset
         self.button = button
+        self.switch_pm_text = switch_pm_text
+        self.switch_pm_parameter = switch_pm_parameter
         self._extra = None
         self._bot = None
 
@@ -8368,6 +8563,8 @@ class SendInvoice(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendInvoice'
     __returns__ = 'Message'
@@ -8404,6 +8601,8 @@ class SendInvoice(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -8438,6 +8637,8 @@ class SendInvoice(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -8473,6 +8674,8 @@ class SendInvoice(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -8505,6 +8708,8 @@ class SendInvoice(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 
@@ -8911,6 +9116,8 @@ class SendGame(TelegramMethod["Message"]):
         'message_effect_id',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendGame'
     __returns__ = 'Message'
@@ -8926,6 +9133,8 @@ class SendGame(TelegramMethod["Message"]):
         ('message_effect_id', 'message_effect_id', 'str', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -8939,6 +9148,8 @@ class SendGame(TelegramMethod["Message"]):
     message_effect_id: str | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -8953,6 +9164,8 @@ class SendGame(TelegramMethod["Message"]):
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -8964,6 +9177,8 @@ class SendGame(TelegramMethod["Message"]):
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
 

@@ -63,6 +63,9 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> SendMessage:
         """Send to the chat (and topic) of this message.
 
@@ -96,6 +99,13 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -115,6 +125,9 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -136,6 +149,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendPhoto:
         """Send to the chat (and topic) of this message.
 
@@ -178,6 +193,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -199,6 +219,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -313,6 +335,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAudio:
         """Send to the chat (and topic) of this message.
 
@@ -364,6 +388,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -387,6 +416,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -408,6 +439,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDocument:
         """Send to the chat (and topic) of this message.
 
@@ -456,6 +489,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -477,6 +515,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -505,6 +545,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideo:
         """Send to the chat (and topic) of this message.
 
@@ -564,6 +606,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -592,6 +639,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -617,6 +666,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAnimation:
         """Send to the chat (and topic) of this message.
 
@@ -670,6 +721,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -695,6 +751,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -715,6 +773,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVoice:
         """Send to the chat (and topic) of this message.
 
@@ -756,6 +816,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -776,6 +841,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -795,6 +862,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideoNote:
         """Send to the chat (and topic) of this message.
 
@@ -837,6 +906,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -856,6 +930,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -949,6 +1025,8 @@ class MessageShortcuts(MessageCopy):
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendMediaGroup:
         """Send to the chat (and topic) of this message.
 
@@ -972,6 +1050,11 @@ class MessageShortcuts(MessageCopy):
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
             reply_parameters: Description of the message to reply to
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
@@ -986,6 +1069,8 @@ class MessageShortcuts(MessageCopy):
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1007,6 +1092,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendLocation:
         """Send to the chat (and topic) of this message.
 
@@ -1046,6 +1133,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -1067,6 +1159,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1090,6 +1184,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVenue:
         """Send to the chat (and topic) of this message.
 
@@ -1127,6 +1223,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -1150,6 +1251,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1169,6 +1272,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendContact:
         """Send to the chat (and topic) of this message.
 
@@ -1200,6 +1305,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -1219,6 +1329,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1257,6 +1369,9 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> SendPoll:
         """Send to the chat (and topic) of this message.
 
@@ -1325,6 +1440,13 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
@@ -1363,6 +1485,53 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            correct_option_id=correct_option_id,
+        )
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def answer_checklist(
+        self,
+        checklist: InputChecklist,
+        *,
+        disable_notification: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = DEFAULT,
+        message_effect_id: str | None = None,
+        reply_parameters: ReplyParameters | None = None,
+        reply_markup: InlineKeyboardMarkup | None = None,
+    ) -> SendChecklist:
+        """Send to the chat (and topic) of this message.
+
+        Returns ``SendChecklist``, with chat_id, business_connection_id taken from here; bound to
+        this object's bot: ``await`` it to send it.
+
+        Use this method to send a checklist on behalf of a connected business account. On success,
+        the sent Message is returned.
+
+        Args:
+            checklist: A JSON-serialized object for the checklist to send
+            disable_notification: Sends the message silently. Users will receive a notification
+                with no sound.
+            protect_content: Protects the contents of the sent message from forwarding and saving
+            message_effect_id: Unique identifier of the message effect to be added to the message
+            reply_parameters: A JSON-serialized object for description of the message to reply to
+            reply_markup: A JSON-serialized object for an inline keyboard
+
+        Bot API: https://core.telegram.org/bots/api#sendchecklist
+        """
+        if self.business_connection_id is None:
+            raise TgfastError("this Message has no business_connection_id: answer_checklist() needs one")
+        method = _methods.SendChecklist(
+            business_connection_id=self.business_connection_id,
+            chat_id=self.chat.id,
+            checklist=checklist,
+            disable_notification=disable_notification,
+            protect_content=protect_content,
+            message_effect_id=message_effect_id,
+            reply_parameters=reply_parameters,
+            reply_markup=reply_markup,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1379,6 +1548,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDice:
         """Send to the chat (and topic) of this message.
 
@@ -1410,6 +1581,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
@@ -1426,6 +1602,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1443,6 +1621,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendSticker:
         """Send to the chat (and topic) of this message.
 
@@ -1478,6 +1658,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -1495,11 +1680,13 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
 
-    def answer_rich_message(
+    def answer_rich(
         self,
         rich_message: InputRichMessage,
         *,
@@ -1561,6 +1748,160 @@ class MessageShortcuts(MessageCopy):
         method._bot = self._bot or current_bot.get()
         return method
 
+    def answer_invoice(
+        self,
+        title: str,
+        description: str,
+        payload: str,
+        currency: str,
+        prices: list[LabeledPrice],
+        *,
+        direct_messages_topic_id: int | None = None,
+        provider_token: str | None = None,
+        max_tip_amount: int | None = None,
+        suggested_tip_amounts: list[int] | None = None,
+        start_parameter: str | None = None,
+        provider_data: str | None = None,
+        photo_url: str | None = None,
+        photo_size: int | None = None,
+        photo_width: int | None = None,
+        photo_height: int | None = None,
+        need_name: bool | None = None,
+        need_phone_number: bool | None = None,
+        need_email: bool | None = None,
+        need_shipping_address: bool | None = None,
+        send_phone_number_to_provider: bool | None = None,
+        send_email_to_provider: bool | None = None,
+        is_flexible: bool | None = None,
+        disable_notification: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = DEFAULT,
+        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        message_effect_id: str | None = None,
+        suggested_post_parameters: SuggestedPostParameters | None = None,
+        reply_parameters: ReplyParameters | None = None,
+        reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+    ) -> SendInvoice:
+        """Send to the chat (and topic) of this message.
+
+        Returns ``SendInvoice``, with chat_id, message_thread_id taken from here; bound to this
+        object's bot: ``await`` it to send it.
+
+        Use this method to send invoices. On success, the sent Message is returned.
+
+        Args:
+            title: Product name, 1-32 characters
+            description: Product description, 1-255 characters
+            payload: Bot-defined invoice payload, 1-128 bytes. This will not be displayed to the
+                user, use it for your internal processes.
+            currency: Three-letter ISO 4217 currency code, see more on currencies. Pass "XTR" for
+                payments in Telegram Stars.
+            prices: Price breakdown, a JSON-serialized list of components (e.g. product price, tax,
+                discount, delivery cost, delivery tax, bonus, etc.). Must contain exactly one item
+                for payments in Telegram Stars.
+            direct_messages_topic_id: Identifier of the direct messages topic to which the message
+                will be sent; required if the message is sent to a direct messages chat
+            provider_token: Payment provider token, obtained via @BotFather. Pass an empty string
+                for payments in Telegram Stars.
+            max_tip_amount: The maximum accepted amount for tips in the smallest units of the
+                currency (integer, not float/double). For example, for a maximum tip of US$ 1.45
+                pass max_tip_amount = 145. See the exp parameter in currencies.json, it shows the
+                number of digits past the decimal point for each currency (2 for the majority of
+                currencies). Defaults to 0. Not supported for payments in Telegram Stars.
+            suggested_tip_amounts: A JSON-serialized array of suggested amounts of tips in the
+                smallest units of the currency (integer, not float/double). At most 4 suggested tip
+                amounts can be specified. The suggested tip amounts must be positive, passed in a
+                strictly increased order and must not exceed max_tip_amount.
+            start_parameter: Unique deep-linking parameter. If left empty, forwarded copies of the
+                sent message will have a Pay button, allowing multiple users to pay directly from
+                the forwarded message, using the same invoice. If non-empty, forwarded copies of
+                the sent message will have a URL button with a deep link to the bot (instead of a
+                Pay button), with the value used as the start parameter.
+            provider_data: JSON-serialized data about the invoice, which will be shared with the
+                payment provider. A detailed description of required fields should be provided by
+                the payment provider.
+            photo_url: URL of the product photo for the invoice. Can be a photo of the goods or a
+                marketing image for a service. People like it better when they see what they are
+                paying for.
+            photo_size: Photo size in bytes
+            photo_width: Photo width
+            photo_height: Photo height
+            need_name: Pass True if you require the user's full name to complete the order. Ignored
+                for payments in Telegram Stars.
+            need_phone_number: Pass True if you require the user's phone number to complete the
+                order. Ignored for payments in Telegram Stars.
+            need_email: Pass True if you require the user's email address to complete the order.
+                Ignored for payments in Telegram Stars.
+            need_shipping_address: Pass True if you require the user's shipping address to complete
+                the order. Ignored for payments in Telegram Stars.
+            send_phone_number_to_provider: Pass True if the user's phone number should be sent to
+                the provider. Ignored for payments in Telegram Stars.
+            send_email_to_provider: Pass True if the user's email address should be sent to the
+                provider. Ignored for payments in Telegram Stars.
+            is_flexible: Pass True if the final price depends on the shipping method. Ignored for
+                payments in Telegram Stars.
+            disable_notification: Sends the message silently. Users will receive a notification
+                with no sound.
+            protect_content: Protects the contents of the sent message from forwarding and saving
+            allow_paid_broadcast: Pass True to allow up to 1000 messages per second, ignoring
+                broadcasting limits for a fee of 0.1 Telegram Stars per message. The relevant Stars
+                will be withdrawn from the bot's balance.
+            message_effect_id: Unique identifier of the message effect to be added to the message;
+                for private chats only
+            suggested_post_parameters: A JSON-serialized object containing the parameters of the
+                suggested post to send; for direct messages chats only. If the message is sent as a
+                reply to another suggested post, then that suggested post is automatically
+                declined.
+            reply_parameters: Description of the message to reply to
+            reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
+                price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+
+        Bot API: https://core.telegram.org/bots/api#sendinvoice
+        """
+        method = _methods.SendInvoice(
+            chat_id=self.chat.id,
+            message_thread_id=self.message_thread_id if self.is_topic_message else None,
+            direct_messages_topic_id=direct_messages_topic_id,
+            title=title,
+            description=description,
+            payload=payload,
+            provider_token=provider_token,
+            currency=currency,
+            prices=prices,
+            max_tip_amount=max_tip_amount,
+            suggested_tip_amounts=suggested_tip_amounts,
+            start_parameter=start_parameter,
+            provider_data=provider_data,
+            photo_url=photo_url,
+            photo_size=photo_size,
+            photo_width=photo_width,
+            photo_height=photo_height,
+            need_name=need_name,
+            need_phone_number=need_phone_number,
+            need_email=need_email,
+            need_shipping_address=need_shipping_address,
+            send_phone_number_to_provider=send_phone_number_to_provider,
+            send_email_to_provider=send_email_to_provider,
+            is_flexible=is_flexible,
+            disable_notification=disable_notification,
+            protect_content=protect_content,
+            allow_paid_broadcast=allow_paid_broadcast,
+            message_effect_id=message_effect_id,
+            suggested_post_parameters=suggested_post_parameters,
+            reply_parameters=reply_parameters,
+            reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+        )
+        method._bot = self._bot or current_bot.get()
+        return method
+
     def answer_game(
         self,
         game_short_name: str,
@@ -1571,6 +1912,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendGame:
         """Send to the chat (and topic) of this message.
 
@@ -1594,6 +1937,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
@@ -1608,6 +1956,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1626,6 +1976,9 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> SendMessage:
         """Send to the chat of this message, as a reply to it.
 
@@ -1658,6 +2011,13 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -1677,6 +2037,9 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1697,6 +2060,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendPhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -1738,6 +2103,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -1759,6 +2129,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1870,6 +2242,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAudio:
         """Send to the chat of this message, as a reply to it.
 
@@ -1920,6 +2294,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -1943,6 +2322,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -1963,6 +2344,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDocument:
         """Send to the chat of this message, as a reply to it.
 
@@ -2010,6 +2393,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -2031,6 +2419,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2058,6 +2448,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideo:
         """Send to the chat of this message, as a reply to it.
 
@@ -2116,6 +2508,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -2144,6 +2541,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2168,6 +2567,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAnimation:
         """Send to the chat of this message, as a reply to it.
 
@@ -2220,6 +2621,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -2245,6 +2651,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2264,6 +2672,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -2304,6 +2714,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -2324,6 +2739,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2342,6 +2759,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideoNote:
         """Send to the chat of this message, as a reply to it.
 
@@ -2383,6 +2802,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -2402,6 +2826,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2492,6 +2918,8 @@ class MessageShortcuts(MessageCopy):
         protect_content: bool | Default | None = DEFAULT,
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendMediaGroup:
         """Send to the chat of this message, as a reply to it.
 
@@ -2514,6 +2942,11 @@ class MessageShortcuts(MessageCopy):
                 will be withdrawn from the bot's balance.
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
@@ -2528,6 +2961,8 @@ class MessageShortcuts(MessageCopy):
             protect_content=protect_content,
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2548,6 +2983,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendLocation:
         """Send to the chat of this message, as a reply to it.
 
@@ -2586,6 +3023,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -2607,6 +3049,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2629,6 +3073,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVenue:
         """Send to the chat of this message, as a reply to it.
 
@@ -2665,6 +3111,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -2688,6 +3139,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2706,6 +3159,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendContact:
         """Send to the chat of this message, as a reply to it.
 
@@ -2736,6 +3191,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -2755,6 +3215,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2792,6 +3254,9 @@ class MessageShortcuts(MessageCopy):
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> SendPoll:
         """Send to the chat of this message, as a reply to it.
 
@@ -2859,6 +3324,13 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
@@ -2897,6 +3369,51 @@ class MessageShortcuts(MessageCopy):
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            correct_option_id=correct_option_id,
+        )
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def reply_checklist(
+        self,
+        checklist: InputChecklist,
+        *,
+        disable_notification: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = DEFAULT,
+        message_effect_id: str | None = None,
+        reply_markup: InlineKeyboardMarkup | None = None,
+    ) -> SendChecklist:
+        """Send to the chat of this message, as a reply to it.
+
+        Returns ``SendChecklist``, with chat_id, business_connection_id, reply_parameters taken
+        from here; bound to this object's bot: ``await`` it to send it.
+
+        Use this method to send a checklist on behalf of a connected business account. On success,
+        the sent Message is returned.
+
+        Args:
+            checklist: A JSON-serialized object for the checklist to send
+            disable_notification: Sends the message silently. Users will receive a notification
+                with no sound.
+            protect_content: Protects the contents of the sent message from forwarding and saving
+            message_effect_id: Unique identifier of the message effect to be added to the message
+            reply_markup: A JSON-serialized object for an inline keyboard
+
+        Bot API: https://core.telegram.org/bots/api#sendchecklist
+        """
+        if self.business_connection_id is None:
+            raise TgfastError("this Message has no business_connection_id: reply_checklist() needs one")
+        method = _methods.SendChecklist(
+            business_connection_id=self.business_connection_id,
+            chat_id=self.chat.id,
+            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
+            checklist=checklist,
+            disable_notification=disable_notification,
+            protect_content=protect_content,
+            message_effect_id=message_effect_id,
+            reply_markup=reply_markup,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2912,6 +3429,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDice:
         """Send to the chat of this message, as a reply to it.
 
@@ -2942,6 +3461,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
@@ -2958,6 +3482,8 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -2974,6 +3500,8 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendSticker:
         """Send to the chat of this message, as a reply to it.
 
@@ -3008,6 +3536,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -3025,11 +3558,13 @@ class MessageShortcuts(MessageCopy):
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
 
-    def reply_rich_message(
+    def reply_rich(
         self,
         rich_message: InputRichMessage,
         *,
@@ -3089,6 +3624,158 @@ class MessageShortcuts(MessageCopy):
         method._bot = self._bot or current_bot.get()
         return method
 
+    def reply_invoice(
+        self,
+        title: str,
+        description: str,
+        payload: str,
+        currency: str,
+        prices: list[LabeledPrice],
+        *,
+        direct_messages_topic_id: int | None = None,
+        provider_token: str | None = None,
+        max_tip_amount: int | None = None,
+        suggested_tip_amounts: list[int] | None = None,
+        start_parameter: str | None = None,
+        provider_data: str | None = None,
+        photo_url: str | None = None,
+        photo_size: int | None = None,
+        photo_width: int | None = None,
+        photo_height: int | None = None,
+        need_name: bool | None = None,
+        need_phone_number: bool | None = None,
+        need_email: bool | None = None,
+        need_shipping_address: bool | None = None,
+        send_phone_number_to_provider: bool | None = None,
+        send_email_to_provider: bool | None = None,
+        is_flexible: bool | None = None,
+        disable_notification: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = DEFAULT,
+        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        message_effect_id: str | None = None,
+        suggested_post_parameters: SuggestedPostParameters | None = None,
+        reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+    ) -> SendInvoice:
+        """Send to the chat of this message, as a reply to it.
+
+        Returns ``SendInvoice``, with chat_id, message_thread_id, reply_parameters taken from here;
+        bound to this object's bot: ``await`` it to send it.
+
+        Use this method to send invoices. On success, the sent Message is returned.
+
+        Args:
+            title: Product name, 1-32 characters
+            description: Product description, 1-255 characters
+            payload: Bot-defined invoice payload, 1-128 bytes. This will not be displayed to the
+                user, use it for your internal processes.
+            currency: Three-letter ISO 4217 currency code, see more on currencies. Pass "XTR" for
+                payments in Telegram Stars.
+            prices: Price breakdown, a JSON-serialized list of components (e.g. product price, tax,
+                discount, delivery cost, delivery tax, bonus, etc.). Must contain exactly one item
+                for payments in Telegram Stars.
+            direct_messages_topic_id: Identifier of the direct messages topic to which the message
+                will be sent; required if the message is sent to a direct messages chat
+            provider_token: Payment provider token, obtained via @BotFather. Pass an empty string
+                for payments in Telegram Stars.
+            max_tip_amount: The maximum accepted amount for tips in the smallest units of the
+                currency (integer, not float/double). For example, for a maximum tip of US$ 1.45
+                pass max_tip_amount = 145. See the exp parameter in currencies.json, it shows the
+                number of digits past the decimal point for each currency (2 for the majority of
+                currencies). Defaults to 0. Not supported for payments in Telegram Stars.
+            suggested_tip_amounts: A JSON-serialized array of suggested amounts of tips in the
+                smallest units of the currency (integer, not float/double). At most 4 suggested tip
+                amounts can be specified. The suggested tip amounts must be positive, passed in a
+                strictly increased order and must not exceed max_tip_amount.
+            start_parameter: Unique deep-linking parameter. If left empty, forwarded copies of the
+                sent message will have a Pay button, allowing multiple users to pay directly from
+                the forwarded message, using the same invoice. If non-empty, forwarded copies of
+                the sent message will have a URL button with a deep link to the bot (instead of a
+                Pay button), with the value used as the start parameter.
+            provider_data: JSON-serialized data about the invoice, which will be shared with the
+                payment provider. A detailed description of required fields should be provided by
+                the payment provider.
+            photo_url: URL of the product photo for the invoice. Can be a photo of the goods or a
+                marketing image for a service. People like it better when they see what they are
+                paying for.
+            photo_size: Photo size in bytes
+            photo_width: Photo width
+            photo_height: Photo height
+            need_name: Pass True if you require the user's full name to complete the order. Ignored
+                for payments in Telegram Stars.
+            need_phone_number: Pass True if you require the user's phone number to complete the
+                order. Ignored for payments in Telegram Stars.
+            need_email: Pass True if you require the user's email address to complete the order.
+                Ignored for payments in Telegram Stars.
+            need_shipping_address: Pass True if you require the user's shipping address to complete
+                the order. Ignored for payments in Telegram Stars.
+            send_phone_number_to_provider: Pass True if the user's phone number should be sent to
+                the provider. Ignored for payments in Telegram Stars.
+            send_email_to_provider: Pass True if the user's email address should be sent to the
+                provider. Ignored for payments in Telegram Stars.
+            is_flexible: Pass True if the final price depends on the shipping method. Ignored for
+                payments in Telegram Stars.
+            disable_notification: Sends the message silently. Users will receive a notification
+                with no sound.
+            protect_content: Protects the contents of the sent message from forwarding and saving
+            allow_paid_broadcast: Pass True to allow up to 1000 messages per second, ignoring
+                broadcasting limits for a fee of 0.1 Telegram Stars per message. The relevant Stars
+                will be withdrawn from the bot's balance.
+            message_effect_id: Unique identifier of the message effect to be added to the message;
+                for private chats only
+            suggested_post_parameters: A JSON-serialized object containing the parameters of the
+                suggested post to send; for direct messages chats only. If the message is sent as a
+                reply to another suggested post, then that suggested post is automatically
+                declined.
+            reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
+                price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+
+        Bot API: https://core.telegram.org/bots/api#sendinvoice
+        """
+        method = _methods.SendInvoice(
+            chat_id=self.chat.id,
+            message_thread_id=self.message_thread_id if self.is_topic_message else None,
+            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
+            direct_messages_topic_id=direct_messages_topic_id,
+            title=title,
+            description=description,
+            payload=payload,
+            provider_token=provider_token,
+            currency=currency,
+            prices=prices,
+            max_tip_amount=max_tip_amount,
+            suggested_tip_amounts=suggested_tip_amounts,
+            start_parameter=start_parameter,
+            provider_data=provider_data,
+            photo_url=photo_url,
+            photo_size=photo_size,
+            photo_width=photo_width,
+            photo_height=photo_height,
+            need_name=need_name,
+            need_phone_number=need_phone_number,
+            need_email=need_email,
+            need_shipping_address=need_shipping_address,
+            send_phone_number_to_provider=send_phone_number_to_provider,
+            send_email_to_provider=send_email_to_provider,
+            is_flexible=is_flexible,
+            disable_notification=disable_notification,
+            protect_content=protect_content,
+            allow_paid_broadcast=allow_paid_broadcast,
+            message_effect_id=message_effect_id,
+            suggested_post_parameters=suggested_post_parameters,
+            reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+        )
+        method._bot = self._bot or current_bot.get()
+        return method
+
     def reply_game(
         self,
         game_short_name: str,
@@ -3098,6 +3785,8 @@ class MessageShortcuts(MessageCopy):
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendGame:
         """Send to the chat of this message, as a reply to it.
 
@@ -3120,6 +3809,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
@@ -3134,6 +3828,8 @@ class MessageShortcuts(MessageCopy):
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -3148,6 +3844,7 @@ class MessageShortcuts(MessageCopy):
         link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> EditMessageText:
         """Edit the text of this message.
 
@@ -3171,6 +3868,8 @@ class MessageShortcuts(MessageCopy):
             link_preview_options: Link preview generation options for the message
             rich_message: New rich content of the message; required if text isn't specified
             reply_markup: A JSON-serialized object for an inline keyboard
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#editmessagetext
         """
@@ -3185,6 +3884,7 @@ class MessageShortcuts(MessageCopy):
             link_preview_options=link_preview_options,
             rich_message=rich_message,
             reply_markup=reply_markup,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -3546,6 +4246,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> CopyMessage:
         """Copy this message to another chat, without a link to the original.
 
@@ -3590,6 +4292,11 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#copymessage
         """
@@ -3611,6 +4318,8 @@ class MessageShortcuts(MessageCopy):
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -3791,6 +4500,9 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> SendMessage:
         """Send to the chat of this message.
 
@@ -3828,6 +4540,13 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -3847,6 +4566,9 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -3870,6 +4592,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendPhoto:
         """Send to the chat of this message.
 
@@ -3916,6 +4640,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -3937,6 +4666,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4059,6 +4790,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAudio:
         """Send to the chat of this message.
 
@@ -4114,6 +4847,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -4137,6 +4875,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4160,6 +4900,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDocument:
         """Send to the chat of this message.
 
@@ -4212,6 +4954,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -4233,6 +4980,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4263,6 +5012,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideo:
         """Send to the chat of this message.
 
@@ -4326,6 +5077,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -4354,6 +5110,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4381,6 +5139,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAnimation:
         """Send to the chat of this message.
 
@@ -4438,6 +5198,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -4463,6 +5228,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4485,6 +5252,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVoice:
         """Send to the chat of this message.
 
@@ -4530,6 +5299,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -4550,6 +5324,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4571,6 +5347,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideoNote:
         """Send to the chat of this message.
 
@@ -4617,6 +5395,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -4636,6 +5419,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4737,6 +5522,8 @@ class InaccessibleMessageShortcuts:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendMediaGroup:
         """Send to the chat of this message.
 
@@ -4764,6 +5551,11 @@ class InaccessibleMessageShortcuts:
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
             reply_parameters: Description of the message to reply to
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
@@ -4778,6 +5570,8 @@ class InaccessibleMessageShortcuts:
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4801,6 +5595,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendLocation:
         """Send to the chat of this message.
 
@@ -4844,6 +5640,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -4865,6 +5666,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4890,6 +5693,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVenue:
         """Send to the chat of this message.
 
@@ -4931,6 +5736,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -4954,6 +5764,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -4975,6 +5787,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendContact:
         """Send to the chat of this message.
 
@@ -5010,6 +5824,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -5029,6 +5848,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -5069,6 +5890,9 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> SendPoll:
         """Send to the chat of this message.
 
@@ -5141,6 +5965,13 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
@@ -5179,6 +6010,9 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            correct_option_id=correct_option_id,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -5242,6 +6076,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDice:
         """Send to the chat of this message.
 
@@ -5277,6 +6113,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
@@ -5293,6 +6134,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -5312,6 +6155,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendSticker:
         """Send to the chat of this message.
 
@@ -5351,6 +6196,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -5368,11 +6218,13 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
 
-    def answer_rich_message(
+    def answer_rich(
         self,
         rich_message: InputRichMessage,
         *,
@@ -5474,6 +6326,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendInvoice:
         """Send to the chat of this message.
 
@@ -5550,6 +6404,11 @@ class InaccessibleMessageShortcuts:
             reply_parameters: Description of the message to reply to
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
                 price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
@@ -5585,6 +6444,8 @@ class InaccessibleMessageShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -5601,6 +6462,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendGame:
         """Send to the chat of this message.
 
@@ -5628,6 +6491,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
@@ -5642,6 +6510,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -5662,6 +6532,9 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> SendMessage:
         """Send to the chat of this message, as a reply to it.
 
@@ -5698,6 +6571,13 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -5717,6 +6597,9 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -5739,6 +6622,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendPhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -5784,6 +6669,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -5805,6 +6695,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -5924,6 +6816,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAudio:
         """Send to the chat of this message, as a reply to it.
 
@@ -5978,6 +6872,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -6001,6 +6900,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6023,6 +6924,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDocument:
         """Send to the chat of this message, as a reply to it.
 
@@ -6074,6 +6977,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -6095,6 +7003,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6124,6 +7034,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideo:
         """Send to the chat of this message, as a reply to it.
 
@@ -6186,6 +7098,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -6214,6 +7131,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6240,6 +7159,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAnimation:
         """Send to the chat of this message, as a reply to it.
 
@@ -6296,6 +7217,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -6321,6 +7247,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6342,6 +7270,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -6386,6 +7316,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -6406,6 +7341,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6426,6 +7363,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideoNote:
         """Send to the chat of this message, as a reply to it.
 
@@ -6471,6 +7410,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -6490,6 +7434,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6588,6 +7534,8 @@ class InaccessibleMessageShortcuts:
         protect_content: bool | Default | None = DEFAULT,
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendMediaGroup:
         """Send to the chat of this message, as a reply to it.
 
@@ -6614,6 +7562,11 @@ class InaccessibleMessageShortcuts:
                 will be withdrawn from the bot's balance.
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
@@ -6628,6 +7581,8 @@ class InaccessibleMessageShortcuts:
             protect_content=protect_content,
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6650,6 +7605,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendLocation:
         """Send to the chat of this message, as a reply to it.
 
@@ -6692,6 +7649,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -6713,6 +7675,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6737,6 +7701,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVenue:
         """Send to the chat of this message, as a reply to it.
 
@@ -6777,6 +7743,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -6800,6 +7771,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6820,6 +7793,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendContact:
         """Send to the chat of this message, as a reply to it.
 
@@ -6854,6 +7829,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -6873,6 +7853,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -6912,6 +7894,9 @@ class InaccessibleMessageShortcuts:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> SendPoll:
         """Send to the chat of this message, as a reply to it.
 
@@ -6983,6 +7968,13 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
@@ -7021,6 +8013,9 @@ class InaccessibleMessageShortcuts:
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            correct_option_id=correct_option_id,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7081,6 +8076,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDice:
         """Send to the chat of this message, as a reply to it.
 
@@ -7115,6 +8112,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
@@ -7131,6 +8133,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7149,6 +8153,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendSticker:
         """Send to the chat of this message, as a reply to it.
 
@@ -7187,6 +8193,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -7204,11 +8215,13 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
 
-    def reply_rich_message(
+    def reply_rich(
         self,
         rich_message: InputRichMessage,
         *,
@@ -7307,6 +8320,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendInvoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -7382,6 +8397,11 @@ class InaccessibleMessageShortcuts:
                 declined.
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
                 price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
@@ -7417,6 +8437,8 @@ class InaccessibleMessageShortcuts:
             message_effect_id=message_effect_id,
             suggested_post_parameters=suggested_post_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7432,6 +8454,8 @@ class InaccessibleMessageShortcuts:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendGame:
         """Send to the chat of this message, as a reply to it.
 
@@ -7458,6 +8482,11 @@ class InaccessibleMessageShortcuts:
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
@@ -7472,6 +8501,8 @@ class InaccessibleMessageShortcuts:
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7506,6 +8537,9 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> SendMessage:
         """Send to the chat the user asked to join.
 
@@ -7543,6 +8577,13 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -7562,6 +8603,9 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7585,6 +8629,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendPhoto:
         """Send to the chat the user asked to join.
 
@@ -7631,6 +8677,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -7652,6 +8703,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7774,6 +8827,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAudio:
         """Send to the chat the user asked to join.
 
@@ -7829,6 +8884,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -7852,6 +8912,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7875,6 +8937,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDocument:
         """Send to the chat the user asked to join.
 
@@ -7927,6 +8991,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -7948,6 +9017,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -7978,6 +9049,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideo:
         """Send to the chat the user asked to join.
 
@@ -8041,6 +9114,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -8069,6 +9147,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8096,6 +9176,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAnimation:
         """Send to the chat the user asked to join.
 
@@ -8153,6 +9235,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -8178,6 +9265,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8200,6 +9289,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVoice:
         """Send to the chat the user asked to join.
 
@@ -8245,6 +9336,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -8265,6 +9361,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8286,6 +9384,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideoNote:
         """Send to the chat the user asked to join.
 
@@ -8332,6 +9432,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -8351,6 +9456,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8452,6 +9559,8 @@ class ChatJoinRequestShortcuts:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendMediaGroup:
         """Send to the chat the user asked to join.
 
@@ -8479,6 +9588,11 @@ class ChatJoinRequestShortcuts:
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
             reply_parameters: Description of the message to reply to
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
@@ -8493,6 +9607,8 @@ class ChatJoinRequestShortcuts:
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8516,6 +9632,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendLocation:
         """Send to the chat the user asked to join.
 
@@ -8559,6 +9677,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -8580,6 +9703,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8605,6 +9730,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVenue:
         """Send to the chat the user asked to join.
 
@@ -8646,6 +9773,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -8669,6 +9801,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8690,6 +9824,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendContact:
         """Send to the chat the user asked to join.
 
@@ -8725,6 +9861,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -8744,6 +9885,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8784,6 +9927,9 @@ class ChatJoinRequestShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> SendPoll:
         """Send to the chat the user asked to join.
 
@@ -8856,6 +10002,13 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
@@ -8894,6 +10047,9 @@ class ChatJoinRequestShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            correct_option_id=correct_option_id,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -8957,6 +10113,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDice:
         """Send to the chat the user asked to join.
 
@@ -8992,6 +10150,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
@@ -9008,6 +10171,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9027,6 +10192,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendSticker:
         """Send to the chat the user asked to join.
 
@@ -9066,6 +10233,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -9083,11 +10255,13 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
 
-    def answer_rich_message(
+    def answer_rich(
         self,
         rich_message: InputRichMessage,
         *,
@@ -9189,6 +10363,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendInvoice:
         """Send to the chat the user asked to join.
 
@@ -9265,6 +10441,11 @@ class ChatJoinRequestShortcuts:
             reply_parameters: Description of the message to reply to
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
                 price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
@@ -9300,6 +10481,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9316,6 +10499,8 @@ class ChatJoinRequestShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendGame:
         """Send to the chat the user asked to join.
 
@@ -9343,6 +10528,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
@@ -9357,6 +10547,8 @@ class ChatJoinRequestShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9378,6 +10570,9 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> SendMessage:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -9415,6 +10610,13 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -9434,6 +10636,9 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9457,6 +10662,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendPhoto:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -9503,6 +10710,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -9524,6 +10736,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9646,6 +10860,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAudio:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -9701,6 +10917,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -9724,6 +10945,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9747,6 +10970,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDocument:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -9799,6 +11024,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -9820,6 +11050,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9850,6 +11082,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideo:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -9913,6 +11147,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -9941,6 +11180,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -9968,6 +11209,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAnimation:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10025,6 +11268,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -10050,6 +11298,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10072,6 +11322,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVoice:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10117,6 +11369,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -10137,6 +11394,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10158,6 +11417,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideoNote:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10204,6 +11465,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -10223,6 +11489,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10324,6 +11592,8 @@ class ChatJoinRequestShortcuts:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendMediaGroup:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10351,6 +11621,11 @@ class ChatJoinRequestShortcuts:
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
             reply_parameters: Description of the message to reply to
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
@@ -10365,6 +11640,8 @@ class ChatJoinRequestShortcuts:
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10388,6 +11665,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendLocation:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10431,6 +11710,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -10452,6 +11736,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10477,6 +11763,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVenue:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10518,6 +11806,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -10541,6 +11834,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10562,6 +11857,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendContact:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10597,6 +11894,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -10616,6 +11918,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10656,6 +11960,9 @@ class ChatJoinRequestShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> SendPoll:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10728,6 +12035,13 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
@@ -10766,6 +12080,9 @@ class ChatJoinRequestShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            correct_option_id=correct_option_id,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10829,6 +12146,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDice:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10864,6 +12183,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
@@ -10880,6 +12204,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -10899,6 +12225,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendSticker:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10938,6 +12266,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -10955,11 +12288,13 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
 
-    def answer_rich_message_pm(
+    def answer_rich_pm(
         self,
         rich_message: InputRichMessage,
         *,
@@ -11061,6 +12396,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendInvoice:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11137,6 +12474,11 @@ class ChatJoinRequestShortcuts:
             reply_parameters: Description of the message to reply to
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
                 price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
@@ -11172,6 +12514,8 @@ class ChatJoinRequestShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -11188,6 +12532,8 @@ class ChatJoinRequestShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendGame:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11215,6 +12561,11 @@ class ChatJoinRequestShortcuts:
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
@@ -11229,6 +12580,8 @@ class ChatJoinRequestShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -11356,6 +12709,9 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> SendMessage:
         """Send to the chat where the membership changed.
 
@@ -11393,6 +12749,13 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -11412,6 +12775,9 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            disable_web_page_preview=disable_web_page_preview,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -11435,6 +12801,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendPhoto:
         """Send to the chat where the membership changed.
 
@@ -11481,6 +12849,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -11502,6 +12875,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -11624,6 +12999,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAudio:
         """Send to the chat where the membership changed.
 
@@ -11679,6 +13056,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -11702,6 +13084,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -11725,6 +13109,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDocument:
         """Send to the chat where the membership changed.
 
@@ -11777,6 +13163,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -11798,6 +13189,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -11828,6 +13221,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideo:
         """Send to the chat where the membership changed.
 
@@ -11891,6 +13286,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -11919,6 +13319,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -11946,6 +13348,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendAnimation:
         """Send to the chat where the membership changed.
 
@@ -12003,6 +13407,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -12028,6 +13437,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12050,6 +13461,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVoice:
         """Send to the chat where the membership changed.
 
@@ -12095,6 +13508,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -12115,6 +13533,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12136,6 +13556,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVideoNote:
         """Send to the chat where the membership changed.
 
@@ -12182,6 +13604,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -12201,6 +13628,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12302,6 +13731,8 @@ class ChatMemberUpdatedShortcuts:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendMediaGroup:
         """Send to the chat where the membership changed.
 
@@ -12329,6 +13760,11 @@ class ChatMemberUpdatedShortcuts:
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
             reply_parameters: Description of the message to reply to
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
@@ -12343,6 +13779,8 @@ class ChatMemberUpdatedShortcuts:
             allow_paid_broadcast=allow_paid_broadcast,
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12366,6 +13804,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendLocation:
         """Send to the chat where the membership changed.
 
@@ -12409,6 +13849,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -12430,6 +13875,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12455,6 +13902,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendVenue:
         """Send to the chat where the membership changed.
 
@@ -12496,6 +13945,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -12519,6 +13973,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12540,6 +13996,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendContact:
         """Send to the chat where the membership changed.
 
@@ -12575,6 +14033,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -12594,6 +14057,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12634,6 +14099,9 @@ class ChatMemberUpdatedShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> SendPoll:
         """Send to the chat where the membership changed.
 
@@ -12706,6 +14174,13 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
@@ -12744,6 +14219,9 @@ class ChatMemberUpdatedShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            correct_option_id=correct_option_id,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12807,6 +14285,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendDice:
         """Send to the chat where the membership changed.
 
@@ -12842,6 +14322,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
@@ -12858,6 +14343,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -12877,6 +14364,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendSticker:
         """Send to the chat where the membership changed.
 
@@ -12916,6 +14405,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -12933,11 +14427,13 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
 
-    def answer_rich_message(
+    def answer_rich(
         self,
         rich_message: InputRichMessage,
         *,
@@ -13039,6 +14535,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendInvoice:
         """Send to the chat where the membership changed.
 
@@ -13115,6 +14613,11 @@ class ChatMemberUpdatedShortcuts:
             reply_parameters: Description of the message to reply to
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
                 price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
@@ -13150,6 +14653,8 @@ class ChatMemberUpdatedShortcuts:
             suggested_post_parameters=suggested_post_parameters,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -13166,6 +14671,8 @@ class ChatMemberUpdatedShortcuts:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> SendGame:
         """Send to the chat where the membership changed.
 
@@ -13193,6 +14700,11 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
@@ -13207,6 +14719,8 @@ class ChatMemberUpdatedShortcuts:
             message_effect_id=message_effect_id,
             reply_parameters=reply_parameters,
             reply_markup=reply_markup,
+            reply_to_message_id=reply_to_message_id,
+            allow_sending_without_reply=allow_sending_without_reply,
         )
         method._bot = self._bot or current_bot.get()
         return method
@@ -13282,6 +14796,8 @@ class InlineQueryShortcuts:
         is_personal: bool | None = None,
         next_offset: str | None = None,
         button: InlineQueryResultsButton | None = None,
+        switch_pm_text: str | None = None,
+        switch_pm_parameter: str | None = None,
     ) -> AnswerInlineQuery:
         """Answer this inline query with results.
 
@@ -13304,6 +14820,11 @@ class InlineQueryShortcuts:
                 if you don't support pagination. Offset length can't exceed 64 bytes.
             button: A JSON-serialized object describing a button to be shown above inline query
                 results
+            switch_pm_text: If passed, clients will display a button with specified text that
+                switches the user to a private chat with the bot. Deprecated: use button (Telegram
+                still accepts it)
+            switch_pm_parameter: Deep-linking parameter for the /start message sent to the bot when
+                user presses the switch button. Deprecated: use button (Telegram still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#answerinlinequery
         """
@@ -13314,6 +14835,8 @@ class InlineQueryShortcuts:
             is_personal=is_personal,
             next_offset=next_offset,
             button=button,
+            switch_pm_text=switch_pm_text,
+            switch_pm_parameter=switch_pm_parameter,
         )
         method._bot = self._bot or current_bot.get()
         return method
