@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..defaults import DEFAULT, Default
+from ..defaults import DEFAULT, BotDefaults, Default
 from .base import TelegramMethod
 
 if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this
@@ -238,6 +238,19 @@ class GetUpdates(TelegramMethod["list[Update]"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        if self.timeout is not None:
+            params['timeout'] = self.timeout
+        if self.allowed_updates is not None:
+            params['allowed_updates'] = self.allowed_updates
+        return params
+
 
 class SetWebhook(TelegramMethod["bool"]):
     """Use this method to specify a URL and receive incoming updates via an outgoing webhook. Whenever
@@ -304,6 +317,23 @@ class SetWebhook(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'url': self.url}
+        if self.certificate is not None:
+            params['certificate'] = self.certificate
+        if self.ip_address is not None:
+            params['ip_address'] = self.ip_address
+        if self.max_connections is not None:
+            params['max_connections'] = self.max_connections
+        if self.allowed_updates is not None:
+            params['allowed_updates'] = self.allowed_updates
+        if self.drop_pending_updates is not None:
+            params['drop_pending_updates'] = self.drop_pending_updates
+        if self.secret_token is not None:
+            params['secret_token'] = self.secret_token
+        return params
+
 
 class DeleteWebhook(TelegramMethod["bool"]):
     """Use this method to remove webhook integration if you decide to switch back to getUpdates.
@@ -333,6 +363,13 @@ class DeleteWebhook(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.drop_pending_updates is not None:
+            params['drop_pending_updates'] = self.drop_pending_updates
+        return params
+
 
 class GetWebhookInfo(TelegramMethod["WebhookInfo"]):
     """Use this method to get current webhook status. Requires no parameters. On success, returns a
@@ -353,6 +390,11 @@ class GetWebhookInfo(TelegramMethod["WebhookInfo"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
+
 
 class GetMe(TelegramMethod["User"]):
     """A simple method for testing your bot's authentication token. Requires no parameters. Returns
@@ -371,6 +413,11 @@ class GetMe(TelegramMethod["User"]):
     def __init__(self) -> None:
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
 class LogOut(TelegramMethod["bool"]):
@@ -394,6 +441,11 @@ class LogOut(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
+
 
 class Close(TelegramMethod["bool"]):
     """Use this method to close the bot instance before moving it from one local server to another.
@@ -414,6 +466,11 @@ class Close(TelegramMethod["bool"]):
     def __init__(self) -> None:
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
 class SendMessage(TelegramMethod["Message"]):
@@ -529,6 +586,58 @@ class SendMessage(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'text': self.text}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.entities is not None:
+            params['entities'] = self.entities
+        link_preview_options = self.link_preview_options
+        if link_preview_options is DEFAULT:
+            link_preview_options = None if defaults is None else defaults.link_preview_options
+        if link_preview_options is not None:
+            params['link_preview_options'] = link_preview_options
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = self.disable_web_page_preview
+        return params
+
 
 class ForwardMessage(TelegramMethod["Message"]):
     """Use this method to forward messages of any kind. Service messages and messages with protected
@@ -604,6 +713,31 @@ class ForwardMessage(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_id': self.message_id}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.video_start_timestamp is not None:
+            params['video_start_timestamp'] = self.video_start_timestamp
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        return params
+
 
 class ForwardMessages(TelegramMethod["list[MessageId]"]):
     """Use this method to forward multiple messages of any kind. If some of the specified messages
@@ -665,6 +799,25 @@ class ForwardMessages(TelegramMethod["list[MessageId]"]):
         self.protect_content = protect_content
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_ids': self.message_ids}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        return params
 
 
 class CopyMessage(TelegramMethod["MessageId"]):
@@ -789,6 +942,55 @@ class CopyMessage(TelegramMethod["MessageId"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_id': self.message_id}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.video_start_timestamp is not None:
+            params['video_start_timestamp'] = self.video_start_timestamp
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.show_caption_above_media is not None:
+            params['show_caption_above_media'] = self.show_caption_above_media
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class CopyMessages(TelegramMethod["list[MessageId]"]):
     """Use this method to copy messages of any kind. If some of the specified messages can't be found
@@ -858,6 +1060,27 @@ class CopyMessages(TelegramMethod["list[MessageId]"]):
         self.remove_caption = remove_caption
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_ids': self.message_ids}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        if self.remove_caption is not None:
+            params['remove_caption'] = self.remove_caption
+        return params
 
 
 class SendPhoto(TelegramMethod["Message"]):
@@ -978,6 +1201,57 @@ class SendPhoto(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'photo': self.photo}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.show_caption_above_media is not None:
+            params['show_caption_above_media'] = self.show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendLivePhoto(TelegramMethod["Message"]):
     """Use this method to send live photos. On success, the sent Message is returned.
@@ -1091,6 +1365,53 @@ class SendLivePhoto(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'live_photo': self.live_photo, 'photo': self.photo}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.show_caption_above_media is not None:
+            params['show_caption_above_media'] = self.show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
 class SendAudio(TelegramMethod["Message"]):
@@ -1226,6 +1547,61 @@ class SendAudio(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'audio': self.audio}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.performer is not None:
+            params['performer'] = self.performer
+        if self.title is not None:
+            params['title'] = self.title
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendDocument(TelegramMethod["Message"]):
     """Use this method to send general files. On success, the sent Message is returned. Bots can
@@ -1346,6 +1722,57 @@ class SendDocument(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'document': self.document}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.disable_content_type_detection is not None:
+            params['disable_content_type_detection'] = self.disable_content_type_detection
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
 class SendVideo(TelegramMethod["Message"]):
@@ -1503,6 +1930,71 @@ class SendVideo(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'video': self.video}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.width is not None:
+            params['width'] = self.width
+        if self.height is not None:
+            params['height'] = self.height
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        if self.cover is not None:
+            params['cover'] = self.cover
+        if self.start_timestamp is not None:
+            params['start_timestamp'] = self.start_timestamp
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.show_caption_above_media is not None:
+            params['show_caption_above_media'] = self.show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        if self.supports_streaming is not None:
+            params['supports_streaming'] = self.supports_streaming
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendAnimation(TelegramMethod["Message"]):
     """Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On
@@ -1644,6 +2136,65 @@ class SendAnimation(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'animation': self.animation}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.width is not None:
+            params['width'] = self.width
+        if self.height is not None:
+            params['height'] = self.height
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.show_caption_above_media is not None:
+            params['show_caption_above_media'] = self.show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendVoice(TelegramMethod["Message"]):
     """Use this method to send audio files, if you want Telegram clients to display the file as a
@@ -1762,6 +2313,55 @@ class SendVoice(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'voice': self.voice}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.duration is not None:
+            params['duration'] = self.duration
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendVideoNote(TelegramMethod["Message"]):
     """As of v.4.0, Telegram clients support rounded square MPEG4 videos of up to 1 minute long. Use
@@ -1872,6 +2472,50 @@ class SendVideoNote(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'video_note': self.video_note}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.length is not None:
+            params['length'] = self.length
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendPaidMedia(TelegramMethod["Message"]):
     """Use this method to send paid media. On success, the sent Message is returned.
@@ -1981,6 +2625,51 @@ class SendPaidMedia(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'star_count': self.star_count, 'media': self.media}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.payload is not None:
+            params['payload'] = self.payload
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.show_caption_above_media is not None:
+            params['show_caption_above_media'] = self.show_caption_above_media
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
+
 
 class SendMediaGroup(TelegramMethod["list[Message]"]):
     """Use this method to send a group of photos, live photos, videos, documents or audios as an
@@ -2066,6 +2755,40 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'media': self.media}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
 class SendLocation(TelegramMethod["Message"]):
@@ -2185,6 +2908,52 @@ class SendLocation(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'latitude': self.latitude, 'longitude': self.longitude}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.horizontal_accuracy is not None:
+            params['horizontal_accuracy'] = self.horizontal_accuracy
+        if self.live_period is not None:
+            params['live_period'] = self.live_period
+        if self.heading is not None:
+            params['heading'] = self.heading
+        if self.proximity_alert_radius is not None:
+            params['proximity_alert_radius'] = self.proximity_alert_radius
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
 class SendVenue(TelegramMethod["Message"]):
@@ -2315,6 +3084,52 @@ class SendVenue(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'latitude': self.latitude, 'longitude': self.longitude, 'title': self.title, 'address': self.address}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.foursquare_id is not None:
+            params['foursquare_id'] = self.foursquare_id
+        if self.foursquare_type is not None:
+            params['foursquare_type'] = self.foursquare_type
+        if self.google_place_id is not None:
+            params['google_place_id'] = self.google_place_id
+        if self.google_place_type is not None:
+            params['google_place_type'] = self.google_place_type
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendContact(TelegramMethod["Message"]):
     """Use this method to send phone contacts. On success, the sent Message is returned.
@@ -2423,6 +3238,48 @@ class SendContact(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'phone_number': self.phone_number, 'first_name': self.first_name}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.last_name is not None:
+            params['last_name'] = self.last_name
+        if self.vcard is not None:
+            params['vcard'] = self.vcard
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
 class SendPoll(TelegramMethod["Message"]):
@@ -2633,6 +3490,97 @@ class SendPoll(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'question': self.question, 'options': self.options}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        question_parse_mode = self.question_parse_mode
+        if question_parse_mode is DEFAULT:
+            question_parse_mode = None if defaults is None else defaults.parse_mode
+        if question_parse_mode is not None:
+            params['question_parse_mode'] = question_parse_mode
+        if self.question_entities is not None:
+            params['question_entities'] = self.question_entities
+        if self.is_anonymous is not None:
+            params['is_anonymous'] = self.is_anonymous
+        if self.type is not None:
+            params['type'] = self.type
+        if self.allows_multiple_answers is not None:
+            params['allows_multiple_answers'] = self.allows_multiple_answers
+        if self.allows_revoting is not None:
+            params['allows_revoting'] = self.allows_revoting
+        if self.shuffle_options is not None:
+            params['shuffle_options'] = self.shuffle_options
+        if self.allow_adding_options is not None:
+            params['allow_adding_options'] = self.allow_adding_options
+        if self.hide_results_until_closes is not None:
+            params['hide_results_until_closes'] = self.hide_results_until_closes
+        if self.members_only is not None:
+            params['members_only'] = self.members_only
+        if self.country_codes is not None:
+            params['country_codes'] = self.country_codes
+        if self.correct_option_ids is not None:
+            params['correct_option_ids'] = self.correct_option_ids
+        if self.explanation is not None:
+            params['explanation'] = self.explanation
+        explanation_parse_mode = self.explanation_parse_mode
+        if explanation_parse_mode is DEFAULT:
+            explanation_parse_mode = None if defaults is None else defaults.parse_mode
+        if explanation_parse_mode is not None:
+            params['explanation_parse_mode'] = explanation_parse_mode
+        if self.explanation_entities is not None:
+            params['explanation_entities'] = self.explanation_entities
+        if self.explanation_media is not None:
+            params['explanation_media'] = self.explanation_media
+        if self.open_period is not None:
+            params['open_period'] = self.open_period
+        if self.close_date is not None:
+            params['close_date'] = self.close_date
+        if self.is_closed is not None:
+            params['is_closed'] = self.is_closed
+        if self.description is not None:
+            params['description'] = self.description
+        description_parse_mode = self.description_parse_mode
+        if description_parse_mode is DEFAULT:
+            description_parse_mode = None if defaults is None else defaults.parse_mode
+        if description_parse_mode is not None:
+            params['description_parse_mode'] = description_parse_mode
+        if self.description_entities is not None:
+            params['description_entities'] = self.description_entities
+        if self.media is not None:
+            params['media'] = self.media
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.correct_option_id is not None:
+            params['correct_option_id'] = self.correct_option_id
+        return params
+
 
 class SendChecklist(TelegramMethod["Message"]):
     """Use this method to send a checklist on behalf of a connected business account. On success, the
@@ -2697,6 +3645,27 @@ class SendChecklist(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'checklist': self.checklist}
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
 class SendDice(TelegramMethod["Message"]):
@@ -2793,6 +3762,46 @@ class SendDice(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.emoji is not None:
+            params['emoji'] = self.emoji
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SendMessageDraft(TelegramMethod["bool"]):
     """Use this method to stream a partial message to a user while the message is being generated.
@@ -2850,6 +3859,22 @@ class SendMessageDraft(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'draft_id': self.draft_id}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.text is not None:
+            params['text'] = self.text
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.entities is not None:
+            params['entities'] = self.entities
+        return params
+
 
 class SendChatAction(TelegramMethod["bool"]):
     """Use this method when you need to tell the user that something is happening on the bot's side.
@@ -2898,6 +3923,15 @@ class SendChatAction(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'action': self.action}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        return params
+
 
 class SetMessageReaction(TelegramMethod["bool"]):
     """Use this method to change the chosen reactions on a message. Service messages of some types
@@ -2944,6 +3978,15 @@ class SetMessageReaction(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.reaction is not None:
+            params['reaction'] = self.reaction
+        if self.is_big is not None:
+            params['is_big'] = self.is_big
+        return params
+
 
 class GetUserProfilePhotos(TelegramMethod["UserProfilePhotos"]):
     """Use this method to get a list of profile pictures for a user. Returns a UserProfilePhotos
@@ -2983,6 +4026,15 @@ class GetUserProfilePhotos(TelegramMethod["UserProfilePhotos"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
+
 
 class GetUserProfileAudios(TelegramMethod["UserProfileAudios"]):
     """Use this method to get a list of profile audios for a user. Returns a UserProfileAudios object.
@@ -3020,6 +4072,15 @@ class GetUserProfileAudios(TelegramMethod["UserProfileAudios"]):
         self.limit = limit
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
 
 
 class SetUserEmojiStatus(TelegramMethod["bool"]):
@@ -3060,6 +4121,15 @@ class SetUserEmojiStatus(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.emoji_status_custom_emoji_id is not None:
+            params['emoji_status_custom_emoji_id'] = self.emoji_status_custom_emoji_id
+        if self.emoji_status_expiration_date is not None:
+            params['emoji_status_expiration_date'] = self.emoji_status_expiration_date
+        return params
+
 
 class GetFile(TelegramMethod["File"]):
     """Use this method to get basic information about a file and prepare it for downloading. For the
@@ -3095,6 +4165,11 @@ class GetFile(TelegramMethod["File"]):
         self.file_id = file_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'file_id': self.file_id}
+        return params
 
 
 class BanChatMember(TelegramMethod["bool"]):
@@ -3142,6 +4217,15 @@ class BanChatMember(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.until_date is not None:
+            params['until_date'] = self.until_date
+        if self.revoke_messages is not None:
+            params['revoke_messages'] = self.revoke_messages
+        return params
+
 
 class UnbanChatMember(TelegramMethod["bool"]):
     """Use this method to unban a previously banned user in a supergroup or channel. The user will not
@@ -3184,6 +4268,13 @@ class UnbanChatMember(TelegramMethod["bool"]):
         self.only_if_banned = only_if_banned
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.only_if_banned is not None:
+            params['only_if_banned'] = self.only_if_banned
+        return params
 
 
 class RestrictChatMember(TelegramMethod["bool"]):
@@ -3234,6 +4325,15 @@ class RestrictChatMember(TelegramMethod["bool"]):
         self.until_date = until_date
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id, 'permissions': self.permissions}
+        if self.use_independent_chat_permissions is not None:
+            params['use_independent_chat_permissions'] = self.use_independent_chat_permissions
+        if self.until_date is not None:
+            params['until_date'] = self.until_date
+        return params
 
 
 class PromoteChatMember(TelegramMethod["bool"]):
@@ -3355,6 +4455,45 @@ class PromoteChatMember(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.is_anonymous is not None:
+            params['is_anonymous'] = self.is_anonymous
+        if self.can_manage_chat is not None:
+            params['can_manage_chat'] = self.can_manage_chat
+        if self.can_delete_messages is not None:
+            params['can_delete_messages'] = self.can_delete_messages
+        if self.can_manage_video_chats is not None:
+            params['can_manage_video_chats'] = self.can_manage_video_chats
+        if self.can_restrict_members is not None:
+            params['can_restrict_members'] = self.can_restrict_members
+        if self.can_promote_members is not None:
+            params['can_promote_members'] = self.can_promote_members
+        if self.can_change_info is not None:
+            params['can_change_info'] = self.can_change_info
+        if self.can_invite_users is not None:
+            params['can_invite_users'] = self.can_invite_users
+        if self.can_post_stories is not None:
+            params['can_post_stories'] = self.can_post_stories
+        if self.can_edit_stories is not None:
+            params['can_edit_stories'] = self.can_edit_stories
+        if self.can_delete_stories is not None:
+            params['can_delete_stories'] = self.can_delete_stories
+        if self.can_post_messages is not None:
+            params['can_post_messages'] = self.can_post_messages
+        if self.can_edit_messages is not None:
+            params['can_edit_messages'] = self.can_edit_messages
+        if self.can_pin_messages is not None:
+            params['can_pin_messages'] = self.can_pin_messages
+        if self.can_manage_topics is not None:
+            params['can_manage_topics'] = self.can_manage_topics
+        if self.can_manage_direct_messages is not None:
+            params['can_manage_direct_messages'] = self.can_manage_direct_messages
+        if self.can_manage_tags is not None:
+            params['can_manage_tags'] = self.can_manage_tags
+        return params
+
 
 class SetChatAdministratorCustomTitle(TelegramMethod["bool"]):
     """Use this method to set a custom title for an administrator in a supergroup promoted by the bot.
@@ -3393,6 +4532,11 @@ class SetChatAdministratorCustomTitle(TelegramMethod["bool"]):
         self.custom_title = custom_title
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id, 'custom_title': self.custom_title}
+        return params
 
 
 class SetChatMemberTag(TelegramMethod["bool"]):
@@ -3434,6 +4578,13 @@ class SetChatMemberTag(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.tag is not None:
+            params['tag'] = self.tag
+        return params
+
 
 class BanChatSenderChat(TelegramMethod["bool"]):
     """Use this method to ban a channel chat in a supergroup or a channel. Until the chat is unbanned,
@@ -3470,6 +4621,11 @@ class BanChatSenderChat(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sender_chat_id': self.sender_chat_id}
+        return params
+
 
 class UnbanChatSenderChat(TelegramMethod["bool"]):
     """Use this method to unban a previously banned channel chat in a supergroup or channel. The bot
@@ -3504,6 +4660,11 @@ class UnbanChatSenderChat(TelegramMethod["bool"]):
         self.sender_chat_id = sender_chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sender_chat_id': self.sender_chat_id}
+        return params
 
 
 class SetChatPermissions(TelegramMethod["bool"]):
@@ -3545,6 +4706,13 @@ class SetChatPermissions(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'permissions': self.permissions}
+        if self.use_independent_chat_permissions is not None:
+            params['use_independent_chat_permissions'] = self.use_independent_chat_permissions
+        return params
+
 
 class ExportChatInviteLink(TelegramMethod["str"]):
     """Use this method to generate a new primary invite link for a chat; any previously generated
@@ -3574,6 +4742,11 @@ class ExportChatInviteLink(TelegramMethod["str"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
@@ -3625,6 +4798,19 @@ class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
         self.creates_join_request = creates_join_request
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.expire_date is not None:
+            params['expire_date'] = self.expire_date
+        if self.member_limit is not None:
+            params['member_limit'] = self.member_limit
+        if self.creates_join_request is not None:
+            params['creates_join_request'] = self.creates_join_request
+        return params
 
 
 class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
@@ -3681,6 +4867,19 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.expire_date is not None:
+            params['expire_date'] = self.expire_date
+        if self.member_limit is not None:
+            params['member_limit'] = self.member_limit
+        if self.creates_join_request is not None:
+            params['creates_join_request'] = self.creates_join_request
+        return params
+
 
 class CreateChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to create a subscription invite link for a channel chat. The bot must have the
@@ -3727,6 +4926,13 @@ class CreateChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'subscription_period': self.subscription_period, 'subscription_price': self.subscription_price}
+        if self.name is not None:
+            params['name'] = self.name
+        return params
+
 
 class EditChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to edit a subscription invite link created by the bot. The bot must have the
@@ -3767,6 +4973,13 @@ class EditChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
+        if self.name is not None:
+            params['name'] = self.name
+        return params
+
 
 class RevokeChatInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to revoke an invite link created by the bot. If the primary link is revoked, a
@@ -3803,6 +5016,11 @@ class RevokeChatInviteLink(TelegramMethod["ChatInviteLink"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
+        return params
+
 
 class ApproveChatJoinRequest(TelegramMethod["bool"]):
     """Use this method to approve a chat join request. The bot must be an administrator in the chat
@@ -3837,6 +5055,11 @@ class ApproveChatJoinRequest(TelegramMethod["bool"]):
         self.user_id = user_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
 
 
 class DeclineChatJoinRequest(TelegramMethod["bool"]):
@@ -3873,6 +5096,11 @@ class DeclineChatJoinRequest(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
+
 
 class AnswerChatJoinRequestQuery(TelegramMethod["bool"]):
     """Use this method to process a received chat join request query. Returns True on success.
@@ -3905,6 +5133,11 @@ class AnswerChatJoinRequestQuery(TelegramMethod["bool"]):
         self.result = result
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_join_request_query_id': self.chat_join_request_query_id, 'result': self.result}
+        return params
 
 
 class SendChatJoinRequestWebApp(TelegramMethod["bool"]):
@@ -3941,6 +5174,11 @@ class SendChatJoinRequestWebApp(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_join_request_query_id': self.chat_join_request_query_id, 'web_app_url': self.web_app_url}
+        return params
+
 
 class SetChatPhoto(TelegramMethod["bool"]):
     """Use this method to set a new profile photo for the chat. Photos can't be changed for private
@@ -3976,6 +5214,11 @@ class SetChatPhoto(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'photo': self.photo}
+        return params
+
 
 class DeleteChatPhoto(TelegramMethod["bool"]):
     """Use this method to delete a chat photo. Photos can't be changed for private chats. The bot must
@@ -4005,6 +5248,11 @@ class DeleteChatPhoto(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class SetChatTitle(TelegramMethod["bool"]):
@@ -4041,6 +5289,11 @@ class SetChatTitle(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'title': self.title}
+        return params
+
 
 class SetChatDescription(TelegramMethod["bool"]):
     """Use this method to change the description of a group, a supergroup or a channel. The bot must
@@ -4075,6 +5328,13 @@ class SetChatDescription(TelegramMethod["bool"]):
         self.description = description
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.description is not None:
+            params['description'] = self.description
+        return params
 
 
 class PinChatMessage(TelegramMethod["bool"]):
@@ -4123,6 +5383,18 @@ class PinChatMessage(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        return params
+
 
 class UnpinChatMessage(TelegramMethod["bool"]):
     """Use this method to remove a message from the list of pinned messages in a chat. In private
@@ -4164,6 +5436,15 @@ class UnpinChatMessage(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        return params
+
 
 class UnpinAllChatMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a chat. In private chats and channel
@@ -4196,6 +5477,11 @@ class UnpinAllChatMessages(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
+
 
 class LeaveChat(TelegramMethod["bool"]):
     """Use this method for your bot to leave a group, supergroup or channel. Returns True on success.
@@ -4223,6 +5509,11 @@ class LeaveChat(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class GetChat(TelegramMethod["ChatFullInfo"]):
@@ -4252,6 +5543,11 @@ class GetChat(TelegramMethod["ChatFullInfo"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class GetChatAdministrators(TelegramMethod["list[ChatMember]"]):
@@ -4287,6 +5583,13 @@ class GetChatAdministrators(TelegramMethod["list[ChatMember]"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.return_bots is not None:
+            params['return_bots'] = self.return_bots
+        return params
+
 
 class GetChatMemberCount(TelegramMethod["int"]):
     """Use this method to get the number of members in a chat. Returns Int on success.
@@ -4314,6 +5617,11 @@ class GetChatMemberCount(TelegramMethod["int"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class GetChatMember(TelegramMethod["ChatMember"]):
@@ -4350,6 +5658,11 @@ class GetChatMember(TelegramMethod["ChatMember"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
+
 
 class GetUserPersonalChatMessages(TelegramMethod["list[Message]"]):
     """Use this method to get the last messages from the personal chat (i.e., the chat currently added
@@ -4383,6 +5696,11 @@ class GetUserPersonalChatMessages(TelegramMethod["list[Message]"]):
         self.limit = limit
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'limit': self.limit}
+        return params
 
 
 class SetChatStickerSet(TelegramMethod["bool"]):
@@ -4420,6 +5738,11 @@ class SetChatStickerSet(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sticker_set_name': self.sticker_set_name}
+        return params
+
 
 class DeleteChatStickerSet(TelegramMethod["bool"]):
     """Use this method to delete a group sticker set from a supergroup. The bot must be an
@@ -4451,6 +5774,11 @@ class DeleteChatStickerSet(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
+
 
 class GetForumTopicIconStickers(TelegramMethod["list[Sticker]"]):
     """Use this method to get custom emoji stickers, which can be used as a forum topic icon by any
@@ -4469,6 +5797,11 @@ class GetForumTopicIconStickers(TelegramMethod["list[Sticker]"]):
     def __init__(self) -> None:
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
 class CreateForumTopic(TelegramMethod["ForumTopic"]):
@@ -4516,6 +5849,15 @@ class CreateForumTopic(TelegramMethod["ForumTopic"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'name': self.name}
+        if self.icon_color is not None:
+            params['icon_color'] = self.icon_color
+        if self.icon_custom_emoji_id is not None:
+            params['icon_custom_emoji_id'] = self.icon_custom_emoji_id
+        return params
+
 
 class EditForumTopic(TelegramMethod["bool"]):
     """Use this method to edit name and icon of a topic in a forum supergroup chat or a private chat
@@ -4562,6 +5904,15 @@ class EditForumTopic(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.icon_custom_emoji_id is not None:
+            params['icon_custom_emoji_id'] = self.icon_custom_emoji_id
+        return params
+
 
 class CloseForumTopic(TelegramMethod["bool"]):
     """Use this method to close an open topic in a forum supergroup chat. The bot must be an
@@ -4597,6 +5948,11 @@ class CloseForumTopic(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
+
 
 class ReopenForumTopic(TelegramMethod["bool"]):
     """Use this method to reopen a closed topic in a forum supergroup chat. The bot must be an
@@ -4631,6 +5987,11 @@ class ReopenForumTopic(TelegramMethod["bool"]):
         self.message_thread_id = message_thread_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
 
 
 class DeleteForumTopic(TelegramMethod["bool"]):
@@ -4668,6 +6029,11 @@ class DeleteForumTopic(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
+
 
 class UnpinAllForumTopicMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a forum topic in a forum supergroup
@@ -4704,6 +6070,11 @@ class UnpinAllForumTopicMessages(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
+
 
 class EditGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to edit the name of the 'General' topic in a forum supergroup chat. The bot
@@ -4739,6 +6110,11 @@ class EditGeneralForumTopic(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'name': self.name}
+        return params
+
 
 class CloseGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to close an open 'General' topic in a forum supergroup chat. The bot must be an
@@ -4768,6 +6144,11 @@ class CloseGeneralForumTopic(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class ReopenGeneralForumTopic(TelegramMethod["bool"]):
@@ -4799,6 +6180,11 @@ class ReopenGeneralForumTopic(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
+
 
 class HideGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to hide the 'General' topic in a forum supergroup chat. The bot must be an
@@ -4828,6 +6214,11 @@ class HideGeneralForumTopic(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class UnhideGeneralForumTopic(TelegramMethod["bool"]):
@@ -4859,6 +6250,11 @@ class UnhideGeneralForumTopic(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
+
 
 class UnpinAllGeneralForumTopicMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a General forum topic. The bot must be
@@ -4888,6 +6284,11 @@ class UnpinAllGeneralForumTopicMessages(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class AnswerCallbackQuery(TelegramMethod["bool"]):
@@ -4939,6 +6340,19 @@ class AnswerCallbackQuery(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'callback_query_id': self.callback_query_id}
+        if self.text is not None:
+            params['text'] = self.text
+        if self.show_alert is not None:
+            params['show_alert'] = self.show_alert
+        if self.url is not None:
+            params['url'] = self.url
+        if self.cache_time is not None:
+            params['cache_time'] = self.cache_time
+        return params
+
 
 class AnswerGuestQuery(TelegramMethod["SentGuestMessage"]):
     """Use this method to reply to a received guest message. On success, a SentGuestMessage object is
@@ -4972,6 +6386,11 @@ class AnswerGuestQuery(TelegramMethod["SentGuestMessage"]):
         self.result = result
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'guest_query_id': self.guest_query_id, 'result': self.result}
+        return params
 
 
 class GetUserChatBoosts(TelegramMethod["UserChatBoosts"]):
@@ -5007,6 +6426,11 @@ class GetUserChatBoosts(TelegramMethod["UserChatBoosts"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
+
 
 class GetBusinessConnection(TelegramMethod["BusinessConnection"]):
     """Use this method to get information about the connection of the bot with a business account.
@@ -5036,6 +6460,11 @@ class GetBusinessConnection(TelegramMethod["BusinessConnection"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        return params
+
 
 class GetManagedBotToken(TelegramMethod["str"]):
     """Use this method to get the token of a managed bot. Returns the token as String on success.
@@ -5063,6 +6492,11 @@ class GetManagedBotToken(TelegramMethod["str"]):
         self.user_id = user_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
 
 
 class ReplaceManagedBotToken(TelegramMethod["str"]):
@@ -5093,6 +6527,11 @@ class ReplaceManagedBotToken(TelegramMethod["str"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
+
 
 class GetManagedBotAccessSettings(TelegramMethod["BotAccessSettings"]):
     """Use this method to get the access settings of a managed bot. Returns a BotAccessSettings object
@@ -5121,6 +6560,11 @@ class GetManagedBotAccessSettings(TelegramMethod["BotAccessSettings"]):
         self.user_id = user_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
 
 
 class SetManagedBotAccessSettings(TelegramMethod["bool"]):
@@ -5159,6 +6603,13 @@ class SetManagedBotAccessSettings(TelegramMethod["bool"]):
         self.added_user_ids = added_user_ids
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'is_access_restricted': self.is_access_restricted}
+        if self.added_user_ids is not None:
+            params['added_user_ids'] = self.added_user_ids
+        return params
 
 
 class SetMyCommands(TelegramMethod["bool"]):
@@ -5199,6 +6650,15 @@ class SetMyCommands(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'commands': self.commands}
+        if self.scope is not None:
+            params['scope'] = self.scope
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
+
 
 class DeleteMyCommands(TelegramMethod["bool"]):
     """Use this method to delete the list of the bot's commands for the given scope and user language.
@@ -5232,6 +6692,15 @@ class DeleteMyCommands(TelegramMethod["bool"]):
         self.language_code = language_code
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.scope is not None:
+            params['scope'] = self.scope
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
 class GetMyCommands(TelegramMethod["list[BotCommand]"]):
@@ -5268,6 +6737,15 @@ class GetMyCommands(TelegramMethod["list[BotCommand]"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.scope is not None:
+            params['scope'] = self.scope
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
+
 
 class SetMyName(TelegramMethod["bool"]):
     """Use this method to change the bot's name. Returns True on success.
@@ -5301,6 +6779,15 @@ class SetMyName(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
+
 
 class GetMyName(TelegramMethod["BotName"]):
     """Use this method to get the current bot name for the given user language. Returns BotName on
@@ -5329,6 +6816,13 @@ class GetMyName(TelegramMethod["BotName"]):
         self.language_code = language_code
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
 class SetMyDescription(TelegramMethod["bool"]):
@@ -5364,6 +6858,15 @@ class SetMyDescription(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.description is not None:
+            params['description'] = self.description
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
+
 
 class GetMyDescription(TelegramMethod["BotDescription"]):
     """Use this method to get the current bot description for the given user language. Returns
@@ -5392,6 +6895,13 @@ class GetMyDescription(TelegramMethod["BotDescription"]):
         self.language_code = language_code
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
 class SetMyShortDescription(TelegramMethod["bool"]):
@@ -5427,6 +6937,15 @@ class SetMyShortDescription(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.short_description is not None:
+            params['short_description'] = self.short_description
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
+
 
 class GetMyShortDescription(TelegramMethod["BotShortDescription"]):
     """Use this method to get the current bot short description for the given user language. Returns
@@ -5456,6 +6975,13 @@ class GetMyShortDescription(TelegramMethod["BotShortDescription"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
+
 
 class SetMyProfilePhoto(TelegramMethod["bool"]):
     """Changes the profile photo of the bot. Returns True on success.
@@ -5484,6 +7010,11 @@ class SetMyProfilePhoto(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'photo': self.photo}
+        return params
+
 
 class RemoveMyProfilePhoto(TelegramMethod["bool"]):
     """Removes the profile photo of the bot. Requires no parameters. Returns True on success.
@@ -5501,6 +7032,11 @@ class RemoveMyProfilePhoto(TelegramMethod["bool"]):
     def __init__(self) -> None:
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
 class SetChatMenuButton(TelegramMethod["bool"]):
@@ -5536,6 +7072,15 @@ class SetChatMenuButton(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.menu_button is not None:
+            params['menu_button'] = self.menu_button
+        return params
+
 
 class GetChatMenuButton(TelegramMethod["MenuButton"]):
     """Use this method to get the current value of the bot's menu button in a private chat, or the
@@ -5564,6 +7109,13 @@ class GetChatMenuButton(TelegramMethod["MenuButton"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        return params
 
 
 class SetMyDefaultAdministratorRights(TelegramMethod["bool"]):
@@ -5600,6 +7152,15 @@ class SetMyDefaultAdministratorRights(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.rights is not None:
+            params['rights'] = self.rights
+        if self.for_channels is not None:
+            params['for_channels'] = self.for_channels
+        return params
+
 
 class GetMyDefaultAdministratorRights(TelegramMethod["ChatAdministratorRights"]):
     """Use this method to get the current default administrator rights of the bot. Returns
@@ -5629,6 +7190,13 @@ class GetMyDefaultAdministratorRights(TelegramMethod["ChatAdministratorRights"])
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.for_channels is not None:
+            params['for_channels'] = self.for_channels
+        return params
+
 
 class GetAvailableGifts(TelegramMethod["Gifts"]):
     """Returns the list of gifts that can be sent by the bot to users and channel chats. Requires no
@@ -5647,6 +7215,11 @@ class GetAvailableGifts(TelegramMethod["Gifts"]):
     def __init__(self) -> None:
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
 class SendGift(TelegramMethod["bool"]):
@@ -5708,6 +7281,26 @@ class SendGift(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'gift_id': self.gift_id}
+        if self.user_id is not None:
+            params['user_id'] = self.user_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.pay_for_upgrade is not None:
+            params['pay_for_upgrade'] = self.pay_for_upgrade
+        if self.text is not None:
+            params['text'] = self.text
+        text_parse_mode = self.text_parse_mode
+        if text_parse_mode is DEFAULT:
+            text_parse_mode = None if defaults is None else defaults.parse_mode
+        if text_parse_mode is not None:
+            params['text_parse_mode'] = text_parse_mode
+        if self.text_entities is not None:
+            params['text_entities'] = self.text_entities
+        return params
+
 
 class GiftPremiumSubscription(TelegramMethod["bool"]):
     """Gifts a Telegram Premium subscription to the given user. Returns True on success.
@@ -5762,6 +7355,20 @@ class GiftPremiumSubscription(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'month_count': self.month_count, 'star_count': self.star_count}
+        if self.text is not None:
+            params['text'] = self.text
+        text_parse_mode = self.text_parse_mode
+        if text_parse_mode is DEFAULT:
+            text_parse_mode = None if defaults is None else defaults.parse_mode
+        if text_parse_mode is not None:
+            params['text_parse_mode'] = text_parse_mode
+        if self.text_entities is not None:
+            params['text_entities'] = self.text_entities
+        return params
+
 
 class VerifyUser(TelegramMethod["bool"]):
     """Verifies a user on behalf of the organization which is represented by the bot. Returns True on
@@ -5795,6 +7402,13 @@ class VerifyUser(TelegramMethod["bool"]):
         self.custom_description = custom_description
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.custom_description is not None:
+            params['custom_description'] = self.custom_description
+        return params
 
 
 class VerifyChat(TelegramMethod["bool"]):
@@ -5830,6 +7444,13 @@ class VerifyChat(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.custom_description is not None:
+            params['custom_description'] = self.custom_description
+        return params
+
 
 class RemoveUserVerification(TelegramMethod["bool"]):
     """Removes verification from a user who is currently verified on behalf of the organization
@@ -5859,6 +7480,11 @@ class RemoveUserVerification(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
+
 
 class RemoveChatVerification(TelegramMethod["bool"]):
     """Removes verification from a chat that is currently verified on behalf of the organization
@@ -5887,6 +7513,11 @@ class RemoveChatVerification(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
 class ReadBusinessMessage(TelegramMethod["bool"]):
@@ -5927,6 +7558,11 @@ class ReadBusinessMessage(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'message_id': self.message_id}
+        return params
+
 
 class DeleteBusinessMessages(TelegramMethod["bool"]):
     """Delete messages on behalf of a business account. Requires the can_delete_sent_messages business
@@ -5961,6 +7597,11 @@ class DeleteBusinessMessages(TelegramMethod["bool"]):
         self.message_ids = message_ids
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'message_ids': self.message_ids}
+        return params
 
 
 class SetBusinessAccountName(TelegramMethod["bool"]):
@@ -6001,6 +7642,13 @@ class SetBusinessAccountName(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'first_name': self.first_name}
+        if self.last_name is not None:
+            params['last_name'] = self.last_name
+        return params
+
 
 class SetBusinessAccountUsername(TelegramMethod["bool"]):
     """Changes the username of a managed business account. Requires the can_change_username business
@@ -6035,6 +7683,13 @@ class SetBusinessAccountUsername(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.username is not None:
+            params['username'] = self.username
+        return params
+
 
 class SetBusinessAccountBio(TelegramMethod["bool"]):
     """Changes the bio of a managed business account. Requires the can_change_bio business bot right.
@@ -6068,6 +7723,13 @@ class SetBusinessAccountBio(TelegramMethod["bool"]):
         self.bio = bio
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.bio is not None:
+            params['bio'] = self.bio
+        return params
 
 
 class SetBusinessAccountProfilePhoto(TelegramMethod["bool"]):
@@ -6108,6 +7770,13 @@ class SetBusinessAccountProfilePhoto(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'photo': self.photo}
+        if self.is_public is not None:
+            params['is_public'] = self.is_public
+        return params
+
 
 class RemoveBusinessAccountProfilePhoto(TelegramMethod["bool"]):
     """Removes the current profile photo of a managed business account. Requires the
@@ -6141,6 +7810,13 @@ class RemoveBusinessAccountProfilePhoto(TelegramMethod["bool"]):
         self.is_public = is_public
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.is_public is not None:
+            params['is_public'] = self.is_public
+        return params
 
 
 class SetBusinessAccountGiftSettings(TelegramMethod["bool"]):
@@ -6181,6 +7857,11 @@ class SetBusinessAccountGiftSettings(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'show_gift_button': self.show_gift_button, 'accepted_gift_types': self.accepted_gift_types}
+        return params
+
 
 class GetBusinessAccountStarBalance(TelegramMethod["StarAmount"]):
     """Returns the amount of Telegram Stars owned by a managed business account. Requires the
@@ -6209,6 +7890,11 @@ class GetBusinessAccountStarBalance(TelegramMethod["StarAmount"]):
         self.business_connection_id = business_connection_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        return params
 
 
 class TransferBusinessAccountStars(TelegramMethod["bool"]):
@@ -6243,6 +7929,11 @@ class TransferBusinessAccountStars(TelegramMethod["bool"]):
         self.star_count = star_count
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'star_count': self.star_count}
+        return params
 
 
 class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
@@ -6328,6 +8019,33 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.exclude_unsaved is not None:
+            params['exclude_unsaved'] = self.exclude_unsaved
+        if self.exclude_saved is not None:
+            params['exclude_saved'] = self.exclude_saved
+        if self.exclude_unlimited is not None:
+            params['exclude_unlimited'] = self.exclude_unlimited
+        if self.exclude_limited_upgradable is not None:
+            params['exclude_limited_upgradable'] = self.exclude_limited_upgradable
+        if self.exclude_limited_non_upgradable is not None:
+            params['exclude_limited_non_upgradable'] = self.exclude_limited_non_upgradable
+        if self.exclude_unique is not None:
+            params['exclude_unique'] = self.exclude_unique
+        if self.exclude_from_blockchain is not None:
+            params['exclude_from_blockchain'] = self.exclude_from_blockchain
+        if self.sort_by_price is not None:
+            params['sort_by_price'] = self.sort_by_price
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        if self.exclude_limited is not None:
+            params['exclude_limited'] = self.exclude_limited
+        return params
+
 
 class GetUserGifts(TelegramMethod["OwnedGifts"]):
     """Returns the gifts owned and hosted by a user. Returns OwnedGifts on success.
@@ -6395,6 +8113,27 @@ class GetUserGifts(TelegramMethod["OwnedGifts"]):
         self.limit = limit
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.exclude_unlimited is not None:
+            params['exclude_unlimited'] = self.exclude_unlimited
+        if self.exclude_limited_upgradable is not None:
+            params['exclude_limited_upgradable'] = self.exclude_limited_upgradable
+        if self.exclude_limited_non_upgradable is not None:
+            params['exclude_limited_non_upgradable'] = self.exclude_limited_non_upgradable
+        if self.exclude_from_blockchain is not None:
+            params['exclude_from_blockchain'] = self.exclude_from_blockchain
+        if self.exclude_unique is not None:
+            params['exclude_unique'] = self.exclude_unique
+        if self.sort_by_price is not None:
+            params['sort_by_price'] = self.sort_by_price
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
 
 
 class GetChatGifts(TelegramMethod["OwnedGifts"]):
@@ -6474,6 +8213,31 @@ class GetChatGifts(TelegramMethod["OwnedGifts"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.exclude_unsaved is not None:
+            params['exclude_unsaved'] = self.exclude_unsaved
+        if self.exclude_saved is not None:
+            params['exclude_saved'] = self.exclude_saved
+        if self.exclude_unlimited is not None:
+            params['exclude_unlimited'] = self.exclude_unlimited
+        if self.exclude_limited_upgradable is not None:
+            params['exclude_limited_upgradable'] = self.exclude_limited_upgradable
+        if self.exclude_limited_non_upgradable is not None:
+            params['exclude_limited_non_upgradable'] = self.exclude_limited_non_upgradable
+        if self.exclude_from_blockchain is not None:
+            params['exclude_from_blockchain'] = self.exclude_from_blockchain
+        if self.exclude_unique is not None:
+            params['exclude_unique'] = self.exclude_unique
+        if self.sort_by_price is not None:
+            params['sort_by_price'] = self.sort_by_price
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
+
 
 class ConvertGiftToStars(TelegramMethod["bool"]):
     """Converts a given regular gift to Telegram Stars. Requires the can_convert_gifts_to_stars
@@ -6507,6 +8271,11 @@ class ConvertGiftToStars(TelegramMethod["bool"]):
         self.owned_gift_id = owned_gift_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id}
+        return params
 
 
 class UpgradeGift(TelegramMethod["bool"]):
@@ -6553,6 +8322,15 @@ class UpgradeGift(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id}
+        if self.keep_original_details is not None:
+            params['keep_original_details'] = self.keep_original_details
+        if self.star_count is not None:
+            params['star_count'] = self.star_count
+        return params
+
 
 class TransferGift(TelegramMethod["bool"]):
     """Transfers an owned unique gift to another user. Requires the can_transfer_and_upgrade_gifts
@@ -6597,6 +8375,13 @@ class TransferGift(TelegramMethod["bool"]):
         self.star_count = star_count
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id, 'new_owner_chat_id': self.new_owner_chat_id}
+        if self.star_count is not None:
+            params['star_count'] = self.star_count
+        return params
 
 
 class PostStory(TelegramMethod["Story"]):
@@ -6668,6 +8453,29 @@ class PostStory(TelegramMethod["Story"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'content': self.content, 'active_period': self.active_period}
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.areas is not None:
+            params['areas'] = self.areas
+        if self.post_to_chat_page is not None:
+            params['post_to_chat_page'] = self.post_to_chat_page
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        return params
+
 
 class RepostStory(TelegramMethod["Story"]):
     """Reposts a story on behalf of a business account from another business account. Both business
@@ -6724,6 +8532,18 @@ class RepostStory(TelegramMethod["Story"]):
         self.protect_content = protect_content
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'from_chat_id': self.from_chat_id, 'from_story_id': self.from_story_id, 'active_period': self.active_period}
+        if self.post_to_chat_page is not None:
+            params['post_to_chat_page'] = self.post_to_chat_page
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        return params
 
 
 class EditStory(TelegramMethod["Story"]):
@@ -6785,6 +8605,22 @@ class EditStory(TelegramMethod["Story"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'story_id': self.story_id, 'content': self.content}
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.areas is not None:
+            params['areas'] = self.areas
+        return params
+
 
 class DeleteStory(TelegramMethod["bool"]):
     """Deletes a story previously posted by the bot on behalf of a managed business account. Requires
@@ -6818,6 +8654,11 @@ class DeleteStory(TelegramMethod["bool"]):
         self.story_id = story_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'story_id': self.story_id}
+        return params
 
 
 class AnswerWebAppQuery(TelegramMethod["SentWebAppMessage"]):
@@ -6853,6 +8694,11 @@ class AnswerWebAppQuery(TelegramMethod["SentWebAppMessage"]):
         self.result = result
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'web_app_query_id': self.web_app_query_id, 'result': self.result}
+        return params
 
 
 class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
@@ -6908,6 +8754,19 @@ class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'result': self.result}
+        if self.allow_user_chats is not None:
+            params['allow_user_chats'] = self.allow_user_chats
+        if self.allow_bot_chats is not None:
+            params['allow_bot_chats'] = self.allow_bot_chats
+        if self.allow_group_chats is not None:
+            params['allow_group_chats'] = self.allow_group_chats
+        if self.allow_channel_chats is not None:
+            params['allow_channel_chats'] = self.allow_channel_chats
+        return params
+
 
 class SavePreparedKeyboardButton(TelegramMethod["PreparedKeyboardButton"]):
     """Stores a keyboard button that can be used by a user within a Mini App. Returns a
@@ -6941,6 +8800,11 @@ class SavePreparedKeyboardButton(TelegramMethod["PreparedKeyboardButton"]):
         self.button = button
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'button': self.button}
+        return params
 
 
 class EditMessageText(TelegramMethod["Message | bool"]):
@@ -7024,6 +8888,39 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.text is not None:
+            params['text'] = self.text
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.entities is not None:
+            params['entities'] = self.entities
+        link_preview_options = self.link_preview_options
+        if link_preview_options is DEFAULT:
+            link_preview_options = None if defaults is None else defaults.link_preview_options
+        if link_preview_options is not None:
+            params['link_preview_options'] = link_preview_options
+        if self.rich_message is not None:
+            params['rich_message'] = self.rich_message
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = self.disable_web_page_preview
+        return params
+
 
 class EditMessageCaption(TelegramMethod["Message | bool"]):
     """Use this method to edit captions of messages. On success, if the edited message is not an
@@ -7096,6 +8993,32 @@ class EditMessageCaption(TelegramMethod["Message | bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.show_caption_above_media is not None:
+            params['show_caption_above_media'] = self.show_caption_above_media
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
+
 
 class EditMessageMedia(TelegramMethod["Message | bool"]):
     """Use this method to edit animation, audio, document, live photo, photo, or video messages, or to
@@ -7155,6 +9078,21 @@ class EditMessageMedia(TelegramMethod["Message | bool"]):
         self.reply_markup = reply_markup
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'media': self.media}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
 class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
@@ -7237,6 +9175,29 @@ class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'latitude': self.latitude, 'longitude': self.longitude}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.live_period is not None:
+            params['live_period'] = self.live_period
+        if self.horizontal_accuracy is not None:
+            params['horizontal_accuracy'] = self.horizontal_accuracy
+        if self.heading is not None:
+            params['heading'] = self.heading
+        if self.proximity_alert_radius is not None:
+            params['proximity_alert_radius'] = self.proximity_alert_radius
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
+
 
 class StopMessageLiveLocation(TelegramMethod["Message | bool"]):
     """Use this method to stop updating a live location message before live_period expires. On
@@ -7287,6 +9248,21 @@ class StopMessageLiveLocation(TelegramMethod["Message | bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
+
 
 class EditMessageChecklist(TelegramMethod["Message"]):
     """Use this method to edit a checklist on behalf of a connected business account. On success, the
@@ -7335,6 +9311,13 @@ class EditMessageChecklist(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'message_id': self.message_id, 'checklist': self.checklist}
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
 class EditMessageReplyMarkup(TelegramMethod["Message | bool"]):
@@ -7387,6 +9370,21 @@ class EditMessageReplyMarkup(TelegramMethod["Message | bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
+
 
 class StopPoll(TelegramMethod["Poll"]):
     """Use this method to stop a poll which was sent by the bot. On success, the stopped Poll is
@@ -7431,6 +9429,15 @@ class StopPoll(TelegramMethod["Poll"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
+
 
 class ApproveSuggestedPost(TelegramMethod["bool"]):
     """Use this method to approve a suggested post in a direct messages chat. The bot must have the
@@ -7471,6 +9478,13 @@ class ApproveSuggestedPost(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.send_date is not None:
+            params['send_date'] = self.send_date
+        return params
+
 
 class DeclineSuggestedPost(TelegramMethod["bool"]):
     """Use this method to decline a suggested post in a direct messages chat. The bot must have the
@@ -7510,6 +9524,13 @@ class DeclineSuggestedPost(TelegramMethod["bool"]):
         self.comment = comment
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.comment is not None:
+            params['comment'] = self.comment
+        return params
 
 
 class DeleteMessage(TelegramMethod["bool"]):
@@ -7567,6 +9588,11 @@ class DeleteMessage(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        return params
+
 
 class DeleteMessages(TelegramMethod["bool"]):
     """Use this method to delete multiple messages simultaneously. If some of the specified messages
@@ -7600,6 +9626,11 @@ class DeleteMessages(TelegramMethod["bool"]):
         self.message_ids = message_ids
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_ids': self.message_ids}
+        return params
 
 
 class DeleteMessageReaction(TelegramMethod["bool"]):
@@ -7645,6 +9676,15 @@ class DeleteMessageReaction(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.user_id is not None:
+            params['user_id'] = self.user_id
+        if self.actor_chat_id is not None:
+            params['actor_chat_id'] = self.actor_chat_id
+        return params
+
 
 class DeleteAllMessageReactions(TelegramMethod["bool"]):
     """Use this method to remove up to 10000 recent reactions in a group or a supergroup chat added by
@@ -7684,6 +9724,15 @@ class DeleteAllMessageReactions(TelegramMethod["bool"]):
         self.actor_chat_id = actor_chat_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.user_id is not None:
+            params['user_id'] = self.user_id
+        if self.actor_chat_id is not None:
+            params['actor_chat_id'] = self.actor_chat_id
+        return params
 
 
 class SendSticker(TelegramMethod["Message"]):
@@ -7785,6 +9834,46 @@ class SendSticker(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sticker': self.sticker}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.emoji is not None:
+            params['emoji'] = self.emoji
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class GetStickerSet(TelegramMethod["StickerSet"]):
     """Use this method to get a sticker set. On success, a StickerSet object is returned.
@@ -7812,6 +9901,11 @@ class GetStickerSet(TelegramMethod["StickerSet"]):
         self.name = name
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name}
+        return params
 
 
 class GetCustomEmojiStickers(TelegramMethod["list[Sticker]"]):
@@ -7841,6 +9935,11 @@ class GetCustomEmojiStickers(TelegramMethod["list[Sticker]"]):
         self.custom_emoji_ids = custom_emoji_ids
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'custom_emoji_ids': self.custom_emoji_ids}
+        return params
 
 
 class UploadStickerFile(TelegramMethod["File"]):
@@ -7881,6 +9980,11 @@ class UploadStickerFile(TelegramMethod["File"]):
         self.sticker_format = sticker_format
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'sticker': self.sticker, 'sticker_format': self.sticker_format}
+        return params
 
 
 class CreateNewStickerSet(TelegramMethod["bool"]):
@@ -7941,6 +10045,17 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'title': self.title, 'stickers': self.stickers}
+        if self.sticker_type is not None:
+            params['sticker_type'] = self.sticker_type
+        if self.needs_repainting is not None:
+            params['needs_repainting'] = self.needs_repainting
+        if self.sticker_format is not None:
+            params['sticker_format'] = self.sticker_format
+        return params
+
 
 class AddStickerToSet(TelegramMethod["bool"]):
     """Use this method to add a new sticker to a set created by the bot. Emoji sticker sets can have
@@ -7980,6 +10095,11 @@ class AddStickerToSet(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'sticker': self.sticker}
+        return params
+
 
 class SetStickerPositionInSet(TelegramMethod["bool"]):
     """Use this method to move a sticker in a set created by the bot to a specific position. Returns
@@ -8014,6 +10134,11 @@ class SetStickerPositionInSet(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker, 'position': self.position}
+        return params
+
 
 class DeleteStickerFromSet(TelegramMethod["bool"]):
     """Use this method to delete a sticker from a set created by the bot. Returns True on success.
@@ -8041,6 +10166,11 @@ class DeleteStickerFromSet(TelegramMethod["bool"]):
         self.sticker = sticker
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker}
+        return params
 
 
 class ReplaceStickerInSet(TelegramMethod["bool"]):
@@ -8087,6 +10217,11 @@ class ReplaceStickerInSet(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'old_sticker': self.old_sticker, 'sticker': self.sticker}
+        return params
+
 
 class SetStickerEmojiList(TelegramMethod["bool"]):
     """Use this method to change the list of emoji assigned to a regular or custom emoji sticker. The
@@ -8120,6 +10255,11 @@ class SetStickerEmojiList(TelegramMethod["bool"]):
         self.emoji_list = emoji_list
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker, 'emoji_list': self.emoji_list}
+        return params
 
 
 class SetStickerKeywords(TelegramMethod["bool"]):
@@ -8155,6 +10295,13 @@ class SetStickerKeywords(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker}
+        if self.keywords is not None:
+            params['keywords'] = self.keywords
+        return params
+
 
 class SetStickerMaskPosition(TelegramMethod["bool"]):
     """Use this method to change the mask position of a mask sticker. The sticker must belong to a
@@ -8189,6 +10336,13 @@ class SetStickerMaskPosition(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker}
+        if self.mask_position is not None:
+            params['mask_position'] = self.mask_position
+        return params
+
 
 class SetStickerSetTitle(TelegramMethod["bool"]):
     """Use this method to set the title of a created sticker set. Returns True on success.
@@ -8221,6 +10375,11 @@ class SetStickerSetTitle(TelegramMethod["bool"]):
         self.title = title
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name, 'title': self.title}
+        return params
 
 
 class SetStickerSetThumbnail(TelegramMethod["bool"]):
@@ -8266,6 +10425,13 @@ class SetStickerSetThumbnail(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name, 'user_id': self.user_id, 'format': self.format}
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        return params
+
 
 class SetCustomEmojiStickerSetThumbnail(TelegramMethod["bool"]):
     """Use this method to set the thumbnail of a custom emoji sticker set. Returns True on success.
@@ -8299,6 +10465,13 @@ class SetCustomEmojiStickerSetThumbnail(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name}
+        if self.custom_emoji_id is not None:
+            params['custom_emoji_id'] = self.custom_emoji_id
+        return params
+
 
 class DeleteStickerSet(TelegramMethod["bool"]):
     """Use this method to delete a sticker set that was created by the bot. Returns True on success.
@@ -8326,6 +10499,11 @@ class DeleteStickerSet(TelegramMethod["bool"]):
         self.name = name
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name}
+        return params
 
 
 class SendRichMessage(TelegramMethod["Message"]):
@@ -8413,6 +10591,40 @@ class SendRichMessage(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'rich_message': self.rich_message}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
+
 
 class SendRichMessageDraft(TelegramMethod["bool"]):
     """Use this method to stream a partial rich message to a user while the message is being
@@ -8458,6 +10670,13 @@ class SendRichMessageDraft(TelegramMethod["bool"]):
         self.rich_message = rich_message
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'draft_id': self.draft_id, 'rich_message': self.rich_message}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        return params
 
 
 class AnswerInlineQuery(TelegramMethod["bool"]):
@@ -8523,6 +10742,23 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         self.switch_pm_parameter = switch_pm_parameter
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'inline_query_id': self.inline_query_id, 'results': self.results}
+        if self.cache_time is not None:
+            params['cache_time'] = self.cache_time
+        if self.is_personal is not None:
+            params['is_personal'] = self.is_personal
+        if self.next_offset is not None:
+            params['next_offset'] = self.next_offset
+        if self.button is not None:
+            params['button'] = self.button
+        if self.switch_pm_text is not None:
+            params['switch_pm_text'] = self.switch_pm_text
+        if self.switch_pm_parameter is not None:
+            params['switch_pm_parameter'] = self.switch_pm_parameter
+        return params
 
 
 class SendInvoice(TelegramMethod["Message"]):
@@ -8713,6 +10949,74 @@ class SendInvoice(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'title': self.title, 'description': self.description, 'payload': self.payload, 'currency': self.currency, 'prices': self.prices}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.provider_token is not None:
+            params['provider_token'] = self.provider_token
+        if self.max_tip_amount is not None:
+            params['max_tip_amount'] = self.max_tip_amount
+        if self.suggested_tip_amounts is not None:
+            params['suggested_tip_amounts'] = self.suggested_tip_amounts
+        if self.start_parameter is not None:
+            params['start_parameter'] = self.start_parameter
+        if self.provider_data is not None:
+            params['provider_data'] = self.provider_data
+        if self.photo_url is not None:
+            params['photo_url'] = self.photo_url
+        if self.photo_size is not None:
+            params['photo_size'] = self.photo_size
+        if self.photo_width is not None:
+            params['photo_width'] = self.photo_width
+        if self.photo_height is not None:
+            params['photo_height'] = self.photo_height
+        if self.need_name is not None:
+            params['need_name'] = self.need_name
+        if self.need_phone_number is not None:
+            params['need_phone_number'] = self.need_phone_number
+        if self.need_email is not None:
+            params['need_email'] = self.need_email
+        if self.need_shipping_address is not None:
+            params['need_shipping_address'] = self.need_shipping_address
+        if self.send_phone_number_to_provider is not None:
+            params['send_phone_number_to_provider'] = self.send_phone_number_to_provider
+        if self.send_email_to_provider is not None:
+            params['send_email_to_provider'] = self.send_email_to_provider
+        if self.is_flexible is not None:
+            params['is_flexible'] = self.is_flexible
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class CreateInvoiceLink(TelegramMethod["str"]):
     """Use this method to create a link for an invoice. Returns the created invoice link as String on
@@ -8847,6 +11151,45 @@ class CreateInvoiceLink(TelegramMethod["str"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'title': self.title, 'description': self.description, 'payload': self.payload, 'currency': self.currency, 'prices': self.prices}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.provider_token is not None:
+            params['provider_token'] = self.provider_token
+        if self.subscription_period is not None:
+            params['subscription_period'] = self.subscription_period
+        if self.max_tip_amount is not None:
+            params['max_tip_amount'] = self.max_tip_amount
+        if self.suggested_tip_amounts is not None:
+            params['suggested_tip_amounts'] = self.suggested_tip_amounts
+        if self.provider_data is not None:
+            params['provider_data'] = self.provider_data
+        if self.photo_url is not None:
+            params['photo_url'] = self.photo_url
+        if self.photo_size is not None:
+            params['photo_size'] = self.photo_size
+        if self.photo_width is not None:
+            params['photo_width'] = self.photo_width
+        if self.photo_height is not None:
+            params['photo_height'] = self.photo_height
+        if self.need_name is not None:
+            params['need_name'] = self.need_name
+        if self.need_phone_number is not None:
+            params['need_phone_number'] = self.need_phone_number
+        if self.need_email is not None:
+            params['need_email'] = self.need_email
+        if self.need_shipping_address is not None:
+            params['need_shipping_address'] = self.need_shipping_address
+        if self.send_phone_number_to_provider is not None:
+            params['send_phone_number_to_provider'] = self.send_phone_number_to_provider
+        if self.send_email_to_provider is not None:
+            params['send_email_to_provider'] = self.send_email_to_provider
+        if self.is_flexible is not None:
+            params['is_flexible'] = self.is_flexible
+        return params
+
 
 class AnswerShippingQuery(TelegramMethod["bool"]):
     """If you sent an invoice requesting a shipping address and the parameter is_flexible was
@@ -8892,6 +11235,15 @@ class AnswerShippingQuery(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'shipping_query_id': self.shipping_query_id, 'ok': self.ok}
+        if self.shipping_options is not None:
+            params['shipping_options'] = self.shipping_options
+        if self.error_message is not None:
+            params['error_message'] = self.error_message
+        return params
+
 
 class AnswerPreCheckoutQuery(TelegramMethod["bool"]):
     """Once the user has confirmed their payment and shipping details, the Bot API sends the final
@@ -8933,6 +11285,13 @@ class AnswerPreCheckoutQuery(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'pre_checkout_query_id': self.pre_checkout_query_id, 'ok': self.ok}
+        if self.error_message is not None:
+            params['error_message'] = self.error_message
+        return params
+
 
 class GetMyStarBalance(TelegramMethod["StarAmount"]):
     """A method to get the current Telegram Stars balance of the bot. Requires no parameters. On
@@ -8951,6 +11310,11 @@ class GetMyStarBalance(TelegramMethod["StarAmount"]):
     def __init__(self) -> None:
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
 class GetStarTransactions(TelegramMethod["StarTransactions"]):
@@ -8986,6 +11350,15 @@ class GetStarTransactions(TelegramMethod["StarTransactions"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
+
 
 class RefundStarPayment(TelegramMethod["bool"]):
     """Refunds a successful payment in Telegram Stars. Returns True on success.
@@ -9018,6 +11391,11 @@ class RefundStarPayment(TelegramMethod["bool"]):
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'telegram_payment_charge_id': self.telegram_payment_charge_id}
+        return params
 
 
 class EditUserStarSubscription(TelegramMethod["bool"]):
@@ -9058,6 +11436,11 @@ class EditUserStarSubscription(TelegramMethod["bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'telegram_payment_charge_id': self.telegram_payment_charge_id, 'is_canceled': self.is_canceled}
+        return params
+
 
 class SetPassportDataErrors(TelegramMethod["bool"]):
     """Informs a user that some of the Telegram Passport elements they provided contains errors. The
@@ -9097,6 +11480,11 @@ class SetPassportDataErrors(TelegramMethod["bool"]):
         self.errors = errors
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'errors': self.errors}
+        return params
 
 
 class SendGame(TelegramMethod["Message"]):
@@ -9182,6 +11570,40 @@ class SendGame(TelegramMethod["Message"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'game_short_name': self.game_short_name}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
+
 
 class SetGameScore(TelegramMethod["Message | bool"]):
     """Use this method to set the score of the specified user in a game message. On success, if the
@@ -9243,6 +11665,21 @@ class SetGameScore(TelegramMethod["Message | bool"]):
         self._extra = None
         self._bot = None
 
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'score': self.score}
+        if self.force is not None:
+            params['force'] = self.force
+        if self.disable_edit_message is not None:
+            params['disable_edit_message'] = self.disable_edit_message
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        return params
+
 
 class GetGameHighScores(TelegramMethod["list[GameHighScore]"]):
     """Use this method to get data for high score tables. Will return the score of the specified user
@@ -9286,6 +11723,17 @@ class GetGameHighScores(TelegramMethod["list[GameHighScore]"]):
         self.inline_message_id = inline_message_id
         self._extra = None
         self._bot = None
+
+    def build(self, defaults: BotDefaults | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        return params
 
 
 METHOD_CLASSES: dict[str, type[TelegramMethod[Any]]] = {

@@ -52,6 +52,12 @@ class TelegramMethod(TelegramObject, Generic[T]):
     __returns__: ClassVar[str] = ""
     __uploads__: ClassVar[bool] = False
     __tg_defaults__: ClassVar[dict[str, str]] = {}
+    __tg_returns__: ClassVar[Returns[Any]] = Returns("")
+    """``__returns__`` as a ``Returns``, made once per class for ``Bot.__call__``."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.__tg_returns__ = Returns(cls.__returns__)
 
     _bot: Bot | None
 

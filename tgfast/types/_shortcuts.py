@@ -109,26 +109,26 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
-        method = _methods.SendMessage(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.SendMessage)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -201,27 +201,27 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
-        method = _methods.SendPhoto(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendPhoto)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -293,26 +293,26 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
-        method = _methods.SendLivePhoto(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            live_photo=live_photo,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendLivePhoto)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.live_photo = live_photo
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -396,29 +396,29 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
-        method = _methods.SendAudio(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            audio=audio,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            performer=performer,
-            title=title,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAudio)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.audio = audio
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.performer = performer
+        method.title = title
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -497,27 +497,27 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
-        method = _methods.SendDocument(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            document=document,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            disable_content_type_detection=disable_content_type_detection,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDocument)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.document = document
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.disable_content_type_detection = disable_content_type_detection
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -614,34 +614,34 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
-        method = _methods.SendVideo(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video=video,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            cover=cover,
-            start_timestamp=start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            supports_streaming=supports_streaming,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideo)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video = video
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.cover = cover
+        method.start_timestamp = start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.supports_streaming = supports_streaming
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -729,31 +729,31 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
-        method = _methods.SendAnimation(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            animation=animation,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAnimation)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.animation = animation
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -824,26 +824,26 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
-        method = _methods.SendVoice(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            voice=voice,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVoice)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.voice = voice
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -914,25 +914,25 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
-        method = _methods.SendVideoNote(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_note=video_note,
-            duration=duration,
-            length=length,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideoNote)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video_note = video_note
+        method.duration = duration
+        method.length = length
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -993,25 +993,25 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendpaidmedia
         """
-        method = _methods.SendPaidMedia(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            star_count=star_count,
-            media=media,
-            payload=payload,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendPaidMedia)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.star_count = star_count
+        method.media = media
+        method.payload = payload
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1058,20 +1058,20 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
-        method = _methods.SendMediaGroup(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendMediaGroup)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1141,27 +1141,27 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
-        method = _methods.SendLocation(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            horizontal_accuracy=horizontal_accuracy,
-            live_period=live_period,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendLocation)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.horizontal_accuracy = horizontal_accuracy
+        method.live_period = live_period
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1231,29 +1231,29 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
-        method = _methods.SendVenue(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            title=title,
-            address=address,
-            foursquare_id=foursquare_id,
-            foursquare_type=foursquare_type,
-            google_place_id=google_place_id,
-            google_place_type=google_place_type,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVenue)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.title = title
+        method.address = address
+        method.foursquare_id = foursquare_id
+        method.foursquare_type = foursquare_type
+        method.google_place_id = google_place_id
+        method.google_place_type = google_place_type
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1313,25 +1313,25 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
-        method = _methods.SendContact(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            phone_number=phone_number,
-            first_name=first_name,
-            last_name=last_name,
-            vcard=vcard,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendContact)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.phone_number = phone_number
+        method.first_name = first_name
+        method.last_name = last_name
+        method.vcard = vcard
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1450,45 +1450,45 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
-        method = _methods.SendPoll(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            question=question,
-            question_parse_mode=question_parse_mode,
-            question_entities=question_entities,
-            options=options,
-            is_anonymous=is_anonymous,
-            type=type,
-            allows_multiple_answers=allows_multiple_answers,
-            allows_revoting=allows_revoting,
-            shuffle_options=shuffle_options,
-            allow_adding_options=allow_adding_options,
-            hide_results_until_closes=hide_results_until_closes,
-            members_only=members_only,
-            country_codes=country_codes,
-            correct_option_ids=correct_option_ids,
-            explanation=explanation,
-            explanation_parse_mode=explanation_parse_mode,
-            explanation_entities=explanation_entities,
-            explanation_media=explanation_media,
-            open_period=open_period,
-            close_date=close_date,
-            is_closed=is_closed,
-            description=description,
-            description_parse_mode=description_parse_mode,
-            description_entities=description_entities,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            correct_option_id=correct_option_id,
-        )
+        method = object.__new__(_methods.SendPoll)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.question = question
+        method.question_parse_mode = question_parse_mode
+        method.question_entities = question_entities
+        method.options = options
+        method.is_anonymous = is_anonymous
+        method.type = type
+        method.allows_multiple_answers = allows_multiple_answers
+        method.allows_revoting = allows_revoting
+        method.shuffle_options = shuffle_options
+        method.allow_adding_options = allow_adding_options
+        method.hide_results_until_closes = hide_results_until_closes
+        method.members_only = members_only
+        method.country_codes = country_codes
+        method.correct_option_ids = correct_option_ids
+        method.explanation = explanation
+        method.explanation_parse_mode = explanation_parse_mode
+        method.explanation_entities = explanation_entities
+        method.explanation_media = explanation_media
+        method.open_period = open_period
+        method.close_date = close_date
+        method.is_closed = is_closed
+        method.description = description
+        method.description_parse_mode = description_parse_mode
+        method.description_entities = description_entities
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.correct_option_id = correct_option_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1523,16 +1523,16 @@ class MessageShortcuts(MessageCopy):
         """
         if self.business_connection_id is None:
             raise TgfastError("this Message has no business_connection_id: answer_checklist() needs one")
-        method = _methods.SendChecklist(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            checklist=checklist,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendChecklist)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.checklist = checklist
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1589,22 +1589,22 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
-        method = _methods.SendDice(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDice)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1666,23 +1666,23 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
-        method = _methods.SendSticker(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            sticker=sticker,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendSticker)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.sticker = sticker
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1731,20 +1731,20 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendrichmessage
         """
-        method = _methods.SendRichMessage(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            rich_message=rich_message,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendRichMessage)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.rich_message = rich_message
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1864,41 +1864,41 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
-        method = _methods.SendInvoice(
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            direct_messages_topic_id=direct_messages_topic_id,
-            title=title,
-            description=description,
-            payload=payload,
-            provider_token=provider_token,
-            currency=currency,
-            prices=prices,
-            max_tip_amount=max_tip_amount,
-            suggested_tip_amounts=suggested_tip_amounts,
-            start_parameter=start_parameter,
-            provider_data=provider_data,
-            photo_url=photo_url,
-            photo_size=photo_size,
-            photo_width=photo_width,
-            photo_height=photo_height,
-            need_name=need_name,
-            need_phone_number=need_phone_number,
-            need_email=need_email,
-            need_shipping_address=need_shipping_address,
-            send_phone_number_to_provider=send_phone_number_to_provider,
-            send_email_to_provider=send_email_to_provider,
-            is_flexible=is_flexible,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendInvoice)
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.title = title
+        method.description = description
+        method.payload = payload
+        method.provider_token = provider_token
+        method.currency = currency
+        method.prices = prices
+        method.max_tip_amount = max_tip_amount
+        method.suggested_tip_amounts = suggested_tip_amounts
+        method.start_parameter = start_parameter
+        method.provider_data = provider_data
+        method.photo_url = photo_url
+        method.photo_size = photo_size
+        method.photo_width = photo_width
+        method.photo_height = photo_height
+        method.need_name = need_name
+        method.need_phone_number = need_phone_number
+        method.need_email = need_email
+        method.need_shipping_address = need_shipping_address
+        method.send_phone_number_to_provider = send_phone_number_to_provider
+        method.send_email_to_provider = send_email_to_provider
+        method.is_flexible = is_flexible
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -1945,20 +1945,20 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
-        method = _methods.SendGame(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            game_short_name=game_short_name,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendGame)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.game_short_name = game_short_name
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2021,26 +2021,26 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
-        method = _methods.SendMessage(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.SendMessage)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2111,27 +2111,27 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
-        method = _methods.SendPhoto(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendPhoto)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2201,26 +2201,26 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
-        method = _methods.SendLivePhoto(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            live_photo=live_photo,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendLivePhoto)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.live_photo = live_photo
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2302,29 +2302,29 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
-        method = _methods.SendAudio(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            audio=audio,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            performer=performer,
-            title=title,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAudio)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.audio = audio
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.performer = performer
+        method.title = title
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2401,27 +2401,27 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
-        method = _methods.SendDocument(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            document=document,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            disable_content_type_detection=disable_content_type_detection,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDocument)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.document = document
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.disable_content_type_detection = disable_content_type_detection
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2516,34 +2516,34 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
-        method = _methods.SendVideo(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            video=video,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            cover=cover,
-            start_timestamp=start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            supports_streaming=supports_streaming,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideo)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video = video
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.cover = cover
+        method.start_timestamp = start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.supports_streaming = supports_streaming
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2629,31 +2629,31 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
-        method = _methods.SendAnimation(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            animation=animation,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAnimation)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.animation = animation
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2722,26 +2722,26 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
-        method = _methods.SendVoice(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            voice=voice,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVoice)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.voice = voice
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2810,25 +2810,25 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
-        method = _methods.SendVideoNote(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_note=video_note,
-            duration=duration,
-            length=length,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideoNote)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video_note = video_note
+        method.duration = duration
+        method.length = length
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2887,25 +2887,25 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendpaidmedia
         """
-        method = _methods.SendPaidMedia(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            star_count=star_count,
-            media=media,
-            payload=payload,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendPaidMedia)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.star_count = star_count
+        method.media = media
+        method.payload = payload
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -2950,20 +2950,20 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
-        method = _methods.SendMediaGroup(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendMediaGroup)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3031,27 +3031,27 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
-        method = _methods.SendLocation(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            horizontal_accuracy=horizontal_accuracy,
-            live_period=live_period,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendLocation)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.horizontal_accuracy = horizontal_accuracy
+        method.live_period = live_period
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3119,29 +3119,29 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
-        method = _methods.SendVenue(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            title=title,
-            address=address,
-            foursquare_id=foursquare_id,
-            foursquare_type=foursquare_type,
-            google_place_id=google_place_id,
-            google_place_type=google_place_type,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVenue)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.title = title
+        method.address = address
+        method.foursquare_id = foursquare_id
+        method.foursquare_type = foursquare_type
+        method.google_place_id = google_place_id
+        method.google_place_type = google_place_type
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3199,25 +3199,25 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
-        method = _methods.SendContact(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            phone_number=phone_number,
-            first_name=first_name,
-            last_name=last_name,
-            vcard=vcard,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendContact)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.phone_number = phone_number
+        method.first_name = first_name
+        method.last_name = last_name
+        method.vcard = vcard
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3334,45 +3334,45 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
-        method = _methods.SendPoll(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            question=question,
-            question_parse_mode=question_parse_mode,
-            question_entities=question_entities,
-            options=options,
-            is_anonymous=is_anonymous,
-            type=type,
-            allows_multiple_answers=allows_multiple_answers,
-            allows_revoting=allows_revoting,
-            shuffle_options=shuffle_options,
-            allow_adding_options=allow_adding_options,
-            hide_results_until_closes=hide_results_until_closes,
-            members_only=members_only,
-            country_codes=country_codes,
-            correct_option_ids=correct_option_ids,
-            explanation=explanation,
-            explanation_parse_mode=explanation_parse_mode,
-            explanation_entities=explanation_entities,
-            explanation_media=explanation_media,
-            open_period=open_period,
-            close_date=close_date,
-            is_closed=is_closed,
-            description=description,
-            description_parse_mode=description_parse_mode,
-            description_entities=description_entities,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            correct_option_id=correct_option_id,
-        )
+        method = object.__new__(_methods.SendPoll)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.question = question
+        method.question_parse_mode = question_parse_mode
+        method.question_entities = question_entities
+        method.options = options
+        method.is_anonymous = is_anonymous
+        method.type = type
+        method.allows_multiple_answers = allows_multiple_answers
+        method.allows_revoting = allows_revoting
+        method.shuffle_options = shuffle_options
+        method.allow_adding_options = allow_adding_options
+        method.hide_results_until_closes = hide_results_until_closes
+        method.members_only = members_only
+        method.country_codes = country_codes
+        method.correct_option_ids = correct_option_ids
+        method.explanation = explanation
+        method.explanation_parse_mode = explanation_parse_mode
+        method.explanation_entities = explanation_entities
+        method.explanation_media = explanation_media
+        method.open_period = open_period
+        method.close_date = close_date
+        method.is_closed = is_closed
+        method.description = description
+        method.description_parse_mode = description_parse_mode
+        method.description_entities = description_entities
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.correct_option_id = correct_option_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3405,16 +3405,16 @@ class MessageShortcuts(MessageCopy):
         """
         if self.business_connection_id is None:
             raise TgfastError("this Message has no business_connection_id: reply_checklist() needs one")
-        method = _methods.SendChecklist(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            checklist=checklist,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendChecklist)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.checklist = checklist
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3469,22 +3469,22 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
-        method = _methods.SendDice(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDice)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3544,23 +3544,23 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
-        method = _methods.SendSticker(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            sticker=sticker,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendSticker)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.sticker = sticker
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3607,20 +3607,20 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendrichmessage
         """
-        method = _methods.SendRichMessage(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            rich_message=rich_message,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendRichMessage)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.rich_message = rich_message
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3738,41 +3738,41 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
-        method = _methods.SendInvoice(
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            direct_messages_topic_id=direct_messages_topic_id,
-            title=title,
-            description=description,
-            payload=payload,
-            provider_token=provider_token,
-            currency=currency,
-            prices=prices,
-            max_tip_amount=max_tip_amount,
-            suggested_tip_amounts=suggested_tip_amounts,
-            start_parameter=start_parameter,
-            provider_data=provider_data,
-            photo_url=photo_url,
-            photo_size=photo_size,
-            photo_width=photo_width,
-            photo_height=photo_height,
-            need_name=need_name,
-            need_phone_number=need_phone_number,
-            need_email=need_email,
-            need_shipping_address=need_shipping_address,
-            send_phone_number_to_provider=send_phone_number_to_provider,
-            send_email_to_provider=send_email_to_provider,
-            is_flexible=is_flexible,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendInvoice)
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.title = title
+        method.description = description
+        method.payload = payload
+        method.provider_token = provider_token
+        method.currency = currency
+        method.prices = prices
+        method.max_tip_amount = max_tip_amount
+        method.suggested_tip_amounts = suggested_tip_amounts
+        method.start_parameter = start_parameter
+        method.provider_data = provider_data
+        method.photo_url = photo_url
+        method.photo_size = photo_size
+        method.photo_width = photo_width
+        method.photo_height = photo_height
+        method.need_name = need_name
+        method.need_phone_number = need_phone_number
+        method.need_email = need_email
+        method.need_shipping_address = need_shipping_address
+        method.send_phone_number_to_provider = send_phone_number_to_provider
+        method.send_email_to_provider = send_email_to_provider
+        method.is_flexible = is_flexible
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3817,20 +3817,20 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
-        method = _methods.SendGame(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            game_short_name=game_short_name,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendGame)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.game_short_name = game_short_name
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3873,19 +3873,19 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editmessagetext
         """
-        method = _methods.EditMessageText(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            inline_message_id=inline_message_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            rich_message=rich_message,
-            reply_markup=reply_markup,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.EditMessageText)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.inline_message_id = inline_message_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.rich_message = rich_message
+        method.reply_markup = reply_markup
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3923,17 +3923,17 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editmessagecaption
         """
-        method = _methods.EditMessageCaption(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            inline_message_id=inline_message_id,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.EditMessageCaption)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.inline_message_id = inline_message_id
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -3967,14 +3967,14 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editmessagemedia
         """
-        method = _methods.EditMessageMedia(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            inline_message_id=inline_message_id,
-            media=media,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.EditMessageMedia)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.inline_message_id = inline_message_id
+        method.media = media
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4001,13 +4001,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editmessagereplymarkup
         """
-        method = _methods.EditMessageReplyMarkup(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            inline_message_id=inline_message_id,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.EditMessageReplyMarkup)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.inline_message_id = inline_message_id
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4032,12 +4032,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editmessagereplymarkup
         """
-        method = _methods.EditMessageReplyMarkup(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            inline_message_id=inline_message_id,
-        )
+        method = object.__new__(_methods.EditMessageReplyMarkup)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.inline_message_id = inline_message_id
+        method.reply_markup = None
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4083,19 +4084,19 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editmessagelivelocation
         """
-        method = _methods.EditMessageLiveLocation(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            inline_message_id=inline_message_id,
-            latitude=latitude,
-            longitude=longitude,
-            live_period=live_period,
-            horizontal_accuracy=horizontal_accuracy,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.EditMessageLiveLocation)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.inline_message_id = inline_message_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.live_period = live_period
+        method.horizontal_accuracy = horizontal_accuracy
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4121,13 +4122,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#stopmessagelivelocation
         """
-        method = _methods.StopMessageLiveLocation(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            inline_message_id=inline_message_id,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.StopMessageLiveLocation)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.inline_message_id = inline_message_id
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4167,10 +4168,10 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#deletemessage
         """
-        method = _methods.DeleteMessage(
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-        )
+        method = object.__new__(_methods.DeleteMessage)
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4213,18 +4214,18 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#forwardmessage
         """
-        method = _methods.ForwardMessage(
-            from_chat_id=self.chat.id,
-            message_id=self.message_id,
-            chat_id=chat_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_start_timestamp=video_start_timestamp,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-        )
+        method = object.__new__(_methods.ForwardMessage)
+        method.chat_id = chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.from_chat_id = self.chat.id
+        method.video_start_timestamp = video_start_timestamp
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.message_id = self.message_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4300,27 +4301,27 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#copymessage
         """
-        method = _methods.CopyMessage(
-            from_chat_id=self.chat.id,
-            message_id=self.message_id,
-            chat_id=chat_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_start_timestamp=video_start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.CopyMessage)
+        method.chat_id = chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.from_chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.video_start_timestamp = video_start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4349,12 +4350,12 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#setmessagereaction
         """
-        method = _methods.SetMessageReaction(
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            reaction=reaction,
-            is_big=is_big,
-        )
+        method = object.__new__(_methods.SetMessageReaction)
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.reaction = reaction
+        method.is_big = is_big
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4380,12 +4381,12 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#pinchatmessage
         """
-        method = _methods.PinChatMessage(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-            disable_notification=disable_notification,
-        )
+        method = object.__new__(_methods.PinChatMessage)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method.disable_notification = disable_notification
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4404,11 +4405,11 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#unpinchatmessage
         """
-        method = _methods.UnpinChatMessage(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_id=self.message_id,
-        )
+        method = object.__new__(_methods.UnpinChatMessage)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_id = self.message_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4437,12 +4438,12 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#sendchataction
         """
-        method = _methods.SendChatAction(
-            business_connection_id=self.business_connection_id,
-            chat_id=self.chat.id,
-            message_thread_id=self.message_thread_id if self.is_topic_message else None,
-            action=action,
-        )
+        method = object.__new__(_methods.SendChatAction)
+        method.business_connection_id = self.business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = self.message_thread_id if self.is_topic_message else None
+        method.action = action
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4465,10 +4466,10 @@ class MessageShortcuts(MessageCopy):
         """
         if self.guest_query_id is None:
             raise TgfastError("this Message has no guest_query_id: answer_guest_query() needs one")
-        method = _methods.AnswerGuestQuery(
-            guest_query_id=self.guest_query_id,
-            result=result,
-        )
+        method = object.__new__(_methods.AnswerGuestQuery)
+        method.guest_query_id = self.guest_query_id
+        method.result = result
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4550,26 +4551,26 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
-        method = _methods.SendMessage(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.SendMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4648,27 +4649,27 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
-        method = _methods.SendPhoto(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendPhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4746,26 +4747,26 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
-        method = _methods.SendLivePhoto(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            live_photo=live_photo,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendLivePhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.live_photo = live_photo
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4855,29 +4856,29 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
-        method = _methods.SendAudio(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            audio=audio,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            performer=performer,
-            title=title,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAudio)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.audio = audio
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.performer = performer
+        method.title = title
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -4962,27 +4963,27 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
-        method = _methods.SendDocument(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            document=document,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            disable_content_type_detection=disable_content_type_detection,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDocument)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.document = document
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.disable_content_type_detection = disable_content_type_detection
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5085,34 +5086,34 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
-        method = _methods.SendVideo(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video=video,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            cover=cover,
-            start_timestamp=start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            supports_streaming=supports_streaming,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideo)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video = video
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.cover = cover
+        method.start_timestamp = start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.supports_streaming = supports_streaming
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5206,31 +5207,31 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
-        method = _methods.SendAnimation(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            animation=animation,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAnimation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.animation = animation
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5307,26 +5308,26 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
-        method = _methods.SendVoice(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            voice=voice,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVoice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.voice = voice
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5403,25 +5404,25 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
-        method = _methods.SendVideoNote(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_note=video_note,
-            duration=duration,
-            length=length,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideoNote)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video_note = video_note
+        method.duration = duration
+        method.length = length
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5488,25 +5489,25 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpaidmedia
         """
-        method = _methods.SendPaidMedia(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            star_count=star_count,
-            media=media,
-            payload=payload,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendPaidMedia)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.star_count = star_count
+        method.media = media
+        method.payload = payload
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5559,20 +5560,20 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
-        method = _methods.SendMediaGroup(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendMediaGroup)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5648,27 +5649,27 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
-        method = _methods.SendLocation(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            horizontal_accuracy=horizontal_accuracy,
-            live_period=live_period,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendLocation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.horizontal_accuracy = horizontal_accuracy
+        method.live_period = live_period
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5744,29 +5745,29 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
-        method = _methods.SendVenue(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            title=title,
-            address=address,
-            foursquare_id=foursquare_id,
-            foursquare_type=foursquare_type,
-            google_place_id=google_place_id,
-            google_place_type=google_place_type,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVenue)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.title = title
+        method.address = address
+        method.foursquare_id = foursquare_id
+        method.foursquare_type = foursquare_type
+        method.google_place_id = google_place_id
+        method.google_place_type = google_place_type
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5832,25 +5833,25 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
-        method = _methods.SendContact(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            phone_number=phone_number,
-            first_name=first_name,
-            last_name=last_name,
-            vcard=vcard,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendContact)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.phone_number = phone_number
+        method.first_name = first_name
+        method.last_name = last_name
+        method.vcard = vcard
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -5975,45 +5976,45 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
-        method = _methods.SendPoll(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            question=question,
-            question_parse_mode=question_parse_mode,
-            question_entities=question_entities,
-            options=options,
-            is_anonymous=is_anonymous,
-            type=type,
-            allows_multiple_answers=allows_multiple_answers,
-            allows_revoting=allows_revoting,
-            shuffle_options=shuffle_options,
-            allow_adding_options=allow_adding_options,
-            hide_results_until_closes=hide_results_until_closes,
-            members_only=members_only,
-            country_codes=country_codes,
-            correct_option_ids=correct_option_ids,
-            explanation=explanation,
-            explanation_parse_mode=explanation_parse_mode,
-            explanation_entities=explanation_entities,
-            explanation_media=explanation_media,
-            open_period=open_period,
-            close_date=close_date,
-            is_closed=is_closed,
-            description=description,
-            description_parse_mode=description_parse_mode,
-            description_entities=description_entities,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            correct_option_id=correct_option_id,
-        )
+        method = object.__new__(_methods.SendPoll)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.question = question
+        method.question_parse_mode = question_parse_mode
+        method.question_entities = question_entities
+        method.options = options
+        method.is_anonymous = is_anonymous
+        method.type = type
+        method.allows_multiple_answers = allows_multiple_answers
+        method.allows_revoting = allows_revoting
+        method.shuffle_options = shuffle_options
+        method.allow_adding_options = allow_adding_options
+        method.hide_results_until_closes = hide_results_until_closes
+        method.members_only = members_only
+        method.country_codes = country_codes
+        method.correct_option_ids = correct_option_ids
+        method.explanation = explanation
+        method.explanation_parse_mode = explanation_parse_mode
+        method.explanation_entities = explanation_entities
+        method.explanation_media = explanation_media
+        method.open_period = open_period
+        method.close_date = close_date
+        method.is_closed = is_closed
+        method.description = description
+        method.description_parse_mode = description_parse_mode
+        method.description_entities = description_entities
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.correct_option_id = correct_option_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6049,16 +6050,16 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
-        method = _methods.SendChecklist(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            checklist=checklist,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendChecklist)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.checklist = checklist
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6121,22 +6122,22 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
-        method = _methods.SendDice(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6204,23 +6205,23 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
-        method = _methods.SendSticker(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            sticker=sticker,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendSticker)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.sticker = sticker
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6276,20 +6277,20 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendrichmessage
         """
-        method = _methods.SendRichMessage(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            rich_message=rich_message,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendRichMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.rich_message = rich_message
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6412,41 +6413,41 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
-        method = _methods.SendInvoice(
-            chat_id=self.chat.id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            title=title,
-            description=description,
-            payload=payload,
-            provider_token=provider_token,
-            currency=currency,
-            prices=prices,
-            max_tip_amount=max_tip_amount,
-            suggested_tip_amounts=suggested_tip_amounts,
-            start_parameter=start_parameter,
-            provider_data=provider_data,
-            photo_url=photo_url,
-            photo_size=photo_size,
-            photo_width=photo_width,
-            photo_height=photo_height,
-            need_name=need_name,
-            need_phone_number=need_phone_number,
-            need_email=need_email,
-            need_shipping_address=need_shipping_address,
-            send_phone_number_to_provider=send_phone_number_to_provider,
-            send_email_to_provider=send_email_to_provider,
-            is_flexible=is_flexible,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendInvoice)
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.title = title
+        method.description = description
+        method.payload = payload
+        method.provider_token = provider_token
+        method.currency = currency
+        method.prices = prices
+        method.max_tip_amount = max_tip_amount
+        method.suggested_tip_amounts = suggested_tip_amounts
+        method.start_parameter = start_parameter
+        method.provider_data = provider_data
+        method.photo_url = photo_url
+        method.photo_size = photo_size
+        method.photo_width = photo_width
+        method.photo_height = photo_height
+        method.need_name = need_name
+        method.need_phone_number = need_phone_number
+        method.need_email = need_email
+        method.need_shipping_address = need_shipping_address
+        method.send_phone_number_to_provider = send_phone_number_to_provider
+        method.send_email_to_provider = send_email_to_provider
+        method.is_flexible = is_flexible
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6499,20 +6500,20 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
-        method = _methods.SendGame(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            game_short_name=game_short_name,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendGame)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.game_short_name = game_short_name
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6581,26 +6582,26 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
-        method = _methods.SendMessage(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.SendMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6677,27 +6678,27 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
-        method = _methods.SendPhoto(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendPhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6773,26 +6774,26 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
-        method = _methods.SendLivePhoto(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            live_photo=live_photo,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendLivePhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.live_photo = live_photo
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6880,29 +6881,29 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
-        method = _methods.SendAudio(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            audio=audio,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            performer=performer,
-            title=title,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAudio)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.audio = audio
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.performer = performer
+        method.title = title
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -6985,27 +6986,27 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
-        method = _methods.SendDocument(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            document=document,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            disable_content_type_detection=disable_content_type_detection,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDocument)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.document = document
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.disable_content_type_detection = disable_content_type_detection
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7106,34 +7107,34 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
-        method = _methods.SendVideo(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video=video,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            cover=cover,
-            start_timestamp=start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            supports_streaming=supports_streaming,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideo)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video = video
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.cover = cover
+        method.start_timestamp = start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.supports_streaming = supports_streaming
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7225,31 +7226,31 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
-        method = _methods.SendAnimation(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            animation=animation,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAnimation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.animation = animation
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7324,26 +7325,26 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
-        method = _methods.SendVoice(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            voice=voice,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVoice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.voice = voice
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7418,25 +7419,25 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
-        method = _methods.SendVideoNote(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_note=video_note,
-            duration=duration,
-            length=length,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideoNote)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video_note = video_note
+        method.duration = duration
+        method.length = length
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7501,25 +7502,25 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpaidmedia
         """
-        method = _methods.SendPaidMedia(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            star_count=star_count,
-            media=media,
-            payload=payload,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendPaidMedia)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.star_count = star_count
+        method.media = media
+        method.payload = payload
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7570,20 +7571,20 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
-        method = _methods.SendMediaGroup(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendMediaGroup)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7657,27 +7658,27 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
-        method = _methods.SendLocation(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            horizontal_accuracy=horizontal_accuracy,
-            live_period=live_period,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendLocation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.horizontal_accuracy = horizontal_accuracy
+        method.live_period = live_period
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7751,29 +7752,29 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
-        method = _methods.SendVenue(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            title=title,
-            address=address,
-            foursquare_id=foursquare_id,
-            foursquare_type=foursquare_type,
-            google_place_id=google_place_id,
-            google_place_type=google_place_type,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVenue)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.title = title
+        method.address = address
+        method.foursquare_id = foursquare_id
+        method.foursquare_type = foursquare_type
+        method.google_place_id = google_place_id
+        method.google_place_type = google_place_type
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7837,25 +7838,25 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
-        method = _methods.SendContact(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            phone_number=phone_number,
-            first_name=first_name,
-            last_name=last_name,
-            vcard=vcard,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendContact)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.phone_number = phone_number
+        method.first_name = first_name
+        method.last_name = last_name
+        method.vcard = vcard
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -7978,45 +7979,45 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
-        method = _methods.SendPoll(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            question=question,
-            question_parse_mode=question_parse_mode,
-            question_entities=question_entities,
-            options=options,
-            is_anonymous=is_anonymous,
-            type=type,
-            allows_multiple_answers=allows_multiple_answers,
-            allows_revoting=allows_revoting,
-            shuffle_options=shuffle_options,
-            allow_adding_options=allow_adding_options,
-            hide_results_until_closes=hide_results_until_closes,
-            members_only=members_only,
-            country_codes=country_codes,
-            correct_option_ids=correct_option_ids,
-            explanation=explanation,
-            explanation_parse_mode=explanation_parse_mode,
-            explanation_entities=explanation_entities,
-            explanation_media=explanation_media,
-            open_period=open_period,
-            close_date=close_date,
-            is_closed=is_closed,
-            description=description,
-            description_parse_mode=description_parse_mode,
-            description_entities=description_entities,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            correct_option_id=correct_option_id,
-        )
+        method = object.__new__(_methods.SendPoll)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.question = question
+        method.question_parse_mode = question_parse_mode
+        method.question_entities = question_entities
+        method.options = options
+        method.is_anonymous = is_anonymous
+        method.type = type
+        method.allows_multiple_answers = allows_multiple_answers
+        method.allows_revoting = allows_revoting
+        method.shuffle_options = shuffle_options
+        method.allow_adding_options = allow_adding_options
+        method.hide_results_until_closes = hide_results_until_closes
+        method.members_only = members_only
+        method.country_codes = country_codes
+        method.correct_option_ids = correct_option_ids
+        method.explanation = explanation
+        method.explanation_parse_mode = explanation_parse_mode
+        method.explanation_entities = explanation_entities
+        method.explanation_media = explanation_media
+        method.open_period = open_period
+        method.close_date = close_date
+        method.is_closed = is_closed
+        method.description = description
+        method.description_parse_mode = description_parse_mode
+        method.description_entities = description_entities
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.correct_option_id = correct_option_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8050,16 +8051,16 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
-        method = _methods.SendChecklist(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            checklist=checklist,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendChecklist)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.checklist = checklist
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8120,22 +8121,22 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
-        method = _methods.SendDice(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8201,23 +8202,23 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
-        method = _methods.SendSticker(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            sticker=sticker,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendSticker)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.sticker = sticker
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8271,20 +8272,20 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendrichmessage
         """
-        method = _methods.SendRichMessage(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            rich_message=rich_message,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendRichMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.rich_message = rich_message
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8405,41 +8406,41 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
-        method = _methods.SendInvoice(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            title=title,
-            description=description,
-            payload=payload,
-            provider_token=provider_token,
-            currency=currency,
-            prices=prices,
-            max_tip_amount=max_tip_amount,
-            suggested_tip_amounts=suggested_tip_amounts,
-            start_parameter=start_parameter,
-            provider_data=provider_data,
-            photo_url=photo_url,
-            photo_size=photo_size,
-            photo_width=photo_width,
-            photo_height=photo_height,
-            need_name=need_name,
-            need_phone_number=need_phone_number,
-            need_email=need_email,
-            need_shipping_address=need_shipping_address,
-            send_phone_number_to_provider=send_phone_number_to_provider,
-            send_email_to_provider=send_email_to_provider,
-            is_flexible=is_flexible,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendInvoice)
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.title = title
+        method.description = description
+        method.payload = payload
+        method.provider_token = provider_token
+        method.currency = currency
+        method.prices = prices
+        method.max_tip_amount = max_tip_amount
+        method.suggested_tip_amounts = suggested_tip_amounts
+        method.start_parameter = start_parameter
+        method.provider_data = provider_data
+        method.photo_url = photo_url
+        method.photo_size = photo_size
+        method.photo_width = photo_width
+        method.photo_height = photo_height
+        method.need_name = need_name
+        method.need_phone_number = need_phone_number
+        method.need_email = need_email
+        method.need_shipping_address = need_shipping_address
+        method.send_phone_number_to_provider = send_phone_number_to_provider
+        method.send_email_to_provider = send_email_to_provider
+        method.is_flexible = is_flexible
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8490,20 +8491,20 @@ class InaccessibleMessageShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
-        method = _methods.SendGame(
-            chat_id=self.chat.id,
-            reply_parameters=_types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id),
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            game_short_name=game_short_name,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendGame)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.game_short_name = game_short_name
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8587,26 +8588,26 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
-        method = _methods.SendMessage(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.SendMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8685,27 +8686,27 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
-        method = _methods.SendPhoto(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendPhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8783,26 +8784,26 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
-        method = _methods.SendLivePhoto(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            live_photo=live_photo,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendLivePhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.live_photo = live_photo
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8892,29 +8893,29 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
-        method = _methods.SendAudio(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            audio=audio,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            performer=performer,
-            title=title,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAudio)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.audio = audio
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.performer = performer
+        method.title = title
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -8999,27 +9000,27 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
-        method = _methods.SendDocument(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            document=document,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            disable_content_type_detection=disable_content_type_detection,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDocument)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.document = document
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.disable_content_type_detection = disable_content_type_detection
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9122,34 +9123,34 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
-        method = _methods.SendVideo(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video=video,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            cover=cover,
-            start_timestamp=start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            supports_streaming=supports_streaming,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideo)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video = video
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.cover = cover
+        method.start_timestamp = start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.supports_streaming = supports_streaming
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9243,31 +9244,31 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
-        method = _methods.SendAnimation(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            animation=animation,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAnimation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.animation = animation
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9344,26 +9345,26 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
-        method = _methods.SendVoice(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            voice=voice,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVoice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.voice = voice
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9440,25 +9441,25 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
-        method = _methods.SendVideoNote(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_note=video_note,
-            duration=duration,
-            length=length,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideoNote)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video_note = video_note
+        method.duration = duration
+        method.length = length
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9525,25 +9526,25 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpaidmedia
         """
-        method = _methods.SendPaidMedia(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            star_count=star_count,
-            media=media,
-            payload=payload,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendPaidMedia)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.star_count = star_count
+        method.media = media
+        method.payload = payload
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9596,20 +9597,20 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
-        method = _methods.SendMediaGroup(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendMediaGroup)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9685,27 +9686,27 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
-        method = _methods.SendLocation(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            horizontal_accuracy=horizontal_accuracy,
-            live_period=live_period,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendLocation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.horizontal_accuracy = horizontal_accuracy
+        method.live_period = live_period
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9781,29 +9782,29 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
-        method = _methods.SendVenue(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            title=title,
-            address=address,
-            foursquare_id=foursquare_id,
-            foursquare_type=foursquare_type,
-            google_place_id=google_place_id,
-            google_place_type=google_place_type,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVenue)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.title = title
+        method.address = address
+        method.foursquare_id = foursquare_id
+        method.foursquare_type = foursquare_type
+        method.google_place_id = google_place_id
+        method.google_place_type = google_place_type
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -9869,25 +9870,25 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
-        method = _methods.SendContact(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            phone_number=phone_number,
-            first_name=first_name,
-            last_name=last_name,
-            vcard=vcard,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendContact)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.phone_number = phone_number
+        method.first_name = first_name
+        method.last_name = last_name
+        method.vcard = vcard
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10012,45 +10013,45 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
-        method = _methods.SendPoll(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            question=question,
-            question_parse_mode=question_parse_mode,
-            question_entities=question_entities,
-            options=options,
-            is_anonymous=is_anonymous,
-            type=type,
-            allows_multiple_answers=allows_multiple_answers,
-            allows_revoting=allows_revoting,
-            shuffle_options=shuffle_options,
-            allow_adding_options=allow_adding_options,
-            hide_results_until_closes=hide_results_until_closes,
-            members_only=members_only,
-            country_codes=country_codes,
-            correct_option_ids=correct_option_ids,
-            explanation=explanation,
-            explanation_parse_mode=explanation_parse_mode,
-            explanation_entities=explanation_entities,
-            explanation_media=explanation_media,
-            open_period=open_period,
-            close_date=close_date,
-            is_closed=is_closed,
-            description=description,
-            description_parse_mode=description_parse_mode,
-            description_entities=description_entities,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            correct_option_id=correct_option_id,
-        )
+        method = object.__new__(_methods.SendPoll)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.question = question
+        method.question_parse_mode = question_parse_mode
+        method.question_entities = question_entities
+        method.options = options
+        method.is_anonymous = is_anonymous
+        method.type = type
+        method.allows_multiple_answers = allows_multiple_answers
+        method.allows_revoting = allows_revoting
+        method.shuffle_options = shuffle_options
+        method.allow_adding_options = allow_adding_options
+        method.hide_results_until_closes = hide_results_until_closes
+        method.members_only = members_only
+        method.country_codes = country_codes
+        method.correct_option_ids = correct_option_ids
+        method.explanation = explanation
+        method.explanation_parse_mode = explanation_parse_mode
+        method.explanation_entities = explanation_entities
+        method.explanation_media = explanation_media
+        method.open_period = open_period
+        method.close_date = close_date
+        method.is_closed = is_closed
+        method.description = description
+        method.description_parse_mode = description_parse_mode
+        method.description_entities = description_entities
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.correct_option_id = correct_option_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10086,16 +10087,16 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
-        method = _methods.SendChecklist(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            checklist=checklist,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendChecklist)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.checklist = checklist
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10158,22 +10159,22 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
-        method = _methods.SendDice(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10241,23 +10242,23 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
-        method = _methods.SendSticker(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            sticker=sticker,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendSticker)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.sticker = sticker
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10313,20 +10314,20 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendrichmessage
         """
-        method = _methods.SendRichMessage(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            rich_message=rich_message,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendRichMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.rich_message = rich_message
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10449,41 +10450,41 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
-        method = _methods.SendInvoice(
-            chat_id=self.chat.id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            title=title,
-            description=description,
-            payload=payload,
-            provider_token=provider_token,
-            currency=currency,
-            prices=prices,
-            max_tip_amount=max_tip_amount,
-            suggested_tip_amounts=suggested_tip_amounts,
-            start_parameter=start_parameter,
-            provider_data=provider_data,
-            photo_url=photo_url,
-            photo_size=photo_size,
-            photo_width=photo_width,
-            photo_height=photo_height,
-            need_name=need_name,
-            need_phone_number=need_phone_number,
-            need_email=need_email,
-            need_shipping_address=need_shipping_address,
-            send_phone_number_to_provider=send_phone_number_to_provider,
-            send_email_to_provider=send_email_to_provider,
-            is_flexible=is_flexible,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendInvoice)
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.title = title
+        method.description = description
+        method.payload = payload
+        method.provider_token = provider_token
+        method.currency = currency
+        method.prices = prices
+        method.max_tip_amount = max_tip_amount
+        method.suggested_tip_amounts = suggested_tip_amounts
+        method.start_parameter = start_parameter
+        method.provider_data = provider_data
+        method.photo_url = photo_url
+        method.photo_size = photo_size
+        method.photo_width = photo_width
+        method.photo_height = photo_height
+        method.need_name = need_name
+        method.need_phone_number = need_phone_number
+        method.need_email = need_email
+        method.need_shipping_address = need_shipping_address
+        method.send_phone_number_to_provider = send_phone_number_to_provider
+        method.send_email_to_provider = send_email_to_provider
+        method.is_flexible = is_flexible
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10536,20 +10537,20 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
-        method = _methods.SendGame(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            game_short_name=game_short_name,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendGame)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.game_short_name = game_short_name
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10620,26 +10621,26 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
-        method = _methods.SendMessage(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.SendMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10718,27 +10719,27 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
-        method = _methods.SendPhoto(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendPhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10816,26 +10817,26 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
-        method = _methods.SendLivePhoto(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            live_photo=live_photo,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendLivePhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.live_photo = live_photo
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -10925,29 +10926,29 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
-        method = _methods.SendAudio(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            audio=audio,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            performer=performer,
-            title=title,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAudio)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.audio = audio
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.performer = performer
+        method.title = title
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11032,27 +11033,27 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
-        method = _methods.SendDocument(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            document=document,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            disable_content_type_detection=disable_content_type_detection,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDocument)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.document = document
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.disable_content_type_detection = disable_content_type_detection
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11155,34 +11156,34 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
-        method = _methods.SendVideo(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video=video,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            cover=cover,
-            start_timestamp=start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            supports_streaming=supports_streaming,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideo)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video = video
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.cover = cover
+        method.start_timestamp = start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.supports_streaming = supports_streaming
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11276,31 +11277,31 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
-        method = _methods.SendAnimation(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            animation=animation,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAnimation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.animation = animation
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11377,26 +11378,26 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
-        method = _methods.SendVoice(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            voice=voice,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVoice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.voice = voice
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11473,25 +11474,25 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
-        method = _methods.SendVideoNote(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_note=video_note,
-            duration=duration,
-            length=length,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideoNote)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video_note = video_note
+        method.duration = duration
+        method.length = length
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11558,25 +11559,25 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpaidmedia
         """
-        method = _methods.SendPaidMedia(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            star_count=star_count,
-            media=media,
-            payload=payload,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendPaidMedia)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.star_count = star_count
+        method.media = media
+        method.payload = payload
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11629,20 +11630,20 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
-        method = _methods.SendMediaGroup(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendMediaGroup)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11718,27 +11719,27 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
-        method = _methods.SendLocation(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            horizontal_accuracy=horizontal_accuracy,
-            live_period=live_period,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendLocation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.horizontal_accuracy = horizontal_accuracy
+        method.live_period = live_period
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11814,29 +11815,29 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
-        method = _methods.SendVenue(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            title=title,
-            address=address,
-            foursquare_id=foursquare_id,
-            foursquare_type=foursquare_type,
-            google_place_id=google_place_id,
-            google_place_type=google_place_type,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVenue)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.title = title
+        method.address = address
+        method.foursquare_id = foursquare_id
+        method.foursquare_type = foursquare_type
+        method.google_place_id = google_place_id
+        method.google_place_type = google_place_type
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -11902,25 +11903,25 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
-        method = _methods.SendContact(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            phone_number=phone_number,
-            first_name=first_name,
-            last_name=last_name,
-            vcard=vcard,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendContact)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.phone_number = phone_number
+        method.first_name = first_name
+        method.last_name = last_name
+        method.vcard = vcard
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12045,45 +12046,45 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
-        method = _methods.SendPoll(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            question=question,
-            question_parse_mode=question_parse_mode,
-            question_entities=question_entities,
-            options=options,
-            is_anonymous=is_anonymous,
-            type=type,
-            allows_multiple_answers=allows_multiple_answers,
-            allows_revoting=allows_revoting,
-            shuffle_options=shuffle_options,
-            allow_adding_options=allow_adding_options,
-            hide_results_until_closes=hide_results_until_closes,
-            members_only=members_only,
-            country_codes=country_codes,
-            correct_option_ids=correct_option_ids,
-            explanation=explanation,
-            explanation_parse_mode=explanation_parse_mode,
-            explanation_entities=explanation_entities,
-            explanation_media=explanation_media,
-            open_period=open_period,
-            close_date=close_date,
-            is_closed=is_closed,
-            description=description,
-            description_parse_mode=description_parse_mode,
-            description_entities=description_entities,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            correct_option_id=correct_option_id,
-        )
+        method = object.__new__(_methods.SendPoll)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.question = question
+        method.question_parse_mode = question_parse_mode
+        method.question_entities = question_entities
+        method.options = options
+        method.is_anonymous = is_anonymous
+        method.type = type
+        method.allows_multiple_answers = allows_multiple_answers
+        method.allows_revoting = allows_revoting
+        method.shuffle_options = shuffle_options
+        method.allow_adding_options = allow_adding_options
+        method.hide_results_until_closes = hide_results_until_closes
+        method.members_only = members_only
+        method.country_codes = country_codes
+        method.correct_option_ids = correct_option_ids
+        method.explanation = explanation
+        method.explanation_parse_mode = explanation_parse_mode
+        method.explanation_entities = explanation_entities
+        method.explanation_media = explanation_media
+        method.open_period = open_period
+        method.close_date = close_date
+        method.is_closed = is_closed
+        method.description = description
+        method.description_parse_mode = description_parse_mode
+        method.description_entities = description_entities
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.correct_option_id = correct_option_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12119,16 +12120,16 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
-        method = _methods.SendChecklist(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            checklist=checklist,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendChecklist)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.checklist = checklist
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12191,22 +12192,22 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
-        method = _methods.SendDice(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12274,23 +12275,23 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
-        method = _methods.SendSticker(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            sticker=sticker,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendSticker)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.sticker = sticker
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12346,20 +12347,20 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendrichmessage
         """
-        method = _methods.SendRichMessage(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            rich_message=rich_message,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendRichMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.rich_message = rich_message
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12482,41 +12483,41 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
-        method = _methods.SendInvoice(
-            chat_id=self.user_chat_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            title=title,
-            description=description,
-            payload=payload,
-            provider_token=provider_token,
-            currency=currency,
-            prices=prices,
-            max_tip_amount=max_tip_amount,
-            suggested_tip_amounts=suggested_tip_amounts,
-            start_parameter=start_parameter,
-            provider_data=provider_data,
-            photo_url=photo_url,
-            photo_size=photo_size,
-            photo_width=photo_width,
-            photo_height=photo_height,
-            need_name=need_name,
-            need_phone_number=need_phone_number,
-            need_email=need_email,
-            need_shipping_address=need_shipping_address,
-            send_phone_number_to_provider=send_phone_number_to_provider,
-            send_email_to_provider=send_email_to_provider,
-            is_flexible=is_flexible,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendInvoice)
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.title = title
+        method.description = description
+        method.payload = payload
+        method.provider_token = provider_token
+        method.currency = currency
+        method.prices = prices
+        method.max_tip_amount = max_tip_amount
+        method.suggested_tip_amounts = suggested_tip_amounts
+        method.start_parameter = start_parameter
+        method.provider_data = provider_data
+        method.photo_url = photo_url
+        method.photo_size = photo_size
+        method.photo_width = photo_width
+        method.photo_height = photo_height
+        method.need_name = need_name
+        method.need_phone_number = need_phone_number
+        method.need_email = need_email
+        method.need_shipping_address = need_shipping_address
+        method.send_phone_number_to_provider = send_phone_number_to_provider
+        method.send_email_to_provider = send_email_to_provider
+        method.is_flexible = is_flexible
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12569,20 +12570,20 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
-        method = _methods.SendGame(
-            chat_id=self.user_chat_id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            game_short_name=game_short_name,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendGame)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.user_chat_id
+        method.message_thread_id = message_thread_id
+        method.game_short_name = game_short_name
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12600,10 +12601,10 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#approvechatjoinrequest
         """
-        method = _methods.ApproveChatJoinRequest(
-            chat_id=self.chat.id,
-            user_id=self.from_user.id,
-        )
+        method = object.__new__(_methods.ApproveChatJoinRequest)
+        method.chat_id = self.chat.id
+        method.user_id = self.from_user.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12621,10 +12622,10 @@ class ChatJoinRequestShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#declinechatjoinrequest
         """
-        method = _methods.DeclineChatJoinRequest(
-            chat_id=self.chat.id,
-            user_id=self.from_user.id,
-        )
+        method = object.__new__(_methods.DeclineChatJoinRequest)
+        method.chat_id = self.chat.id
+        method.user_id = self.from_user.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12648,10 +12649,10 @@ class ChatJoinRequestShortcuts:
         """
         if self.query_id is None:
             raise TgfastError("this ChatJoinRequest has no query_id: answer_query() needs one")
-        method = _methods.AnswerChatJoinRequestQuery(
-            chat_join_request_query_id=self.query_id,
-            result=result,
-        )
+        method = object.__new__(_methods.AnswerChatJoinRequestQuery)
+        method.chat_join_request_query_id = self.query_id
+        method.result = result
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12675,10 +12676,10 @@ class ChatJoinRequestShortcuts:
         """
         if self.query_id is None:
             raise TgfastError("this ChatJoinRequest has no query_id: send_webapp() needs one")
-        method = _methods.SendChatJoinRequestWebApp(
-            chat_join_request_query_id=self.query_id,
-            web_app_url=web_app_url,
-        )
+        method = object.__new__(_methods.SendChatJoinRequestWebApp)
+        method.chat_join_request_query_id = self.query_id
+        method.web_app_url = web_app_url
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12759,26 +12760,26 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
-        method = _methods.SendMessage(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            text=text,
-            parse_mode=parse_mode,
-            entities=entities,
-            link_preview_options=link_preview_options,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            disable_web_page_preview=disable_web_page_preview,
-        )
+        method = object.__new__(_methods.SendMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.link_preview_options = link_preview_options
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.disable_web_page_preview = disable_web_page_preview
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12857,27 +12858,27 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
-        method = _methods.SendPhoto(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendPhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -12955,26 +12956,26 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
-        method = _methods.SendLivePhoto(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            live_photo=live_photo,
-            photo=photo,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendLivePhoto)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.live_photo = live_photo
+        method.photo = photo
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13064,29 +13065,29 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
-        method = _methods.SendAudio(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            audio=audio,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            performer=performer,
-            title=title,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAudio)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.audio = audio
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.performer = performer
+        method.title = title
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13171,27 +13172,27 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
-        method = _methods.SendDocument(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            document=document,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            disable_content_type_detection=disable_content_type_detection,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDocument)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.document = document
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.disable_content_type_detection = disable_content_type_detection
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13294,34 +13295,34 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
-        method = _methods.SendVideo(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video=video,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            cover=cover,
-            start_timestamp=start_timestamp,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            supports_streaming=supports_streaming,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideo)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video = video
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.cover = cover
+        method.start_timestamp = start_timestamp
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.supports_streaming = supports_streaming
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13415,31 +13416,31 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
-        method = _methods.SendAnimation(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            animation=animation,
-            duration=duration,
-            width=width,
-            height=height,
-            thumbnail=thumbnail,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            has_spoiler=has_spoiler,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendAnimation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.animation = animation
+        method.duration = duration
+        method.width = width
+        method.height = height
+        method.thumbnail = thumbnail
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.has_spoiler = has_spoiler
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13516,26 +13517,26 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
-        method = _methods.SendVoice(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            voice=voice,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            duration=duration,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVoice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.voice = voice
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.duration = duration
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13612,25 +13613,25 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
-        method = _methods.SendVideoNote(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            video_note=video_note,
-            duration=duration,
-            length=length,
-            thumbnail=thumbnail,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVideoNote)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.video_note = video_note
+        method.duration = duration
+        method.length = length
+        method.thumbnail = thumbnail
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13697,25 +13698,25 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpaidmedia
         """
-        method = _methods.SendPaidMedia(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            star_count=star_count,
-            media=media,
-            payload=payload,
-            caption=caption,
-            parse_mode=parse_mode,
-            caption_entities=caption_entities,
-            show_caption_above_media=show_caption_above_media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendPaidMedia)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.star_count = star_count
+        method.media = media
+        method.payload = payload
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13768,20 +13769,20 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
         """
-        method = _methods.SendMediaGroup(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendMediaGroup)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13857,27 +13858,27 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
-        method = _methods.SendLocation(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            horizontal_accuracy=horizontal_accuracy,
-            live_period=live_period,
-            heading=heading,
-            proximity_alert_radius=proximity_alert_radius,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendLocation)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.horizontal_accuracy = horizontal_accuracy
+        method.live_period = live_period
+        method.heading = heading
+        method.proximity_alert_radius = proximity_alert_radius
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -13953,29 +13954,29 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
-        method = _methods.SendVenue(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            latitude=latitude,
-            longitude=longitude,
-            title=title,
-            address=address,
-            foursquare_id=foursquare_id,
-            foursquare_type=foursquare_type,
-            google_place_id=google_place_id,
-            google_place_type=google_place_type,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendVenue)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.latitude = latitude
+        method.longitude = longitude
+        method.title = title
+        method.address = address
+        method.foursquare_id = foursquare_id
+        method.foursquare_type = foursquare_type
+        method.google_place_id = google_place_id
+        method.google_place_type = google_place_type
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14041,25 +14042,25 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
-        method = _methods.SendContact(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            phone_number=phone_number,
-            first_name=first_name,
-            last_name=last_name,
-            vcard=vcard,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendContact)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.phone_number = phone_number
+        method.first_name = first_name
+        method.last_name = last_name
+        method.vcard = vcard
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14184,45 +14185,45 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
         """
-        method = _methods.SendPoll(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            question=question,
-            question_parse_mode=question_parse_mode,
-            question_entities=question_entities,
-            options=options,
-            is_anonymous=is_anonymous,
-            type=type,
-            allows_multiple_answers=allows_multiple_answers,
-            allows_revoting=allows_revoting,
-            shuffle_options=shuffle_options,
-            allow_adding_options=allow_adding_options,
-            hide_results_until_closes=hide_results_until_closes,
-            members_only=members_only,
-            country_codes=country_codes,
-            correct_option_ids=correct_option_ids,
-            explanation=explanation,
-            explanation_parse_mode=explanation_parse_mode,
-            explanation_entities=explanation_entities,
-            explanation_media=explanation_media,
-            open_period=open_period,
-            close_date=close_date,
-            is_closed=is_closed,
-            description=description,
-            description_parse_mode=description_parse_mode,
-            description_entities=description_entities,
-            media=media,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-            correct_option_id=correct_option_id,
-        )
+        method = object.__new__(_methods.SendPoll)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.question = question
+        method.question_parse_mode = question_parse_mode
+        method.question_entities = question_entities
+        method.options = options
+        method.is_anonymous = is_anonymous
+        method.type = type
+        method.allows_multiple_answers = allows_multiple_answers
+        method.allows_revoting = allows_revoting
+        method.shuffle_options = shuffle_options
+        method.allow_adding_options = allow_adding_options
+        method.hide_results_until_closes = hide_results_until_closes
+        method.members_only = members_only
+        method.country_codes = country_codes
+        method.correct_option_ids = correct_option_ids
+        method.explanation = explanation
+        method.explanation_parse_mode = explanation_parse_mode
+        method.explanation_entities = explanation_entities
+        method.explanation_media = explanation_media
+        method.open_period = open_period
+        method.close_date = close_date
+        method.is_closed = is_closed
+        method.description = description
+        method.description_parse_mode = description_parse_mode
+        method.description_entities = description_entities
+        method.media = media
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method.correct_option_id = correct_option_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14258,16 +14259,16 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
-        method = _methods.SendChecklist(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            checklist=checklist,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendChecklist)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.checklist = checklist
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14330,22 +14331,22 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#senddice
         """
-        method = _methods.SendDice(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendDice)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14413,23 +14414,23 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
-        method = _methods.SendSticker(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            sticker=sticker,
-            emoji=emoji,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendSticker)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.sticker = sticker
+        method.emoji = emoji
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14485,20 +14486,20 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendrichmessage
         """
-        method = _methods.SendRichMessage(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            rich_message=rich_message,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-        )
+        method = object.__new__(_methods.SendRichMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.rich_message = rich_message
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14621,41 +14622,41 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
         """
-        method = _methods.SendInvoice(
-            chat_id=self.chat.id,
-            message_thread_id=message_thread_id,
-            direct_messages_topic_id=direct_messages_topic_id,
-            title=title,
-            description=description,
-            payload=payload,
-            provider_token=provider_token,
-            currency=currency,
-            prices=prices,
-            max_tip_amount=max_tip_amount,
-            suggested_tip_amounts=suggested_tip_amounts,
-            start_parameter=start_parameter,
-            provider_data=provider_data,
-            photo_url=photo_url,
-            photo_size=photo_size,
-            photo_width=photo_width,
-            photo_height=photo_height,
-            need_name=need_name,
-            need_phone_number=need_phone_number,
-            need_email=need_email,
-            need_shipping_address=need_shipping_address,
-            send_phone_number_to_provider=send_phone_number_to_provider,
-            send_email_to_provider=send_email_to_provider,
-            is_flexible=is_flexible,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            suggested_post_parameters=suggested_post_parameters,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendInvoice)
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.direct_messages_topic_id = direct_messages_topic_id
+        method.title = title
+        method.description = description
+        method.payload = payload
+        method.provider_token = provider_token
+        method.currency = currency
+        method.prices = prices
+        method.max_tip_amount = max_tip_amount
+        method.suggested_tip_amounts = suggested_tip_amounts
+        method.start_parameter = start_parameter
+        method.provider_data = provider_data
+        method.photo_url = photo_url
+        method.photo_size = photo_size
+        method.photo_width = photo_width
+        method.photo_height = photo_height
+        method.need_name = need_name
+        method.need_phone_number = need_phone_number
+        method.need_email = need_email
+        method.need_shipping_address = need_shipping_address
+        method.send_phone_number_to_provider = send_phone_number_to_provider
+        method.send_email_to_provider = send_email_to_provider
+        method.is_flexible = is_flexible
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.suggested_post_parameters = suggested_post_parameters
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14708,20 +14709,20 @@ class ChatMemberUpdatedShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendgame
         """
-        method = _methods.SendGame(
-            chat_id=self.chat.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            game_short_name=game_short_name,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            allow_paid_broadcast=allow_paid_broadcast,
-            message_effect_id=message_effect_id,
-            reply_parameters=reply_parameters,
-            reply_markup=reply_markup,
-            reply_to_message_id=reply_to_message_id,
-            allow_sending_without_reply=allow_sending_without_reply,
-        )
+        method = object.__new__(_methods.SendGame)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.chat.id
+        method.message_thread_id = message_thread_id
+        method.game_short_name = game_short_name
+        method.disable_notification = disable_notification
+        method.protect_content = protect_content
+        method.allow_paid_broadcast = allow_paid_broadcast
+        method.message_effect_id = message_effect_id
+        method.reply_parameters = reply_parameters
+        method.reply_markup = reply_markup
+        method.reply_to_message_id = reply_to_message_id
+        method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14768,13 +14769,13 @@ class CallbackQueryShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#answercallbackquery
         """
-        method = _methods.AnswerCallbackQuery(
-            callback_query_id=self.id,
-            text=text,
-            show_alert=show_alert,
-            url=url,
-            cache_time=cache_time,
-        )
+        method = object.__new__(_methods.AnswerCallbackQuery)
+        method.callback_query_id = self.id
+        method.text = text
+        method.show_alert = show_alert
+        method.url = url
+        method.cache_time = cache_time
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14828,16 +14829,16 @@ class InlineQueryShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#answerinlinequery
         """
-        method = _methods.AnswerInlineQuery(
-            inline_query_id=self.id,
-            results=results,
-            cache_time=cache_time,
-            is_personal=is_personal,
-            next_offset=next_offset,
-            button=button,
-            switch_pm_text=switch_pm_text,
-            switch_pm_parameter=switch_pm_parameter,
-        )
+        method = object.__new__(_methods.AnswerInlineQuery)
+        method.inline_query_id = self.id
+        method.results = results
+        method.cache_time = cache_time
+        method.is_personal = is_personal
+        method.next_offset = next_offset
+        method.button = button
+        method.switch_pm_text = switch_pm_text
+        method.switch_pm_parameter = switch_pm_parameter
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14878,12 +14879,12 @@ class ShippingQueryShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#answershippingquery
         """
-        method = _methods.AnswerShippingQuery(
-            shipping_query_id=self.id,
-            ok=ok,
-            shipping_options=shipping_options,
-            error_message=error_message,
-        )
+        method = object.__new__(_methods.AnswerShippingQuery)
+        method.shipping_query_id = self.id
+        method.ok = ok
+        method.shipping_options = shipping_options
+        method.error_message = error_message
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14924,11 +14925,11 @@ class PreCheckoutQueryShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#answerprecheckoutquery
         """
-        method = _methods.AnswerPreCheckoutQuery(
-            pre_checkout_query_id=self.id,
-            ok=ok,
-            error_message=error_message,
-        )
+        method = object.__new__(_methods.AnswerPreCheckoutQuery)
+        method.pre_checkout_query_id = self.id
+        method.ok = ok
+        method.error_message = error_message
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -14974,12 +14975,12 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#sendchataction
         """
-        method = _methods.SendChatAction(
-            chat_id=self.id,
-            business_connection_id=business_connection_id,
-            message_thread_id=message_thread_id,
-            action=action,
-        )
+        method = object.__new__(_methods.SendChatAction)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.id
+        method.message_thread_id = message_thread_id
+        method.action = action
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15012,12 +15013,12 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#banchatmember
         """
-        method = _methods.BanChatMember(
-            chat_id=self.id,
-            user_id=user_id,
-            until_date=until_date,
-            revoke_messages=revoke_messages,
-        )
+        method = object.__new__(_methods.BanChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.until_date = until_date
+        method.revoke_messages = revoke_messages
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15045,11 +15046,11 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#unbanchatmember
         """
-        method = _methods.UnbanChatMember(
-            chat_id=self.id,
-            user_id=user_id,
-            only_if_banned=only_if_banned,
-        )
+        method = object.__new__(_methods.UnbanChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.only_if_banned = only_if_banned
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15085,13 +15086,13 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#restrictchatmember
         """
-        method = _methods.RestrictChatMember(
-            chat_id=self.id,
-            user_id=user_id,
-            permissions=permissions,
-            use_independent_chat_permissions=use_independent_chat_permissions,
-            until_date=until_date,
-        )
+        method = object.__new__(_methods.RestrictChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.permissions = permissions
+        method.use_independent_chat_permissions = use_independent_chat_permissions
+        method.until_date = until_date
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15164,27 +15165,27 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#promotechatmember
         """
-        method = _methods.PromoteChatMember(
-            chat_id=self.id,
-            user_id=user_id,
-            is_anonymous=is_anonymous,
-            can_manage_chat=can_manage_chat,
-            can_delete_messages=can_delete_messages,
-            can_manage_video_chats=can_manage_video_chats,
-            can_restrict_members=can_restrict_members,
-            can_promote_members=can_promote_members,
-            can_change_info=can_change_info,
-            can_invite_users=can_invite_users,
-            can_post_stories=can_post_stories,
-            can_edit_stories=can_edit_stories,
-            can_delete_stories=can_delete_stories,
-            can_post_messages=can_post_messages,
-            can_edit_messages=can_edit_messages,
-            can_pin_messages=can_pin_messages,
-            can_manage_topics=can_manage_topics,
-            can_manage_direct_messages=can_manage_direct_messages,
-            can_manage_tags=can_manage_tags,
-        )
+        method = object.__new__(_methods.PromoteChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.is_anonymous = is_anonymous
+        method.can_manage_chat = can_manage_chat
+        method.can_delete_messages = can_delete_messages
+        method.can_manage_video_chats = can_manage_video_chats
+        method.can_restrict_members = can_restrict_members
+        method.can_promote_members = can_promote_members
+        method.can_change_info = can_change_info
+        method.can_invite_users = can_invite_users
+        method.can_post_stories = can_post_stories
+        method.can_edit_stories = can_edit_stories
+        method.can_delete_stories = can_delete_stories
+        method.can_post_messages = can_post_messages
+        method.can_edit_messages = can_edit_messages
+        method.can_pin_messages = can_pin_messages
+        method.can_manage_topics = can_manage_topics
+        method.can_manage_direct_messages = can_manage_direct_messages
+        method.can_manage_tags = can_manage_tags
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15206,10 +15207,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#getchatmember
         """
-        method = _methods.GetChatMember(
-            chat_id=self.id,
-            user_id=user_id,
-        )
+        method = object.__new__(_methods.GetChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15232,10 +15233,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#getchatadministrators
         """
-        method = _methods.GetChatAdministrators(
-            chat_id=self.id,
-            return_bots=return_bots,
-        )
+        method = object.__new__(_methods.GetChatAdministrators)
+        method.chat_id = self.id
+        method.return_bots = return_bots
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15252,9 +15253,9 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#leavechat
         """
-        method = _methods.LeaveChat(
-            chat_id=self.id,
-        )
+        method = object.__new__(_methods.LeaveChat)
+        method.chat_id = self.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15285,12 +15286,12 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#pinchatmessage
         """
-        method = _methods.PinChatMessage(
-            chat_id=self.id,
-            business_connection_id=business_connection_id,
-            message_id=message_id,
-            disable_notification=disable_notification,
-        )
+        method = object.__new__(_methods.PinChatMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.id
+        method.message_id = message_id
+        method.disable_notification = disable_notification
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15319,11 +15320,11 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#unpinchatmessage
         """
-        method = _methods.UnpinChatMessage(
-            chat_id=self.id,
-            business_connection_id=business_connection_id,
-            message_id=message_id,
-        )
+        method = object.__new__(_methods.UnpinChatMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.id
+        method.message_id = message_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15367,10 +15368,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#deletemessage
         """
-        method = _methods.DeleteMessage(
-            chat_id=self.id,
-            message_id=message_id,
-        )
+        method = object.__new__(_methods.DeleteMessage)
+        method.chat_id = self.id
+        method.message_id = message_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15392,10 +15393,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setchattitle
         """
-        method = _methods.SetChatTitle(
-            chat_id=self.id,
-            title=title,
-        )
+        method = object.__new__(_methods.SetChatTitle)
+        method.chat_id = self.id
+        method.title = title
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15411,9 +15412,9 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#getchatmembercount
         """
-        method = _methods.GetChatMemberCount(
-            chat_id=self.id,
-        )
+        method = object.__new__(_methods.GetChatMemberCount)
+        method.chat_id = self.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15436,10 +15437,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#banchatsenderchat
         """
-        method = _methods.BanChatSenderChat(
-            chat_id=self.id,
-            sender_chat_id=sender_chat_id,
-        )
+        method = object.__new__(_methods.BanChatSenderChat)
+        method.chat_id = self.id
+        method.sender_chat_id = sender_chat_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15461,10 +15462,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#unbanchatsenderchat
         """
-        method = _methods.UnbanChatSenderChat(
-            chat_id=self.id,
-            sender_chat_id=sender_chat_id,
-        )
+        method = object.__new__(_methods.UnbanChatSenderChat)
+        method.chat_id = self.id
+        method.sender_chat_id = sender_chat_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15496,13 +15497,13 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#createchatinvitelink
         """
-        method = _methods.CreateChatInviteLink(
-            chat_id=self.id,
-            name=name,
-            expire_date=expire_date,
-            member_limit=member_limit,
-            creates_join_request=creates_join_request,
-        )
+        method = object.__new__(_methods.CreateChatInviteLink)
+        method.chat_id = self.id
+        method.name = name
+        method.expire_date = expire_date
+        method.member_limit = member_limit
+        method.creates_join_request = creates_join_request
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15535,14 +15536,14 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#editchatinvitelink
         """
-        method = _methods.EditChatInviteLink(
-            chat_id=self.id,
-            invite_link=invite_link,
-            name=name,
-            expire_date=expire_date,
-            member_limit=member_limit,
-            creates_join_request=creates_join_request,
-        )
+        method = object.__new__(_methods.EditChatInviteLink)
+        method.chat_id = self.id
+        method.invite_link = invite_link
+        method.name = name
+        method.expire_date = expire_date
+        method.member_limit = member_limit
+        method.creates_join_request = creates_join_request
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15565,10 +15566,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#revokechatinvitelink
         """
-        method = _methods.RevokeChatInviteLink(
-            chat_id=self.id,
-            invite_link=invite_link,
-        )
+        method = object.__new__(_methods.RevokeChatInviteLink)
+        method.chat_id = self.id
+        method.invite_link = invite_link
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15587,9 +15588,9 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#exportchatinvitelink
         """
-        method = _methods.ExportChatInviteLink(
-            chat_id=self.id,
-        )
+        method = object.__new__(_methods.ExportChatInviteLink)
+        method.chat_id = self.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15612,10 +15613,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setchatstickerset
         """
-        method = _methods.SetChatStickerSet(
-            chat_id=self.id,
-            sticker_set_name=sticker_set_name,
-        )
+        method = object.__new__(_methods.SetChatStickerSet)
+        method.chat_id = self.id
+        method.sticker_set_name = sticker_set_name
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15634,9 +15635,9 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#deletechatstickerset
         """
-        method = _methods.DeleteChatStickerSet(
-            chat_id=self.id,
-        )
+        method = object.__new__(_methods.DeleteChatStickerSet)
+        method.chat_id = self.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15656,9 +15657,9 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#unpinallchatmessages
         """
-        method = _methods.UnpinAllChatMessages(
-            chat_id=self.id,
-        )
+        method = object.__new__(_methods.UnpinAllChatMessages)
+        method.chat_id = self.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15676,9 +15677,9 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#unpinallgeneralforumtopicmessages
         """
-        method = _methods.UnpinAllGeneralForumTopicMessages(
-            chat_id=self.id,
-        )
+        method = object.__new__(_methods.UnpinAllGeneralForumTopicMessages)
+        method.chat_id = self.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15702,11 +15703,11 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setchatadministratorcustomtitle
         """
-        method = _methods.SetChatAdministratorCustomTitle(
-            chat_id=self.id,
-            user_id=user_id,
-            custom_title=custom_title,
-        )
+        method = object.__new__(_methods.SetChatAdministratorCustomTitle)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.custom_title = custom_title
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15731,11 +15732,11 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setchatmembertag
         """
-        method = _methods.SetChatMemberTag(
-            chat_id=self.id,
-            user_id=user_id,
-            tag=tag,
-        )
+        method = object.__new__(_methods.SetChatMemberTag)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.tag = tag
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15765,11 +15766,11 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setchatpermissions
         """
-        method = _methods.SetChatPermissions(
-            chat_id=self.id,
-            permissions=permissions,
-            use_independent_chat_permissions=use_independent_chat_permissions,
-        )
+        method = object.__new__(_methods.SetChatPermissions)
+        method.chat_id = self.id
+        method.permissions = permissions
+        method.use_independent_chat_permissions = use_independent_chat_permissions
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15792,10 +15793,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setchatdescription
         """
-        method = _methods.SetChatDescription(
-            chat_id=self.id,
-            description=description,
-        )
+        method = object.__new__(_methods.SetChatDescription)
+        method.chat_id = self.id
+        method.description = description
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15817,10 +15818,10 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setchatphoto
         """
-        method = _methods.SetChatPhoto(
-            chat_id=self.id,
-            photo=photo,
-        )
+        method = object.__new__(_methods.SetChatPhoto)
+        method.chat_id = self.id
+        method.photo = photo
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15838,9 +15839,9 @@ class ChatShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#deletechatphoto
         """
-        method = _methods.DeleteChatPhoto(
-            chat_id=self.id,
-        )
+        method = object.__new__(_methods.DeleteChatPhoto)
+        method.chat_id = self.id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15871,10 +15872,10 @@ class StickerShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#setstickerpositioninset
         """
-        method = _methods.SetStickerPositionInSet(
-            sticker=self.file_id,
-            position=position,
-        )
+        method = object.__new__(_methods.SetStickerPositionInSet)
+        method.sticker = self.file_id
+        method.position = position
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15890,9 +15891,9 @@ class StickerShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#deletestickerfromset
         """
-        method = _methods.DeleteStickerFromSet(
-            sticker=self.file_id,
-        )
+        method = object.__new__(_methods.DeleteStickerFromSet)
+        method.sticker = self.file_id
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15928,11 +15929,11 @@ class UserShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#getuserprofilephotos
         """
-        method = _methods.GetUserProfilePhotos(
-            user_id=self.id,
-            offset=offset,
-            limit=limit,
-        )
+        method = object.__new__(_methods.GetUserProfilePhotos)
+        method.user_id = self.id
+        method.offset = offset
+        method.limit = limit
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
 
@@ -15958,10 +15959,10 @@ class UserShortcuts:
 
         Bot API: https://core.telegram.org/bots/api#getuserprofileaudios
         """
-        method = _methods.GetUserProfileAudios(
-            user_id=self.id,
-            offset=offset,
-            limit=limit,
-        )
+        method = object.__new__(_methods.GetUserProfileAudios)
+        method.user_id = self.id
+        method.offset = offset
+        method.limit = limit
+        method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
