@@ -392,8 +392,12 @@ def _message(content: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize("content", sorted(CONTENTS))
 @pytest.mark.parametrize(
     "args",
-    [{}, {"message_thread_id": 5, "disable_notification": True, "parse_mode": "HTML"}],
-    ids=["plain", "options"],
+    [
+        {},
+        {"message_thread_id": 5, "disable_notification": True, "parse_mode": "HTML"},
+        {"reply_to_message_id": 9, "allow_sending_without_reply": True},
+    ],
+    ids=["plain", "options", "old-reply"],
 )
 def test_send_copy_as_aiogram(content: str, args: dict[str, Any]) -> None:
     data = _message(CONTENTS[content])
@@ -437,6 +441,22 @@ def test_send_copy_keeps_what_aiogram_drops() -> None:
     }
     copied = tgfast.convert(tgfast.types.Message, _message(poll)).send_copy(42)
     assert copied.to_dict()["options"] == [{"text": "a"}, {"text": "b"}]
+
+
+def test_send_copy_of_a_live_photo_replies_by_reply_parameters() -> None:
+    """sendLivePhoto never had ``reply_to_message_id``: the old name becomes the new form."""
+    live = {
+        "live_photo": {**FILE, "width": 1, "height": 1, "duration": 1},
+        "photo": [{**FILE, "file_id": "still", "width": 1, "height": 1}],
+    }
+    message = tgfast.convert(tgfast.types.Message, _message(live))
+    copied = message.send_copy(42, reply_to_message_id=9, allow_sending_without_reply=True)
+    assert copied.__api_method__ == "sendLivePhoto"
+    assert copied.to_dict()["reply_parameters"] == {
+        "message_id": 9,
+        "allow_sending_without_reply": True,
+    }
+    assert "reply_to_message_id" not in copied.to_dict()
 
 
 def test_send_copy_of_a_service_message_is_a_type_error() -> None:

@@ -46,6 +46,18 @@ if TYPE_CHECKING:
 
 __all__ = ["MessageCopy"]
 
+_LEGACY = ("reply_to_message_id", "allow_sending_without_reply")
+
+
+def _legacy_reply(args: dict[str, Any]) -> Any:
+    """``reply_parameters`` as given, else made from the old ``reply_to_message_id``."""
+    if args["reply_parameters"] is not None or args["reply_to_message_id"] is None:
+        return args["reply_parameters"]
+    return _types.ReplyParameters(
+        message_id=args["reply_to_message_id"],
+        allow_sending_without_reply=args["allow_sending_without_reply"],
+    )
+
 
 class MessageCopy:
     """``send_copy`` for ``Message``; the fields it reads are ``Message``'s."""
@@ -102,16 +114,11 @@ class MessageCopy:
 
         Text keeps its entities, media are sent again by ``file_id`` with their
         caption; the keyboard and the message effect are this message's unless given.
-        A story is forwarded (it cannot be sent). ``reply_to_message_id`` (with
-        ``allow_sending_without_reply``) is the old spelling of ``reply_parameters``.
-        ``parse_mode`` is None by default: the entities are already parsed. Raises
+        A story is forwarded (it cannot be sent). ``reply_to_message_id`` and
+        ``allow_sending_without_reply`` (the old spelling of ``reply_parameters``) are sent
+        as given. ``parse_mode`` is None by default: the entities are already parsed. Raises
         ``TypeError`` for content that cannot be sent again (a service message).
         """
-        if reply_to_message_id is not None and reply_parameters is None:
-            reply_parameters = _types.ReplyParameters(
-                message_id=reply_to_message_id,
-                allow_sending_without_reply=allow_sending_without_reply,
-            )
         common: dict[str, Any] = {
             "chat_id": chat_id,
             "business_connection_id": business_connection_id,
@@ -120,6 +127,8 @@ class MessageCopy:
             "reply_parameters": reply_parameters,
             "reply_markup": reply_markup or self.reply_markup,
             "message_effect_id": message_effect_id or self.effect_id,
+            "reply_to_message_id": reply_to_message_id,
+            "allow_sending_without_reply": allow_sending_without_reply,
         }
         method = self._copy_method(common, parse_mode, link_preview_options)
         method._bot = self._bot or current_bot.get()
@@ -162,8 +171,11 @@ class MessageCopy:
         if self.live_photo:
             photo = self.photo or self.live_photo.photo
             if photo:
+                live = {k: v for k, v in captioned.items() if k not in _LEGACY}
+                if reply := _legacy_reply(captioned):  # sendLivePhoto never had the old names
+                    live["reply_parameters"] = reply
                 return m.SendLivePhoto(
-                    live_photo=self.live_photo.file_id, photo=photo[-1].file_id, **captioned
+                    live_photo=self.live_photo.file_id, photo=photo[-1].file_id, **live
                 )
         if self.photo:
             return m.SendPhoto(photo=self.photo[-1].file_id, **captioned)
