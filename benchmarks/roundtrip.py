@@ -85,12 +85,13 @@ SEQ_BLOCK = 100  # sequential calls per turn (the contenders take turns)
 CONC_BLOCK = 2000  # calls per turn with INFLIGHT in flight
 BAR_SEQUENTIAL = 1.15  # tgfast median latency / floor's, at most
 BAR_THROUGHPUT = 0.85  # tgfast calls/s / floor's, at least
-NAMES = ("floor", "aiogram", "tgfast")
+NAMES = ("floor", "aiogram", "tgfast", "tgfast-answer")
 FLOOR = "floor"
 LABELS = {
     "floor": "floor: aiohttp POST + orjson.loads",
     "aiogram": "aiogram `bot.send_message`",
     "tgfast": "tgfast `bot.send_message`",
+    "tgfast-answer": "tgfast `message.answer` (a bound `SendMessage`, awaited)",
 }
 
 
@@ -209,10 +210,31 @@ async def open_tgfast(url: str) -> Client:
     return Client(call, lambda m: m.message_id, full_check, bot.close)
 
 
+async def open_tgfast_answer(url: str) -> Client:
+    """The shortcut path: ``message.answer(text)`` builds a ``SendMessage`` bound to the
+    bot, and awaiting it sends it (what a handler's ``await message.answer`` does)."""
+    client = await open_tgfast(url)
+    import tgfast
+    from tgfast.types import Message
+
+    bot = tgfast.Bot(TOKEN, server=url, rate_limiter=None)
+    chat = {"id": mock_api.CHAT_ID, "type": "private", "first_name": "A"}
+    message = tgfast.convert(Message, {"message_id": 1, "date": 0, "chat": chat})
+    message._bot = bot
+    text = mock_api.TEXT
+
+    def call() -> Awaitable[Message]:
+        return message.answer(text)
+
+    await client.close()
+    return Client(call, client.message_id, client.full_check, bot.close)
+
+
 OPENERS: dict[str, Callable[[str], Awaitable[Client]]] = {
     "floor": open_floor,
     "aiogram": open_aiogram,
     "tgfast": open_tgfast,
+    "tgfast-answer": open_tgfast_answer,
 }
 
 

@@ -723,7 +723,11 @@ async def test_bot_close_closes_its_own_session(fake: FakeTelegram) -> None:
 async def test_message_shortcuts(fake: FakeTelegram, bot: Bot) -> None:
     msg = await bot.send_message(10, "original")
     reply = await msg.reply("a reply")
-    assert fake.calls[-1].params["reply_parameters"] == {"message_id": msg.message_id}
+    # as aiogram's reply: the chat is named too
+    assert fake.calls[-1].params["reply_parameters"] == {
+        "message_id": msg.message_id,
+        "chat_id": 10,
+    }
     assert reply.chat.id == 10
     await msg.answer("an answer")
     assert "reply_parameters" not in fake.calls[-1].params

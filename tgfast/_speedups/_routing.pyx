@@ -15,6 +15,7 @@ from cpython.object cimport PyObject
 cimport cython
 
 from functools import partial
+from types import CoroutineType
 
 from ..decoding import decode_update
 from ..types import Update
@@ -28,6 +29,7 @@ __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_he
 
 log = get_logger("tgfast.dispatcher")
 
+cdef object _CoroutineType = CoroutineType  # a C global: the check is a pointer compare
 cdef dict _EMPTY = {}  # the data of a kind whose tree asks for none; never mutated
 
 
@@ -258,6 +260,8 @@ async def _handle(Entry entry, Py_ssize_t index, event, dict data):
     if index == len(entry.inner):
         result = _invoke(entry, event, data)
         if entry.is_async:
+            result = await result
+        while type(result) is _CoroutineType:  # returned, not awaited: never dropped
             result = await result
         return result
     if index == 0:  # the middlewares see which handler matched (and its flags)
@@ -522,8 +526,10 @@ cdef class _Feed(_Cut):
                 typ if val is None else val
             )
         except StopIteration as stop:
-            result = self._finish(stop.value)
-            raise StopIteration(result)
+            result = self._returned(stop.value)
+            if self.state == _DONE:
+                raise StopIteration(result)
+            return result
         except BaseException as exc:
             if not self._recover(exc):
                 self._done()
@@ -604,7 +610,7 @@ cdef class _Feed(_Cut):
                     else:
                         result = _invoke(entry, event, self.passed)
                         if not entry.is_async:
-                            return self._finish(result)
+                            return self._returned(result)
                         self.coro = result
         except BaseException as exc:
             if not self._recover(exc):
@@ -677,7 +683,16 @@ cdef class _Feed(_Cut):
                 continue
             if status == 1:  # PYGEN_NEXT: the awaited coroutine suspended
                 return _steal(result)
-            return self._finish(_steal(result))
+            return self._returned(_steal(result))
+
+    cdef object _returned(self, value):
+        """The running coroutine returned ``value``. A handler that returned a coroutine
+        without awaiting it has that coroutine run in its place (never dropped): its
+        errors and ``SkipHandler`` count as the handler's."""
+        if self.state == _HANDLER and type(value) is _CoroutineType:
+            self.coro = value
+            return self._step(None)
+        return self._finish(value)
 
     cdef bint _recover(self, exc) except -1:
         """Go on after ``exc``: with the next handler after ``SkipHandler``, with the

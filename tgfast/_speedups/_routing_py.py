@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import partial
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, final
 
 from .._logging import get_logger
@@ -201,7 +202,11 @@ async def _passes(filters: tuple[Call, ...], event: Any, data: dict[str, Any]) -
 async def _handle(entry: Entry, index: int, event: Any, data: dict[str, Any]) -> Any:
     if index == len(entry.inner):
         result = _invoke(entry, event, data)
-        return (await result) if entry.is_async else result
+        if entry.is_async:
+            result = await result
+        while type(result) is CoroutineType:  # returned, not awaited: never dropped
+            result = await result
+        return result
     if index == 0:  # the middlewares see which handler matched (and its flags)
         if data is _EMPTY:
             data = {}
@@ -266,7 +271,11 @@ async def _route(node: Node, event: Any, data: dict[str, Any], bot: Any) -> Any:
             if item.inner:
                 return await _handle(item, 0, event, passed)
             result = _invoke(item, event, passed)
-            return (await result) if item.is_async else result
+            if item.is_async:
+                result = await result
+            while type(result) is CoroutineType:  # as in _handle
+                result = await result
+            return result
         except SkipHandler:
             continue
     return UNHANDLED

@@ -293,6 +293,9 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send text messages. On success, the sent Message is returned.
@@ -328,6 +331,13 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
@@ -369,6 +379,12 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
+        if disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = disable_web_page_preview
         return await self._call('sendMessage', params, _R_Message, request_timeout)
 
     async def forward_message(
@@ -505,6 +521,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> MessageId:
         """Use this method to copy messages of any kind. Service messages, paid media messages,
@@ -548,6 +566,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#copymessage
@@ -591,6 +614,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('copyMessage', params, _R_MessageId, request_timeout)
 
     async def copy_messages(
@@ -671,6 +698,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send photos. On success, the sent Message is returned.
@@ -715,6 +744,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
@@ -760,6 +794,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendPhoto', params, _R_Message, request_timeout, uploads=True)
 
     async def send_live_photo(
@@ -901,6 +939,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send audio files, if you want Telegram clients to display them in the
@@ -954,6 +994,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
@@ -1001,6 +1046,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendAudio', params, _R_Message, request_timeout, uploads=True)
 
     async def send_document(
@@ -1023,6 +1072,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send general files. On success, the sent Message is returned. Bots can
@@ -1073,6 +1124,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#senddocument
@@ -1116,6 +1172,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendDocument', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video(
@@ -1145,6 +1205,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send video files, Telegram clients support MPEG4 videos (other formats
@@ -1206,6 +1268,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
@@ -1265,6 +1332,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVideo', params, _R_Message, request_timeout, uploads=True)
 
     async def send_animation(
@@ -1291,6 +1362,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On
@@ -1346,6 +1419,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
@@ -1399,6 +1477,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendAnimation', params, _R_Message, request_timeout, uploads=True)
 
     async def send_voice(
@@ -1420,6 +1502,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send audio files, if you want Telegram clients to display the file as a
@@ -1463,6 +1547,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
@@ -1504,6 +1593,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVoice', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video_note(
@@ -1524,6 +1617,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """As of v.4.0, Telegram clients support rounded square MPEG4 videos of up to 1 minute long.
@@ -1568,6 +1663,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
@@ -1605,6 +1705,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVideoNote', params, _R_Message, request_timeout, uploads=True)
 
     async def send_paid_media(
@@ -1726,6 +1830,8 @@ class BotAPI:
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> list[Message]:
         """Use this method to send a group of photos, live photos, videos, documents or audios as an
@@ -1751,6 +1857,11 @@ class BotAPI:
             message_effect_id: Unique identifier of the message effect to be added to the message;
                 for private chats only
             reply_parameters: Description of the message to reply to
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendmediagroup
@@ -1778,6 +1889,10 @@ class BotAPI:
             params['message_effect_id'] = message_effect_id
         if reply_parameters is not None:
             params['reply_parameters'] = reply_parameters
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendMediaGroup', params, _R_list_Message, request_timeout, uploads=True)
 
     async def send_location(
@@ -1800,6 +1915,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send point on the map. On success, the sent Message is returned.
@@ -1841,6 +1958,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
@@ -1880,6 +2002,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendLocation', params, _R_Message, request_timeout)
 
     async def send_venue(
@@ -1904,6 +2030,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send information about a venue. On success, the sent Message is
@@ -1943,6 +2071,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
@@ -1982,6 +2115,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendVenue', params, _R_Message, request_timeout)
 
     async def send_contact(
@@ -2002,6 +2139,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send phone contacts. On success, the sent Message is returned.
@@ -2035,6 +2174,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
@@ -2070,6 +2214,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendContact', params, _R_Message, request_timeout)
 
     async def send_poll(
@@ -2109,6 +2257,9 @@ class BotAPI:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send a native poll. On success, the sent Message is returned.
@@ -2180,6 +2331,13 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
+            correct_option_id: 0-based identifier of the correct answer option, required for polls
+                in quiz mode. Deprecated: use correct_option_ids (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendpoll
@@ -2259,6 +2417,12 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
+        if correct_option_id is not None:
+            params['correct_option_id'] = correct_option_id
         return await self._call('sendPoll', params, _R_Message, request_timeout, uploads=True)
 
     async def send_checklist(
@@ -2325,6 +2489,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send an animated emoji that will display a random value. On success, the
@@ -2358,6 +2524,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#senddice
@@ -2391,6 +2562,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendDice', params, _R_Message, request_timeout)
 
     async def send_message_draft(
@@ -4839,6 +5014,7 @@ class BotAPI:
         sort_by_price: bool | None = None,
         offset: str | None = None,
         limit: int | None = None,
+        exclude_limited: bool | None = None,
         request_timeout: float | None = None,
     ) -> OwnedGifts:
         """Returns the gifts received and owned by a managed business account. Requires the
@@ -4863,6 +5039,9 @@ class BotAPI:
             offset: Offset of the first entry to return as received from the previous request; use
                 empty string to get the first chunk of results
             limit: The maximum number of gifts to be returned; 1-100. Defaults to 100.
+            exclude_limited: Pass True to exclude gifts that can be purchased a limited number of
+                times. Deprecated: use exclude_limited_upgradable and
+                exclude_limited_non_upgradable (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#getbusinessaccountgifts
@@ -4888,6 +5067,8 @@ class BotAPI:
             params['offset'] = offset
         if limit is not None:
             params['limit'] = limit
+        if exclude_limited is not None:
+            params['exclude_limited'] = exclude_limited
         return await self._call('getBusinessAccountGifts', params, _R_OwnedGifts, request_timeout)
 
     async def get_user_gifts(
@@ -5344,6 +5525,7 @@ class BotAPI:
         link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        disable_web_page_preview: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message | bool:
         """Use this method to edit text, rich and game messages. On success, if the edited message is
@@ -5370,6 +5552,8 @@ class BotAPI:
             link_preview_options: Link preview generation options for the message
             rich_message: New rich content of the message; required if text isn't specified
             reply_markup: A JSON-serialized object for an inline keyboard
+            disable_web_page_preview: Disables link previews for links in this message. Deprecated:
+                use link_preview_options (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#editmessagetext
@@ -5399,6 +5583,8 @@ class BotAPI:
             params['rich_message'] = rich_message
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = disable_web_page_preview
         return await self._call('editMessageText', params, _R_Message_or_bool, request_timeout)
 
     async def edit_message_caption(
@@ -5929,6 +6115,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send static .WEBP, animated .TGS, or video .WEBM stickers. On success,
@@ -5966,6 +6154,11 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
@@ -5999,6 +6192,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendSticker', params, _R_Message, request_timeout, uploads=True)
 
     async def get_sticker_set(
@@ -6071,6 +6268,7 @@ class BotAPI:
         *,
         sticker_type: str | None = None,
         needs_repainting: bool | None = None,
+        sticker_format: str | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Use this method to create a new sticker set owned by a user. The bot will be able to edit
@@ -6091,6 +6289,8 @@ class BotAPI:
                 color of text when used in messages, the accent color if used as emoji status,
                 white on chat photos, or another appropriate color based on context; for custom
                 emoji sticker sets only
+            sticker_format: Format of stickers in the set: static, animated or video. Deprecated:
+                use the format of each InputSticker (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#createnewstickerset
@@ -6100,6 +6300,8 @@ class BotAPI:
             params['sticker_type'] = sticker_type
         if needs_repainting is not None:
             params['needs_repainting'] = needs_repainting
+        if sticker_format is not None:
+            params['sticker_format'] = sticker_format
         return await self._call('createNewStickerSet', params, _R_bool, request_timeout, uploads=True)
 
     async def add_sticker_to_set(
@@ -6473,6 +6675,8 @@ class BotAPI:
         is_personal: bool | None = None,
         next_offset: str | None = None,
         button: InlineQueryResultsButton | None = None,
+        switch_pm_text: str | None = None,
+        switch_pm_parameter: str | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Use this method to send answers to an inline query. On success, True is returned.
@@ -6492,6 +6696,11 @@ class BotAPI:
                 if you don't support pagination. Offset length can't exceed 64 bytes.
             button: A JSON-serialized object describing a button to be shown above inline query
                 results
+            switch_pm_text: If passed, clients will display a button with specified text that
+                switches the user to a private chat with the bot. Deprecated: use button (Telegram
+                still accepts it)
+            switch_pm_parameter: Deep-linking parameter for the /start message sent to the bot when
+                user presses the switch button. Deprecated: use button (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#answerinlinequery
@@ -6505,6 +6714,10 @@ class BotAPI:
             params['next_offset'] = next_offset
         if button is not None:
             params['button'] = button
+        if switch_pm_text is not None:
+            params['switch_pm_text'] = switch_pm_text
+        if switch_pm_parameter is not None:
+            params['switch_pm_parameter'] = switch_pm_parameter
         return await self._call('answerInlineQuery', params, _R_bool, request_timeout)
 
     async def send_invoice(
@@ -6541,6 +6754,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send invoices. On success, the sent Message is returned.
@@ -6615,6 +6830,11 @@ class BotAPI:
             reply_parameters: Description of the message to reply to
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Pay total
                 price' button will be shown. If not empty, the first button must be a Pay button.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendinvoice
@@ -6676,6 +6896,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendInvoice', params, _R_Message, request_timeout)
 
     async def create_invoice_link(
@@ -6988,6 +7212,8 @@ class BotAPI:
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send a game. On success, the sent Message is returned.
@@ -7014,6 +7240,11 @@ class BotAPI:
             reply_markup: A JSON-serialized object for an inline keyboard. If empty, one 'Play
                 game_title' button will be shown. If not empty, the first button must launch the
                 game.
+            reply_to_message_id: If the message is a reply, ID of the original message. Deprecated:
+                use reply_parameters (Telegram still accepts it)
+            allow_sending_without_reply: Pass True if the message should be sent even if the
+                specified replied-to message is not found. Deprecated: use reply_parameters
+                (Telegram still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendgame
@@ -7041,6 +7272,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if reply_to_message_id is not None:
+            params['reply_to_message_id'] = reply_to_message_id
+        if allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = allow_sending_without_reply
         return await self._call('sendGame', params, _R_Message, request_timeout)
 
     async def set_game_score(

@@ -178,7 +178,7 @@ class Bot(BotAPI):
     async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
         params = method.build(self.defaults)
-        returns: Returns[T] = Returns(method.__returns__)
+        returns: Returns[T] = method.__tg_returns__
         return await self._call(
             method.__api_method__, params, returns, request_timeout, method.__uploads__
         )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._absent import absent
+from ..types import API_VERSION
 from . import _methods
 from ._methods import *  # noqa: F403
 from ._methods import METHOD_CLASSES
@@ -27,10 +29,36 @@ __all__ = [
 ]
 
 
+_NEWER = (
+    f"ephemeral messages are newer than Bot API {API_VERSION}, the version tgfast is "
+    "generated from; they come when its vendored spec is updated"
+)
+_aiogram_names = absent(
+    __name__,
+    {
+        **dict.fromkeys(
+            [
+                "DeleteEphemeralMessage",
+                "EditEphemeralMessageCaption",
+                "EditEphemeralMessageMedia",
+                "EditEphemeralMessageReplyMarkup",
+                "EditEphemeralMessageText",
+            ],
+            _NEWER,
+        ),
+        "Request": "aiogram's HTTP request model is internal to its sessions; tgfast's Bot "
+        "builds requests from a method's `build()` (`method.as_webhook_reply()` for a webhook "
+        "answer)",
+        "Response": "aiogram's API response model is internal to its sessions; `await bot(method)` "
+        "returns the decoded result and raises tgfast.TelegramAPIError subclasses on errors",
+    },
+)
+
+
 def __getattr__(name: str) -> Any:
     if name == "METHODS":
         from .descriptions import METHODS
 
         globals()["METHODS"] = METHODS
         return METHODS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _aiogram_names(name)

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..defaults import DEFAULT, Default
-from ..types._types import *  # noqa: F403
+from ..defaults import DEFAULT, Default, DefaultBotProperties
 from .base import TelegramMethod
+
+if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this
+    from ..types._types import *  # noqa: F403
 
 __all__ = [
     'AddStickerToSet',
@@ -193,7 +195,7 @@ __all__ = [
 ]
 
 
-class GetUpdates(TelegramMethod[list[Update]]):
+class GetUpdates(TelegramMethod["list[Update]"]):
     """Use this method to receive incoming updates using long polling (wiki). Returns an Array of
     Update objects.
 
@@ -234,9 +236,23 @@ class GetUpdates(TelegramMethod[list[Update]]):
         self.timeout = timeout
         self.allowed_updates = allowed_updates
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        if self.timeout is not None:
+            params['timeout'] = self.timeout
+        if self.allowed_updates is not None:
+            params['allowed_updates'] = self.allowed_updates
+        return params
 
 
-class SetWebhook(TelegramMethod[bool]):
+class SetWebhook(TelegramMethod["bool"]):
     """Use this method to specify a URL and receive incoming updates via an outgoing webhook. Whenever
     there is an update for the bot, we will send an HTTPS POST request to the specified URL,
     containing a JSON-serialized Update. In case of an unsuccessful request (a request with
@@ -299,9 +315,27 @@ class SetWebhook(TelegramMethod[bool]):
         self.drop_pending_updates = drop_pending_updates
         self.secret_token = secret_token
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'url': self.url}
+        if self.certificate is not None:
+            params['certificate'] = self.certificate
+        if self.ip_address is not None:
+            params['ip_address'] = self.ip_address
+        if self.max_connections is not None:
+            params['max_connections'] = self.max_connections
+        if self.allowed_updates is not None:
+            params['allowed_updates'] = self.allowed_updates
+        if self.drop_pending_updates is not None:
+            params['drop_pending_updates'] = self.drop_pending_updates
+        if self.secret_token is not None:
+            params['secret_token'] = self.secret_token
+        return params
 
 
-class DeleteWebhook(TelegramMethod[bool]):
+class DeleteWebhook(TelegramMethod["bool"]):
     """Use this method to remove webhook integration if you decide to switch back to getUpdates.
     Returns True on success.
 
@@ -327,9 +361,17 @@ class DeleteWebhook(TelegramMethod[bool]):
     ) -> None:
         self.drop_pending_updates = drop_pending_updates
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.drop_pending_updates is not None:
+            params['drop_pending_updates'] = self.drop_pending_updates
+        return params
 
 
-class GetWebhookInfo(TelegramMethod[WebhookInfo]):
+class GetWebhookInfo(TelegramMethod["WebhookInfo"]):
     """Use this method to get current webhook status. Requires no parameters. On success, returns a
     WebhookInfo object. If the bot is using getUpdates, will return an object with the url field
     empty.
@@ -346,9 +388,15 @@ class GetWebhookInfo(TelegramMethod[WebhookInfo]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class GetMe(TelegramMethod[User]):
+class GetMe(TelegramMethod["User"]):
     """A simple method for testing your bot's authentication token. Requires no parameters. Returns
     basic information about the bot in form of a User object.
 
@@ -364,9 +412,15 @@ class GetMe(TelegramMethod[User]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class LogOut(TelegramMethod[bool]):
+class LogOut(TelegramMethod["bool"]):
     """Use this method to log out from the cloud Bot API server before launching the bot locally. You
     must log out the bot before running it locally, otherwise there is no guarantee that the bot
     will receive updates. After a successful call, you can immediately log in on a local server,
@@ -385,9 +439,15 @@ class LogOut(TelegramMethod[bool]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class Close(TelegramMethod[bool]):
+class Close(TelegramMethod["bool"]):
     """Use this method to close the bot instance before moving it from one local server to another.
     You need to delete the webhook before calling this method to ensure that the bot isn't launched
     again after server restart. The method will return error 429 in the first 10 minutes after the
@@ -405,9 +465,15 @@ class Close(TelegramMethod[bool]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class SendMessage(TelegramMethod[Message]):
+class SendMessage(TelegramMethod["Message"]):
     """Use this method to send text messages. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendmessage
@@ -429,6 +495,9 @@ class SendMessage(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
+        'disable_web_page_preview',
     )
     __api_method__ = 'sendMessage'
     __returns__ = 'Message'
@@ -449,6 +518,9 @@ class SendMessage(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('disable_web_page_preview', 'disable_web_page_preview', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -467,6 +539,9 @@ class SendMessage(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
+    disable_web_page_preview: bool | None
 
     def __init__(
         self,
@@ -486,6 +561,9 @@ class SendMessage(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -502,10 +580,66 @@ class SendMessage(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
+        self.disable_web_page_preview = disable_web_page_preview
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'text': self.text}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.entities is not None:
+            params['entities'] = self.entities
+        link_preview_options = self.link_preview_options
+        if link_preview_options is DEFAULT:
+            link_preview_options = None if defaults is None else defaults.link_preview
+        if link_preview_options is not None:
+            params['link_preview_options'] = link_preview_options
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = self.disable_web_page_preview
+        return params
 
 
-class ForwardMessage(TelegramMethod[Message]):
+class ForwardMessage(TelegramMethod["Message"]):
     """Use this method to forward messages of any kind. Service messages and messages with protected
     content can't be forwarded. On success, the sent Message is returned.
 
@@ -577,9 +711,35 @@ class ForwardMessage(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.message_id = message_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_id': self.message_id}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.video_start_timestamp is not None:
+            params['video_start_timestamp'] = self.video_start_timestamp
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        return params
 
 
-class ForwardMessages(TelegramMethod[list[MessageId]]):
+class ForwardMessages(TelegramMethod["list[MessageId]"]):
     """Use this method to forward multiple messages of any kind. If some of the specified messages
     can't be found or forwarded, they are skipped. Service messages and messages with protected
     content can't be forwarded. Album grouping is kept for forwarded messages. On success, an array
@@ -638,9 +798,29 @@ class ForwardMessages(TelegramMethod[list[MessageId]]):
         self.disable_notification = disable_notification
         self.protect_content = protect_content
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_ids': self.message_ids}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        return params
 
 
-class CopyMessage(TelegramMethod[MessageId]):
+class CopyMessage(TelegramMethod["MessageId"]):
     """Use this method to copy messages of any kind. Service messages, paid media messages, giveaway
     messages, giveaway winners messages, and invoice messages can't be copied. A quiz poll can be
     copied only if the value of the field correct_option_id is known to the bot. The method is
@@ -668,6 +848,8 @@ class CopyMessage(TelegramMethod[MessageId]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'copyMessage'
     __returns__ = 'MessageId'
@@ -690,6 +872,8 @@ class CopyMessage(TelegramMethod[MessageId]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -710,6 +894,8 @@ class CopyMessage(TelegramMethod[MessageId]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -731,6 +917,8 @@ class CopyMessage(TelegramMethod[MessageId]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -749,10 +937,65 @@ class CopyMessage(TelegramMethod[MessageId]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_id': self.message_id}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.video_start_timestamp is not None:
+            params['video_start_timestamp'] = self.video_start_timestamp
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        show_caption_above_media = self.show_caption_above_media
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
+        if show_caption_above_media is not None:
+            params['show_caption_above_media'] = show_caption_above_media
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class CopyMessages(TelegramMethod[list[MessageId]]):
+class CopyMessages(TelegramMethod["list[MessageId]"]):
     """Use this method to copy messages of any kind. If some of the specified messages can't be found
     or copied, they are skipped. Service messages, paid media messages, giveaway messages, giveaway
     winners messages, and invoice messages can't be copied. A quiz poll can be copied only if the
@@ -819,9 +1062,31 @@ class CopyMessages(TelegramMethod[list[MessageId]]):
         self.protect_content = protect_content
         self.remove_caption = remove_caption
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'from_chat_id': self.from_chat_id, 'message_ids': self.message_ids}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        if self.remove_caption is not None:
+            params['remove_caption'] = self.remove_caption
+        return params
 
 
-class SendPhoto(TelegramMethod[Message]):
+class SendPhoto(TelegramMethod["Message"]):
     """Use this method to send photos. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendphoto
@@ -845,6 +1110,8 @@ class SendPhoto(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendPhoto'
     __returns__ = 'Message'
@@ -867,6 +1134,8 @@ class SendPhoto(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -887,6 +1156,8 @@ class SendPhoto(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -908,6 +1179,8 @@ class SendPhoto(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -926,10 +1199,67 @@ class SendPhoto(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'photo': self.photo}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        show_caption_above_media = self.show_caption_above_media
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
+        if show_caption_above_media is not None:
+            params['show_caption_above_media'] = show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendLivePhoto(TelegramMethod[Message]):
+class SendLivePhoto(TelegramMethod["Message"]):
     """Use this method to send live photos. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendlivephoto
@@ -1040,9 +1370,60 @@ class SendLivePhoto(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'live_photo': self.live_photo, 'photo': self.photo}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        show_caption_above_media = self.show_caption_above_media
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
+        if show_caption_above_media is not None:
+            params['show_caption_above_media'] = show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class SendAudio(TelegramMethod[Message]):
+class SendAudio(TelegramMethod["Message"]):
     """Use this method to send audio files, if you want Telegram clients to display them in the music
     player. Your audio must be in the .MP3 or .M4A format. On success, the sent Message is
     returned. Bots can currently send audio files of up to 50 MB in size, this limit may be changed
@@ -1073,6 +1454,8 @@ class SendAudio(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendAudio'
     __returns__ = 'Message'
@@ -1097,6 +1480,8 @@ class SendAudio(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1119,6 +1504,8 @@ class SendAudio(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1142,6 +1529,8 @@ class SendAudio(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1162,10 +1551,68 @@ class SendAudio(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'audio': self.audio}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.performer is not None:
+            params['performer'] = self.performer
+        if self.title is not None:
+            params['title'] = self.title
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendDocument(TelegramMethod[Message]):
+class SendDocument(TelegramMethod["Message"]):
     """Use this method to send general files. On success, the sent Message is returned. Bots can
     currently send files of any type of up to 50 MB in size, this limit may be changed in the
     future.
@@ -1191,6 +1638,8 @@ class SendDocument(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendDocument'
     __returns__ = 'Message'
@@ -1213,6 +1662,8 @@ class SendDocument(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1233,6 +1684,8 @@ class SendDocument(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1254,6 +1707,8 @@ class SendDocument(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1272,10 +1727,64 @@ class SendDocument(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'document': self.document}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.disable_content_type_detection is not None:
+            params['disable_content_type_detection'] = self.disable_content_type_detection
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendVideo(TelegramMethod[Message]):
+class SendVideo(TelegramMethod["Message"]):
     """Use this method to send video files, Telegram clients support MPEG4 videos (other formats may
     be sent as Document). On success, the sent Message is returned. Bots can currently send video
     files of up to 50 MB in size, this limit may be changed in the future.
@@ -1308,6 +1817,8 @@ class SendVideo(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVideo'
     __returns__ = 'Message'
@@ -1337,6 +1848,8 @@ class SendVideo(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1364,6 +1877,8 @@ class SendVideo(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1392,6 +1907,8 @@ class SendVideo(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1417,10 +1934,81 @@ class SendVideo(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'video': self.video}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.width is not None:
+            params['width'] = self.width
+        if self.height is not None:
+            params['height'] = self.height
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        if self.cover is not None:
+            params['cover'] = self.cover
+        if self.start_timestamp is not None:
+            params['start_timestamp'] = self.start_timestamp
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        show_caption_above_media = self.show_caption_above_media
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
+        if show_caption_above_media is not None:
+            params['show_caption_above_media'] = show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        if self.supports_streaming is not None:
+            params['supports_streaming'] = self.supports_streaming
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendAnimation(TelegramMethod[Message]):
+class SendAnimation(TelegramMethod["Message"]):
     """Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On
     success, the sent Message is returned. Bots can currently send animation files of up to 50 MB
     in size, this limit may be changed in the future.
@@ -1450,6 +2038,8 @@ class SendAnimation(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendAnimation'
     __returns__ = 'Message'
@@ -1476,6 +2066,8 @@ class SendAnimation(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1500,6 +2092,8 @@ class SendAnimation(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1525,6 +2119,8 @@ class SendAnimation(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1547,10 +2143,75 @@ class SendAnimation(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'animation': self.animation}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.width is not None:
+            params['width'] = self.width
+        if self.height is not None:
+            params['height'] = self.height
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        show_caption_above_media = self.show_caption_above_media
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
+        if show_caption_above_media is not None:
+            params['show_caption_above_media'] = show_caption_above_media
+        if self.has_spoiler is not None:
+            params['has_spoiler'] = self.has_spoiler
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendVoice(TelegramMethod[Message]):
+class SendVoice(TelegramMethod["Message"]):
     """Use this method to send audio files, if you want Telegram clients to display the file as a
     playable voice message. For this to work, your audio must be in an .OGG file encoded with OPUS,
     or in .MP3 format, or in .M4A format (other formats may be sent as Audio or Document). On
@@ -1577,6 +2238,8 @@ class SendVoice(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVoice'
     __returns__ = 'Message'
@@ -1598,6 +2261,8 @@ class SendVoice(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1617,6 +2282,8 @@ class SendVoice(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1637,6 +2304,8 @@ class SendVoice(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1654,10 +2323,62 @@ class SendVoice(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'voice': self.voice}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.duration is not None:
+            params['duration'] = self.duration
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendVideoNote(TelegramMethod[Message]):
+class SendVideoNote(TelegramMethod["Message"]):
     """As of v.4.0, Telegram clients support rounded square MPEG4 videos of up to 1 minute long. Use
     this method to send video messages. On success, the sent Message is returned.
 
@@ -1680,6 +2401,8 @@ class SendVideoNote(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVideoNote'
     __returns__ = 'Message'
@@ -1700,6 +2423,8 @@ class SendVideoNote(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1718,6 +2443,8 @@ class SendVideoNote(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1737,6 +2464,8 @@ class SendVideoNote(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1753,10 +2482,57 @@ class SendVideoNote(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'video_note': self.video_note}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.duration is not None:
+            params['duration'] = self.duration
+        if self.length is not None:
+            params['length'] = self.length
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendPaidMedia(TelegramMethod[Message]):
+class SendPaidMedia(TelegramMethod["Message"]):
     """Use this method to send paid media. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendpaidmedia
@@ -1862,9 +2638,58 @@ class SendPaidMedia(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'star_count': self.star_count, 'media': self.media}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.payload is not None:
+            params['payload'] = self.payload
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        show_caption_above_media = self.show_caption_above_media
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
+        if show_caption_above_media is not None:
+            params['show_caption_above_media'] = show_caption_above_media
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class SendMediaGroup(TelegramMethod[list[Message]]):
+class SendMediaGroup(TelegramMethod["list[Message]"]):
     """Use this method to send a group of photos, live photos, videos, documents or audios as an
     album. Documents and audio files can be only grouped in an album with messages of the same
     type. On success, an array of Message objects that were sent is returned.
@@ -1883,6 +2708,8 @@ class SendMediaGroup(TelegramMethod[list[Message]]):
         'allow_paid_broadcast',
         'message_effect_id',
         'reply_parameters',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendMediaGroup'
     __returns__ = '[Message]'
@@ -1898,6 +2725,8 @@ class SendMediaGroup(TelegramMethod[list[Message]]):
         ('allow_paid_broadcast', 'allow_paid_broadcast', 'bool', False),
         ('message_effect_id', 'message_effect_id', 'str', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1911,6 +2740,8 @@ class SendMediaGroup(TelegramMethod[list[Message]]):
     allow_paid_broadcast: bool | Default | None
     message_effect_id: str | None
     reply_parameters: ReplyParameters | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -1925,6 +2756,8 @@ class SendMediaGroup(TelegramMethod[list[Message]]):
         allow_paid_broadcast: bool | Default | None = DEFAULT,
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1936,10 +2769,47 @@ class SendMediaGroup(TelegramMethod[list[Message]]):
         self.allow_paid_broadcast = allow_paid_broadcast
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'media': self.media}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendLocation(TelegramMethod[Message]):
+class SendLocation(TelegramMethod["Message"]):
     """Use this method to send point on the map. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendlocation
@@ -1963,6 +2833,8 @@ class SendLocation(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendLocation'
     __returns__ = 'Message'
@@ -1985,6 +2857,8 @@ class SendLocation(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2005,6 +2879,8 @@ class SendLocation(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2026,6 +2902,8 @@ class SendLocation(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2044,10 +2922,59 @@ class SendLocation(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'latitude': self.latitude, 'longitude': self.longitude}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.horizontal_accuracy is not None:
+            params['horizontal_accuracy'] = self.horizontal_accuracy
+        if self.live_period is not None:
+            params['live_period'] = self.live_period
+        if self.heading is not None:
+            params['heading'] = self.heading
+        if self.proximity_alert_radius is not None:
+            params['proximity_alert_radius'] = self.proximity_alert_radius
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendVenue(TelegramMethod[Message]):
+class SendVenue(TelegramMethod["Message"]):
     """Use this method to send information about a venue. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendvenue
@@ -2073,6 +3000,8 @@ class SendVenue(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendVenue'
     __returns__ = 'Message'
@@ -2097,6 +3026,8 @@ class SendVenue(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2119,6 +3050,8 @@ class SendVenue(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2142,6 +3075,8 @@ class SendVenue(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2162,10 +3097,59 @@ class SendVenue(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'latitude': self.latitude, 'longitude': self.longitude, 'title': self.title, 'address': self.address}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.foursquare_id is not None:
+            params['foursquare_id'] = self.foursquare_id
+        if self.foursquare_type is not None:
+            params['foursquare_type'] = self.foursquare_type
+        if self.google_place_id is not None:
+            params['google_place_id'] = self.google_place_id
+        if self.google_place_type is not None:
+            params['google_place_type'] = self.google_place_type
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendContact(TelegramMethod[Message]):
+class SendContact(TelegramMethod["Message"]):
     """Use this method to send phone contacts. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendcontact
@@ -2187,6 +3171,8 @@ class SendContact(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendContact'
     __returns__ = 'Message'
@@ -2207,6 +3193,8 @@ class SendContact(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2225,6 +3213,8 @@ class SendContact(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2244,6 +3234,8 @@ class SendContact(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2260,10 +3252,55 @@ class SendContact(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'phone_number': self.phone_number, 'first_name': self.first_name}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.last_name is not None:
+            params['last_name'] = self.last_name
+        if self.vcard is not None:
+            params['vcard'] = self.vcard
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendPoll(TelegramMethod[Message]):
+class SendPoll(TelegramMethod["Message"]):
     """Use this method to send a native poll. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendpoll
@@ -2304,6 +3341,9 @@ class SendPoll(TelegramMethod[Message]):
         'message_effect_id',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
+        'correct_option_id',
     )
     __api_method__ = 'sendPoll'
     __returns__ = 'Message'
@@ -2343,6 +3383,9 @@ class SendPoll(TelegramMethod[Message]):
         ('message_effect_id', 'message_effect_id', 'str', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('correct_option_id', 'correct_option_id', 'int', False),
     )
     __tg_defaults__ = {'question_parse_mode': 'parse_mode', 'explanation_parse_mode': 'parse_mode', 'description_parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2380,6 +3423,9 @@ class SendPoll(TelegramMethod[Message]):
     message_effect_id: str | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
+    correct_option_id: int | None
 
     def __init__(
         self,
@@ -2418,6 +3464,9 @@ class SendPoll(TelegramMethod[Message]):
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
+        correct_option_id: int | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2453,10 +3502,105 @@ class SendPoll(TelegramMethod[Message]):
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
+        self.correct_option_id = correct_option_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'question': self.question, 'options': self.options}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        question_parse_mode = self.question_parse_mode
+        if question_parse_mode is DEFAULT:
+            question_parse_mode = None if defaults is None else defaults.parse_mode
+        if question_parse_mode is not None:
+            params['question_parse_mode'] = question_parse_mode
+        if self.question_entities is not None:
+            params['question_entities'] = self.question_entities
+        if self.is_anonymous is not None:
+            params['is_anonymous'] = self.is_anonymous
+        if self.type is not None:
+            params['type'] = self.type
+        if self.allows_multiple_answers is not None:
+            params['allows_multiple_answers'] = self.allows_multiple_answers
+        if self.allows_revoting is not None:
+            params['allows_revoting'] = self.allows_revoting
+        if self.shuffle_options is not None:
+            params['shuffle_options'] = self.shuffle_options
+        if self.allow_adding_options is not None:
+            params['allow_adding_options'] = self.allow_adding_options
+        if self.hide_results_until_closes is not None:
+            params['hide_results_until_closes'] = self.hide_results_until_closes
+        if self.members_only is not None:
+            params['members_only'] = self.members_only
+        if self.country_codes is not None:
+            params['country_codes'] = self.country_codes
+        if self.correct_option_ids is not None:
+            params['correct_option_ids'] = self.correct_option_ids
+        if self.explanation is not None:
+            params['explanation'] = self.explanation
+        explanation_parse_mode = self.explanation_parse_mode
+        if explanation_parse_mode is DEFAULT:
+            explanation_parse_mode = None if defaults is None else defaults.parse_mode
+        if explanation_parse_mode is not None:
+            params['explanation_parse_mode'] = explanation_parse_mode
+        if self.explanation_entities is not None:
+            params['explanation_entities'] = self.explanation_entities
+        if self.explanation_media is not None:
+            params['explanation_media'] = self.explanation_media
+        if self.open_period is not None:
+            params['open_period'] = self.open_period
+        if self.close_date is not None:
+            params['close_date'] = self.close_date
+        if self.is_closed is not None:
+            params['is_closed'] = self.is_closed
+        if self.description is not None:
+            params['description'] = self.description
+        description_parse_mode = self.description_parse_mode
+        if description_parse_mode is DEFAULT:
+            description_parse_mode = None if defaults is None else defaults.parse_mode
+        if description_parse_mode is not None:
+            params['description_parse_mode'] = description_parse_mode
+        if self.description_entities is not None:
+            params['description_entities'] = self.description_entities
+        if self.media is not None:
+            params['media'] = self.media
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.correct_option_id is not None:
+            params['correct_option_id'] = self.correct_option_id
+        return params
 
 
-class SendChecklist(TelegramMethod[Message]):
+class SendChecklist(TelegramMethod["Message"]):
     """Use this method to send a checklist on behalf of a connected business account. On success, the
     sent Message is returned.
 
@@ -2518,9 +3662,31 @@ class SendChecklist(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'checklist': self.checklist}
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class SendDice(TelegramMethod[Message]):
+class SendDice(TelegramMethod["Message"]):
     """Use this method to send an animated emoji that will display a random value. On success, the
     sent Message is returned.
 
@@ -2540,6 +3706,8 @@ class SendDice(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendDice'
     __returns__ = 'Message'
@@ -2557,6 +3725,8 @@ class SendDice(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2572,6 +3742,8 @@ class SendDice(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -2588,6 +3760,8 @@ class SendDice(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2601,10 +3775,53 @@ class SendDice(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.emoji is not None:
+            params['emoji'] = self.emoji
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SendMessageDraft(TelegramMethod[bool]):
+class SendMessageDraft(TelegramMethod["bool"]):
     """Use this method to stream a partial message to a user while the message is being generated.
     Note that the streamed draft is ephemeral and acts as a temporary 30-second preview - once the
     output is finalized, you must call sendMessage with the complete message to persist it in the
@@ -2658,9 +3875,26 @@ class SendMessageDraft(TelegramMethod[bool]):
         self.parse_mode = parse_mode
         self.entities = entities
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'draft_id': self.draft_id}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.text is not None:
+            params['text'] = self.text
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.entities is not None:
+            params['entities'] = self.entities
+        return params
 
 
-class SendChatAction(TelegramMethod[bool]):
+class SendChatAction(TelegramMethod["bool"]):
     """Use this method when you need to tell the user that something is happening on the bot's side.
     The status is set for 5 seconds or less (when a message arrives from your bot, Telegram clients
     clear its typing status). Returns True on success.
@@ -2705,9 +3939,19 @@ class SendChatAction(TelegramMethod[bool]):
         self.message_thread_id = message_thread_id
         self.action = action
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'action': self.action}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        return params
 
 
-class SetMessageReaction(TelegramMethod[bool]):
+class SetMessageReaction(TelegramMethod["bool"]):
     """Use this method to change the chosen reactions on a message. Service messages of some types
     can't be reacted to. Automatically forwarded messages from a channel to its discussion group
     have the same available reactions as messages in the channel. Bots can't use paid reactions.
@@ -2750,9 +3994,19 @@ class SetMessageReaction(TelegramMethod[bool]):
         self.reaction = reaction
         self.is_big = is_big
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.reaction is not None:
+            params['reaction'] = self.reaction
+        if self.is_big is not None:
+            params['is_big'] = self.is_big
+        return params
 
 
-class GetUserProfilePhotos(TelegramMethod[UserProfilePhotos]):
+class GetUserProfilePhotos(TelegramMethod["UserProfilePhotos"]):
     """Use this method to get a list of profile pictures for a user. Returns a UserProfilePhotos
     object.
 
@@ -2788,9 +4042,19 @@ class GetUserProfilePhotos(TelegramMethod[UserProfilePhotos]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
 
 
-class GetUserProfileAudios(TelegramMethod[UserProfileAudios]):
+class GetUserProfileAudios(TelegramMethod["UserProfileAudios"]):
     """Use this method to get a list of profile audios for a user. Returns a UserProfileAudios object.
 
     Bot API: https://core.telegram.org/bots/api#getuserprofileaudios
@@ -2825,9 +4089,19 @@ class GetUserProfileAudios(TelegramMethod[UserProfileAudios]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
 
 
-class SetUserEmojiStatus(TelegramMethod[bool]):
+class SetUserEmojiStatus(TelegramMethod["bool"]):
     """Changes the emoji status for a given user that previously allowed the bot to manage their emoji
     status via the Mini App method requestEmojiStatusAccess. Returns True on success.
 
@@ -2863,9 +4137,19 @@ class SetUserEmojiStatus(TelegramMethod[bool]):
         self.emoji_status_custom_emoji_id = emoji_status_custom_emoji_id
         self.emoji_status_expiration_date = emoji_status_expiration_date
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.emoji_status_custom_emoji_id is not None:
+            params['emoji_status_custom_emoji_id'] = self.emoji_status_custom_emoji_id
+        if self.emoji_status_expiration_date is not None:
+            params['emoji_status_expiration_date'] = self.emoji_status_expiration_date
+        return params
 
 
-class GetFile(TelegramMethod[File]):
+class GetFile(TelegramMethod["File"]):
     """Use this method to get basic information about a file and prepare it for downloading. For the
     moment, bots can download files of up to 20MB in size. On success, a File object is returned.
     The file can then be downloaded via the link
@@ -2898,9 +4182,15 @@ class GetFile(TelegramMethod[File]):
     ) -> None:
         self.file_id = file_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'file_id': self.file_id}
+        return params
 
 
-class BanChatMember(TelegramMethod[bool]):
+class BanChatMember(TelegramMethod["bool"]):
     """Use this method to ban a user in a group, a supergroup or a channel. In the case of supergroups
     and channels, the user will not be able to return to the chat on their own using invite links,
     etc., unless unbanned first. The bot must be an administrator in the chat for this to work and
@@ -2943,9 +4233,19 @@ class BanChatMember(TelegramMethod[bool]):
         self.until_date = until_date
         self.revoke_messages = revoke_messages
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.until_date is not None:
+            params['until_date'] = self.until_date
+        if self.revoke_messages is not None:
+            params['revoke_messages'] = self.revoke_messages
+        return params
 
 
-class UnbanChatMember(TelegramMethod[bool]):
+class UnbanChatMember(TelegramMethod["bool"]):
     """Use this method to unban a previously banned user in a supergroup or channel. The user will not
     return to the group or channel automatically, but will be able to join via link, etc. The bot
     must be an administrator for this to work. By default, this method guarantees that after the
@@ -2985,9 +4285,17 @@ class UnbanChatMember(TelegramMethod[bool]):
         self.user_id = user_id
         self.only_if_banned = only_if_banned
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.only_if_banned is not None:
+            params['only_if_banned'] = self.only_if_banned
+        return params
 
 
-class RestrictChatMember(TelegramMethod[bool]):
+class RestrictChatMember(TelegramMethod["bool"]):
     """Use this method to restrict a user in a supergroup. The bot must be an administrator in the
     supergroup for this to work and must have the appropriate administrator rights. Pass True for
     all permissions to lift restrictions from a user. Returns True on success.
@@ -3034,9 +4342,19 @@ class RestrictChatMember(TelegramMethod[bool]):
         self.use_independent_chat_permissions = use_independent_chat_permissions
         self.until_date = until_date
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id, 'permissions': self.permissions}
+        if self.use_independent_chat_permissions is not None:
+            params['use_independent_chat_permissions'] = self.use_independent_chat_permissions
+        if self.until_date is not None:
+            params['until_date'] = self.until_date
+        return params
 
 
-class PromoteChatMember(TelegramMethod[bool]):
+class PromoteChatMember(TelegramMethod["bool"]):
     """Use this method to promote or demote a user in a supergroup or a channel. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Pass False for all boolean parameters to demote a user. Returns True on success.
@@ -3153,9 +4471,49 @@ class PromoteChatMember(TelegramMethod[bool]):
         self.can_manage_direct_messages = can_manage_direct_messages
         self.can_manage_tags = can_manage_tags
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.is_anonymous is not None:
+            params['is_anonymous'] = self.is_anonymous
+        if self.can_manage_chat is not None:
+            params['can_manage_chat'] = self.can_manage_chat
+        if self.can_delete_messages is not None:
+            params['can_delete_messages'] = self.can_delete_messages
+        if self.can_manage_video_chats is not None:
+            params['can_manage_video_chats'] = self.can_manage_video_chats
+        if self.can_restrict_members is not None:
+            params['can_restrict_members'] = self.can_restrict_members
+        if self.can_promote_members is not None:
+            params['can_promote_members'] = self.can_promote_members
+        if self.can_change_info is not None:
+            params['can_change_info'] = self.can_change_info
+        if self.can_invite_users is not None:
+            params['can_invite_users'] = self.can_invite_users
+        if self.can_post_stories is not None:
+            params['can_post_stories'] = self.can_post_stories
+        if self.can_edit_stories is not None:
+            params['can_edit_stories'] = self.can_edit_stories
+        if self.can_delete_stories is not None:
+            params['can_delete_stories'] = self.can_delete_stories
+        if self.can_post_messages is not None:
+            params['can_post_messages'] = self.can_post_messages
+        if self.can_edit_messages is not None:
+            params['can_edit_messages'] = self.can_edit_messages
+        if self.can_pin_messages is not None:
+            params['can_pin_messages'] = self.can_pin_messages
+        if self.can_manage_topics is not None:
+            params['can_manage_topics'] = self.can_manage_topics
+        if self.can_manage_direct_messages is not None:
+            params['can_manage_direct_messages'] = self.can_manage_direct_messages
+        if self.can_manage_tags is not None:
+            params['can_manage_tags'] = self.can_manage_tags
+        return params
 
 
-class SetChatAdministratorCustomTitle(TelegramMethod[bool]):
+class SetChatAdministratorCustomTitle(TelegramMethod["bool"]):
     """Use this method to set a custom title for an administrator in a supergroup promoted by the bot.
     Returns True on success.
 
@@ -3191,9 +4549,15 @@ class SetChatAdministratorCustomTitle(TelegramMethod[bool]):
         self.user_id = user_id
         self.custom_title = custom_title
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id, 'custom_title': self.custom_title}
+        return params
 
 
-class SetChatMemberTag(TelegramMethod[bool]):
+class SetChatMemberTag(TelegramMethod["bool"]):
     """Use this method to set a tag for a regular member in a group or a supergroup. The bot must be
     an administrator in the chat for this to work and must have the can_manage_tags administrator
     right. Returns True on success.
@@ -3230,9 +4594,17 @@ class SetChatMemberTag(TelegramMethod[bool]):
         self.user_id = user_id
         self.tag = tag
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self.tag is not None:
+            params['tag'] = self.tag
+        return params
 
 
-class BanChatSenderChat(TelegramMethod[bool]):
+class BanChatSenderChat(TelegramMethod["bool"]):
     """Use this method to ban a channel chat in a supergroup or a channel. Until the chat is unbanned,
     the owner of the banned chat won't be able to send messages on behalf of any of their channels.
     The bot must be an administrator in the supergroup or channel for this to work and must have
@@ -3265,9 +4637,15 @@ class BanChatSenderChat(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sender_chat_id': self.sender_chat_id}
+        return params
 
 
-class UnbanChatSenderChat(TelegramMethod[bool]):
+class UnbanChatSenderChat(TelegramMethod["bool"]):
     """Use this method to unban a previously banned channel chat in a supergroup or channel. The bot
     must be an administrator for this to work and must have the appropriate administrator rights.
     Returns True on success.
@@ -3299,9 +4677,15 @@ class UnbanChatSenderChat(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sender_chat_id': self.sender_chat_id}
+        return params
 
 
-class SetChatPermissions(TelegramMethod[bool]):
+class SetChatPermissions(TelegramMethod["bool"]):
     """Use this method to set default chat permissions for all members. The bot must be an
     administrator in the group or a supergroup for this to work and must have the
     can_restrict_members administrator rights. Returns True on success.
@@ -3338,9 +4722,17 @@ class SetChatPermissions(TelegramMethod[bool]):
         self.permissions = permissions
         self.use_independent_chat_permissions = use_independent_chat_permissions
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'permissions': self.permissions}
+        if self.use_independent_chat_permissions is not None:
+            params['use_independent_chat_permissions'] = self.use_independent_chat_permissions
+        return params
 
 
-class ExportChatInviteLink(TelegramMethod[str]):
+class ExportChatInviteLink(TelegramMethod["str"]):
     """Use this method to generate a new primary invite link for a chat; any previously generated
     primary link is revoked. The bot must be an administrator in the chat for this to work and must
     have the appropriate administrator rights. Returns the new invite link as String on success.
@@ -3367,9 +4759,15 @@ class ExportChatInviteLink(TelegramMethod[str]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class CreateChatInviteLink(TelegramMethod[ChatInviteLink]):
+class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to create an additional invite link for a chat. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     The link can be revoked using the method revokeChatInviteLink. Returns the new invite link as
@@ -3417,9 +4815,23 @@ class CreateChatInviteLink(TelegramMethod[ChatInviteLink]):
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.expire_date is not None:
+            params['expire_date'] = self.expire_date
+        if self.member_limit is not None:
+            params['member_limit'] = self.member_limit
+        if self.creates_join_request is not None:
+            params['creates_join_request'] = self.creates_join_request
+        return params
 
 
-class EditChatInviteLink(TelegramMethod[ChatInviteLink]):
+class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to edit a non-primary invite link created by the bot. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Returns the edited invite link as a ChatInviteLink object.
@@ -3471,9 +4883,23 @@ class EditChatInviteLink(TelegramMethod[ChatInviteLink]):
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.expire_date is not None:
+            params['expire_date'] = self.expire_date
+        if self.member_limit is not None:
+            params['member_limit'] = self.member_limit
+        if self.creates_join_request is not None:
+            params['creates_join_request'] = self.creates_join_request
+        return params
 
 
-class CreateChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
+class CreateChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to create a subscription invite link for a channel chat. The bot must have the
     can_invite_users administrator rights. The link can be edited using the method
     editChatSubscriptionInviteLink or revoked using the method revokeChatInviteLink. Returns the
@@ -3516,9 +4942,17 @@ class CreateChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
         self.subscription_period = subscription_period
         self.subscription_price = subscription_price
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'subscription_period': self.subscription_period, 'subscription_price': self.subscription_price}
+        if self.name is not None:
+            params['name'] = self.name
+        return params
 
 
-class EditChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
+class EditChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to edit a subscription invite link created by the bot. The bot must have the
     can_invite_users administrator rights. Returns the edited invite link as a ChatInviteLink
     object.
@@ -3555,9 +4989,17 @@ class EditChatSubscriptionInviteLink(TelegramMethod[ChatInviteLink]):
         self.invite_link = invite_link
         self.name = name
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
+        if self.name is not None:
+            params['name'] = self.name
+        return params
 
 
-class RevokeChatInviteLink(TelegramMethod[ChatInviteLink]):
+class RevokeChatInviteLink(TelegramMethod["ChatInviteLink"]):
     """Use this method to revoke an invite link created by the bot. If the primary link is revoked, a
     new link is automatically generated. The bot must be an administrator in the chat for this to
     work and must have the appropriate administrator rights. Returns the revoked invite link as
@@ -3590,9 +5032,15 @@ class RevokeChatInviteLink(TelegramMethod[ChatInviteLink]):
         self.chat_id = chat_id
         self.invite_link = invite_link
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
+        return params
 
 
-class ApproveChatJoinRequest(TelegramMethod[bool]):
+class ApproveChatJoinRequest(TelegramMethod["bool"]):
     """Use this method to approve a chat join request. The bot must be an administrator in the chat
     for this to work and must have the can_invite_users administrator right. Returns True on
     success.
@@ -3624,9 +5072,15 @@ class ApproveChatJoinRequest(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
 
 
-class DeclineChatJoinRequest(TelegramMethod[bool]):
+class DeclineChatJoinRequest(TelegramMethod["bool"]):
     """Use this method to decline a chat join request. The bot must be an administrator in the chat
     for this to work and must have the can_invite_users administrator right. Returns True on
     success.
@@ -3658,9 +5112,15 @@ class DeclineChatJoinRequest(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
 
 
-class AnswerChatJoinRequestQuery(TelegramMethod[bool]):
+class AnswerChatJoinRequestQuery(TelegramMethod["bool"]):
     """Use this method to process a received chat join request query. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#answerchatjoinrequestquery
@@ -3690,9 +5150,15 @@ class AnswerChatJoinRequestQuery(TelegramMethod[bool]):
         self.chat_join_request_query_id = chat_join_request_query_id
         self.result = result
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_join_request_query_id': self.chat_join_request_query_id, 'result': self.result}
+        return params
 
 
-class SendChatJoinRequestWebApp(TelegramMethod[bool]):
+class SendChatJoinRequestWebApp(TelegramMethod["bool"]):
     """Use this method to process a received chat join request query by showing a Mini App to the user
     before deciding the outcome. Call answerChatJoinRequestQuery to resolve the join request query
     based on the user interaction with the Mini App. Returns True on success.
@@ -3724,9 +5190,15 @@ class SendChatJoinRequestWebApp(TelegramMethod[bool]):
         self.chat_join_request_query_id = chat_join_request_query_id
         self.web_app_url = web_app_url
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_join_request_query_id': self.chat_join_request_query_id, 'web_app_url': self.web_app_url}
+        return params
 
 
-class SetChatPhoto(TelegramMethod[bool]):
+class SetChatPhoto(TelegramMethod["bool"]):
     """Use this method to set a new profile photo for the chat. Photos can't be changed for private
     chats. The bot must be an administrator in the chat for this to work and must have the
     appropriate administrator rights. Returns True on success.
@@ -3758,9 +5230,15 @@ class SetChatPhoto(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.photo = photo
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'photo': self.photo}
+        return params
 
 
-class DeleteChatPhoto(TelegramMethod[bool]):
+class DeleteChatPhoto(TelegramMethod["bool"]):
     """Use this method to delete a chat photo. Photos can't be changed for private chats. The bot must
     be an administrator in the chat for this to work and must have the appropriate administrator
     rights. Returns True on success.
@@ -3787,9 +5265,15 @@ class DeleteChatPhoto(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class SetChatTitle(TelegramMethod[bool]):
+class SetChatTitle(TelegramMethod["bool"]):
     """Use this method to change the title of a chat. Titles can't be changed for private chats. The
     bot must be an administrator in the chat for this to work and must have the appropriate
     administrator rights. Returns True on success.
@@ -3821,9 +5305,15 @@ class SetChatTitle(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.title = title
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'title': self.title}
+        return params
 
 
-class SetChatDescription(TelegramMethod[bool]):
+class SetChatDescription(TelegramMethod["bool"]):
     """Use this method to change the description of a group, a supergroup or a channel. The bot must
     be an administrator in the chat for this to work and must have the appropriate administrator
     rights. Returns True on success.
@@ -3855,9 +5345,17 @@ class SetChatDescription(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.description = description
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.description is not None:
+            params['description'] = self.description
+        return params
 
 
-class PinChatMessage(TelegramMethod[bool]):
+class PinChatMessage(TelegramMethod["bool"]):
     """Use this method to add a message to the list of pinned messages in a chat. In private chats and
     channel direct messages chats, all non-service messages can be pinned. Conversely, the bot must
     be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right to pin
@@ -3901,9 +5399,22 @@ class PinChatMessage(TelegramMethod[bool]):
         self.message_id = message_id
         self.disable_notification = disable_notification
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        return params
 
 
-class UnpinChatMessage(TelegramMethod[bool]):
+class UnpinChatMessage(TelegramMethod["bool"]):
     """Use this method to remove a message from the list of pinned messages in a chat. In private
     chats and channel direct messages chats, all messages can be unpinned. Conversely, the bot must
     be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right to unpin
@@ -3941,9 +5452,19 @@ class UnpinChatMessage(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_id = message_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        return params
 
 
-class UnpinAllChatMessages(TelegramMethod[bool]):
+class UnpinAllChatMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a chat. In private chats and channel
     direct messages chats, no additional rights are required to unpin all pinned messages.
     Conversely, the bot must be an administrator with the 'can_pin_messages' right or the
@@ -3972,9 +5493,15 @@ class UnpinAllChatMessages(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class LeaveChat(TelegramMethod[bool]):
+class LeaveChat(TelegramMethod["bool"]):
     """Use this method for your bot to leave a group, supergroup or channel. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#leavechat
@@ -3999,9 +5526,15 @@ class LeaveChat(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class GetChat(TelegramMethod[ChatFullInfo]):
+class GetChat(TelegramMethod["ChatFullInfo"]):
     """Use this method to get up-to-date information about the chat. Returns a ChatFullInfo object on
     success.
 
@@ -4027,9 +5560,15 @@ class GetChat(TelegramMethod[ChatFullInfo]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class GetChatAdministrators(TelegramMethod[list[ChatMember]]):
+class GetChatAdministrators(TelegramMethod["list[ChatMember]"]):
     """Use this method to get a list of administrators in a chat. Returns an Array of ChatMember
     objects.
 
@@ -4060,9 +5599,17 @@ class GetChatAdministrators(TelegramMethod[list[ChatMember]]):
         self.chat_id = chat_id
         self.return_bots = return_bots
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.return_bots is not None:
+            params['return_bots'] = self.return_bots
+        return params
 
 
-class GetChatMemberCount(TelegramMethod[int]):
+class GetChatMemberCount(TelegramMethod["int"]):
     """Use this method to get the number of members in a chat. Returns Int on success.
 
     Bot API: https://core.telegram.org/bots/api#getchatmembercount
@@ -4087,9 +5634,15 @@ class GetChatMemberCount(TelegramMethod[int]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class GetChatMember(TelegramMethod[ChatMember]):
+class GetChatMember(TelegramMethod["ChatMember"]):
     """Use this method to get information about a member of a chat. The method is only guaranteed to
     work for other users if the bot is an administrator in the chat. Returns a ChatMember object on
     success.
@@ -4121,9 +5674,15 @@ class GetChatMember(TelegramMethod[ChatMember]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
 
 
-class GetUserPersonalChatMessages(TelegramMethod[list[Message]]):
+class GetUserPersonalChatMessages(TelegramMethod["list[Message]"]):
     """Use this method to get the last messages from the personal chat (i.e., the chat currently added
     to their profile) of a given user. On success, an array of Message objects is returned.
 
@@ -4154,9 +5713,15 @@ class GetUserPersonalChatMessages(TelegramMethod[list[Message]]):
         self.user_id = user_id
         self.limit = limit
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'limit': self.limit}
+        return params
 
 
-class SetChatStickerSet(TelegramMethod[bool]):
+class SetChatStickerSet(TelegramMethod["bool"]):
     """Use this method to set a new group sticker set for a supergroup. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Use the field can_set_sticker_set optionally returned in getChat requests to check if the bot
@@ -4189,9 +5754,15 @@ class SetChatStickerSet(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.sticker_set_name = sticker_set_name
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sticker_set_name': self.sticker_set_name}
+        return params
 
 
-class DeleteChatStickerSet(TelegramMethod[bool]):
+class DeleteChatStickerSet(TelegramMethod["bool"]):
     """Use this method to delete a group sticker set from a supergroup. The bot must be an
     administrator in the chat for this to work and must have the appropriate administrator rights.
     Use the field can_set_sticker_set optionally returned in getChat requests to check if the bot
@@ -4219,9 +5790,15 @@ class DeleteChatStickerSet(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class GetForumTopicIconStickers(TelegramMethod[list[Sticker]]):
+class GetForumTopicIconStickers(TelegramMethod["list[Sticker]"]):
     """Use this method to get custom emoji stickers, which can be used as a forum topic icon by any
     user. Requires no parameters. Returns an Array of Sticker objects.
 
@@ -4237,9 +5814,15 @@ class GetForumTopicIconStickers(TelegramMethod[list[Sticker]]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class CreateForumTopic(TelegramMethod[ForumTopic]):
+class CreateForumTopic(TelegramMethod["ForumTopic"]):
     """Use this method to create a topic in a forum supergroup chat or a private chat with a user. In
     the case of a supergroup chat the bot must be an administrator in the chat for this to work and
     must have the can_manage_topics administrator right. Returns information about the created
@@ -4282,9 +5865,19 @@ class CreateForumTopic(TelegramMethod[ForumTopic]):
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'name': self.name}
+        if self.icon_color is not None:
+            params['icon_color'] = self.icon_color
+        if self.icon_custom_emoji_id is not None:
+            params['icon_custom_emoji_id'] = self.icon_custom_emoji_id
+        return params
 
 
-class EditForumTopic(TelegramMethod[bool]):
+class EditForumTopic(TelegramMethod["bool"]):
     """Use this method to edit name and icon of a topic in a forum supergroup chat or a private chat
     with a user. In the case of a supergroup chat the bot must be an administrator in the chat for
     this to work and must have the can_manage_topics administrator rights, unless it is the creator
@@ -4327,9 +5920,19 @@ class EditForumTopic(TelegramMethod[bool]):
         self.name = name
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.icon_custom_emoji_id is not None:
+            params['icon_custom_emoji_id'] = self.icon_custom_emoji_id
+        return params
 
 
-class CloseForumTopic(TelegramMethod[bool]):
+class CloseForumTopic(TelegramMethod["bool"]):
     """Use this method to close an open topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights, unless it is the creator of the topic. Returns True on success.
@@ -4361,9 +5964,15 @@ class CloseForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
 
 
-class ReopenForumTopic(TelegramMethod[bool]):
+class ReopenForumTopic(TelegramMethod["bool"]):
     """Use this method to reopen a closed topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights, unless it is the creator of the topic. Returns True on success.
@@ -4395,9 +6004,15 @@ class ReopenForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
 
 
-class DeleteForumTopic(TelegramMethod[bool]):
+class DeleteForumTopic(TelegramMethod["bool"]):
     """Use this method to delete a forum topic along with all its messages in a forum supergroup chat
     or a private chat with a user. In the case of a supergroup chat the bot must be an
     administrator in the chat for this to work and must have the can_delete_messages administrator
@@ -4430,9 +6045,15 @@ class DeleteForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
 
 
-class UnpinAllForumTopicMessages(TelegramMethod[bool]):
+class UnpinAllForumTopicMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a forum topic in a forum supergroup
     chat or a private chat with a user. In the case of a supergroup chat the bot must be an
     administrator in the chat for this to work and must have the can_pin_messages administrator
@@ -4465,9 +6086,15 @@ class UnpinAllForumTopicMessages(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        return params
 
 
-class EditGeneralForumTopic(TelegramMethod[bool]):
+class EditGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to edit the name of the 'General' topic in a forum supergroup chat. The bot
     must be an administrator in the chat for this to work and must have the can_manage_topics
     administrator rights. Returns True on success.
@@ -4499,9 +6126,15 @@ class EditGeneralForumTopic(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.name = name
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'name': self.name}
+        return params
 
 
-class CloseGeneralForumTopic(TelegramMethod[bool]):
+class CloseGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to close an open 'General' topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. Returns True on success.
@@ -4528,9 +6161,15 @@ class CloseGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class ReopenGeneralForumTopic(TelegramMethod[bool]):
+class ReopenGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to reopen a closed 'General' topic in a forum supergroup chat. The bot must be
     an administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. The topic will be automatically unhidden if it was hidden. Returns True on success.
@@ -4557,9 +6196,15 @@ class ReopenGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class HideGeneralForumTopic(TelegramMethod[bool]):
+class HideGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to hide the 'General' topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. The topic will be automatically closed if it was open. Returns True on success.
@@ -4586,9 +6231,15 @@ class HideGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class UnhideGeneralForumTopic(TelegramMethod[bool]):
+class UnhideGeneralForumTopic(TelegramMethod["bool"]):
     """Use this method to unhide the 'General' topic in a forum supergroup chat. The bot must be an
     administrator in the chat for this to work and must have the can_manage_topics administrator
     rights. Returns True on success.
@@ -4615,9 +6266,15 @@ class UnhideGeneralForumTopic(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class UnpinAllGeneralForumTopicMessages(TelegramMethod[bool]):
+class UnpinAllGeneralForumTopicMessages(TelegramMethod["bool"]):
     """Use this method to clear the list of pinned messages in a General forum topic. The bot must be
     an administrator in the chat for this to work and must have the can_pin_messages administrator
     right in the supergroup. Returns True on success.
@@ -4644,9 +6301,15 @@ class UnpinAllGeneralForumTopicMessages(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class AnswerCallbackQuery(TelegramMethod[bool]):
+class AnswerCallbackQuery(TelegramMethod["bool"]):
     """Use this method to send answers to callback queries sent from inline keyboards. The answer will
     be displayed to the user as a notification at the top of the chat screen or as an alert. On
     success, True is returned.
@@ -4693,9 +6356,23 @@ class AnswerCallbackQuery(TelegramMethod[bool]):
         self.url = url
         self.cache_time = cache_time
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'callback_query_id': self.callback_query_id}
+        if self.text is not None:
+            params['text'] = self.text
+        if self.show_alert is not None:
+            params['show_alert'] = self.show_alert
+        if self.url is not None:
+            params['url'] = self.url
+        if self.cache_time is not None:
+            params['cache_time'] = self.cache_time
+        return params
 
 
-class AnswerGuestQuery(TelegramMethod[SentGuestMessage]):
+class AnswerGuestQuery(TelegramMethod["SentGuestMessage"]):
     """Use this method to reply to a received guest message. On success, a SentGuestMessage object is
     returned.
 
@@ -4726,9 +6403,15 @@ class AnswerGuestQuery(TelegramMethod[SentGuestMessage]):
         self.guest_query_id = guest_query_id
         self.result = result
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'guest_query_id': self.guest_query_id, 'result': self.result}
+        return params
 
 
-class GetUserChatBoosts(TelegramMethod[UserChatBoosts]):
+class GetUserChatBoosts(TelegramMethod["UserChatBoosts"]):
     """Use this method to get the list of boosts added to a chat by a user. Requires administrator
     rights in the chat. Returns a UserChatBoosts object.
 
@@ -4759,9 +6442,15 @@ class GetUserChatBoosts(TelegramMethod[UserChatBoosts]):
         self.chat_id = chat_id
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        return params
 
 
-class GetBusinessConnection(TelegramMethod[BusinessConnection]):
+class GetBusinessConnection(TelegramMethod["BusinessConnection"]):
     """Use this method to get information about the connection of the bot with a business account.
     Returns a BusinessConnection object on success.
 
@@ -4787,9 +6476,15 @@ class GetBusinessConnection(TelegramMethod[BusinessConnection]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        return params
 
 
-class GetManagedBotToken(TelegramMethod[str]):
+class GetManagedBotToken(TelegramMethod["str"]):
     """Use this method to get the token of a managed bot. Returns the token as String on success.
 
     Bot API: https://core.telegram.org/bots/api#getmanagedbottoken
@@ -4814,9 +6509,15 @@ class GetManagedBotToken(TelegramMethod[str]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
 
 
-class ReplaceManagedBotToken(TelegramMethod[str]):
+class ReplaceManagedBotToken(TelegramMethod["str"]):
     """Use this method to revoke the current token of a managed bot and generate a new one. Returns
     the new token as String on success.
 
@@ -4842,9 +6543,15 @@ class ReplaceManagedBotToken(TelegramMethod[str]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
 
 
-class GetManagedBotAccessSettings(TelegramMethod[BotAccessSettings]):
+class GetManagedBotAccessSettings(TelegramMethod["BotAccessSettings"]):
     """Use this method to get the access settings of a managed bot. Returns a BotAccessSettings object
     on success.
 
@@ -4870,9 +6577,15 @@ class GetManagedBotAccessSettings(TelegramMethod[BotAccessSettings]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
 
 
-class SetManagedBotAccessSettings(TelegramMethod[bool]):
+class SetManagedBotAccessSettings(TelegramMethod["bool"]):
     """Use this method to change the access settings of a managed bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setmanagedbotaccesssettings
@@ -4907,9 +6620,17 @@ class SetManagedBotAccessSettings(TelegramMethod[bool]):
         self.is_access_restricted = is_access_restricted
         self.added_user_ids = added_user_ids
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'is_access_restricted': self.is_access_restricted}
+        if self.added_user_ids is not None:
+            params['added_user_ids'] = self.added_user_ids
+        return params
 
 
-class SetMyCommands(TelegramMethod[bool]):
+class SetMyCommands(TelegramMethod["bool"]):
     """Use this method to change the list of the bot's commands. See this manual for more details
     about bot commands. Returns True on success.
 
@@ -4945,9 +6666,19 @@ class SetMyCommands(TelegramMethod[bool]):
         self.scope = scope
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'commands': self.commands}
+        if self.scope is not None:
+            params['scope'] = self.scope
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class DeleteMyCommands(TelegramMethod[bool]):
+class DeleteMyCommands(TelegramMethod["bool"]):
     """Use this method to delete the list of the bot's commands for the given scope and user language.
     After deletion, higher level commands will be shown to affected users. Returns True on success.
 
@@ -4978,9 +6709,19 @@ class DeleteMyCommands(TelegramMethod[bool]):
         self.scope = scope
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.scope is not None:
+            params['scope'] = self.scope
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class GetMyCommands(TelegramMethod[list[BotCommand]]):
+class GetMyCommands(TelegramMethod["list[BotCommand]"]):
     """Use this method to get the current list of the bot's commands for the given scope and user
     language. Returns an Array of BotCommand objects. If commands aren't set, an empty list is
     returned.
@@ -5012,9 +6753,19 @@ class GetMyCommands(TelegramMethod[list[BotCommand]]):
         self.scope = scope
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.scope is not None:
+            params['scope'] = self.scope
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class SetMyName(TelegramMethod[bool]):
+class SetMyName(TelegramMethod["bool"]):
     """Use this method to change the bot's name. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setmyname
@@ -5044,9 +6795,19 @@ class SetMyName(TelegramMethod[bool]):
         self.name = name
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.name is not None:
+            params['name'] = self.name
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class GetMyName(TelegramMethod[BotName]):
+class GetMyName(TelegramMethod["BotName"]):
     """Use this method to get the current bot name for the given user language. Returns BotName on
     success.
 
@@ -5072,9 +6833,17 @@ class GetMyName(TelegramMethod[BotName]):
     ) -> None:
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class SetMyDescription(TelegramMethod[bool]):
+class SetMyDescription(TelegramMethod["bool"]):
     """Use this method to change the bot's description, which is shown in the chat with the bot if the
     chat is empty. Returns True on success.
 
@@ -5105,9 +6874,19 @@ class SetMyDescription(TelegramMethod[bool]):
         self.description = description
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.description is not None:
+            params['description'] = self.description
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class GetMyDescription(TelegramMethod[BotDescription]):
+class GetMyDescription(TelegramMethod["BotDescription"]):
     """Use this method to get the current bot description for the given user language. Returns
     BotDescription on success.
 
@@ -5133,9 +6912,17 @@ class GetMyDescription(TelegramMethod[BotDescription]):
     ) -> None:
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class SetMyShortDescription(TelegramMethod[bool]):
+class SetMyShortDescription(TelegramMethod["bool"]):
     """Use this method to change the bot's short description, which is shown on the bot's profile page
     and is sent together with the link when users share the bot. Returns True on success.
 
@@ -5166,9 +6953,19 @@ class SetMyShortDescription(TelegramMethod[bool]):
         self.short_description = short_description
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.short_description is not None:
+            params['short_description'] = self.short_description
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class GetMyShortDescription(TelegramMethod[BotShortDescription]):
+class GetMyShortDescription(TelegramMethod["BotShortDescription"]):
     """Use this method to get the current bot short description for the given user language. Returns
     BotShortDescription on success.
 
@@ -5194,9 +6991,17 @@ class GetMyShortDescription(TelegramMethod[BotShortDescription]):
     ) -> None:
         self.language_code = language_code
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.language_code is not None:
+            params['language_code'] = self.language_code
+        return params
 
 
-class SetMyProfilePhoto(TelegramMethod[bool]):
+class SetMyProfilePhoto(TelegramMethod["bool"]):
     """Changes the profile photo of the bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setmyprofilephoto
@@ -5221,9 +7026,15 @@ class SetMyProfilePhoto(TelegramMethod[bool]):
     ) -> None:
         self.photo = photo
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'photo': self.photo}
+        return params
 
 
-class RemoveMyProfilePhoto(TelegramMethod[bool]):
+class RemoveMyProfilePhoto(TelegramMethod["bool"]):
     """Removes the profile photo of the bot. Requires no parameters. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#removemyprofilephoto
@@ -5238,9 +7049,15 @@ class RemoveMyProfilePhoto(TelegramMethod[bool]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class SetChatMenuButton(TelegramMethod[bool]):
+class SetChatMenuButton(TelegramMethod["bool"]):
     """Use this method to change the bot's menu button in a private chat, or the default menu button.
     Returns True on success.
 
@@ -5271,9 +7088,19 @@ class SetChatMenuButton(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.menu_button = menu_button
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.menu_button is not None:
+            params['menu_button'] = self.menu_button
+        return params
 
 
-class GetChatMenuButton(TelegramMethod[MenuButton]):
+class GetChatMenuButton(TelegramMethod["MenuButton"]):
     """Use this method to get the current value of the bot's menu button in a private chat, or the
     default menu button. Returns MenuButton on success.
 
@@ -5299,9 +7126,17 @@ class GetChatMenuButton(TelegramMethod[MenuButton]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        return params
 
 
-class SetMyDefaultAdministratorRights(TelegramMethod[bool]):
+class SetMyDefaultAdministratorRights(TelegramMethod["bool"]):
     """Use this method to change the default administrator rights requested by the bot when it's added
     as an administrator to groups or channels. These rights will be suggested to users, but they
     are free to modify the list before adding the bot. Returns True on success.
@@ -5333,9 +7168,19 @@ class SetMyDefaultAdministratorRights(TelegramMethod[bool]):
         self.rights = rights
         self.for_channels = for_channels
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.rights is not None:
+            params['rights'] = self.rights
+        if self.for_channels is not None:
+            params['for_channels'] = self.for_channels
+        return params
 
 
-class GetMyDefaultAdministratorRights(TelegramMethod[ChatAdministratorRights]):
+class GetMyDefaultAdministratorRights(TelegramMethod["ChatAdministratorRights"]):
     """Use this method to get the current default administrator rights of the bot. Returns
     ChatAdministratorRights on success.
 
@@ -5361,9 +7206,17 @@ class GetMyDefaultAdministratorRights(TelegramMethod[ChatAdministratorRights]):
     ) -> None:
         self.for_channels = for_channels
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.for_channels is not None:
+            params['for_channels'] = self.for_channels
+        return params
 
 
-class GetAvailableGifts(TelegramMethod[Gifts]):
+class GetAvailableGifts(TelegramMethod["Gifts"]):
     """Returns the list of gifts that can be sent by the bot to users and channel chats. Requires no
     parameters. Returns a Gifts object.
 
@@ -5379,9 +7232,15 @@ class GetAvailableGifts(TelegramMethod[Gifts]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class SendGift(TelegramMethod[bool]):
+class SendGift(TelegramMethod["bool"]):
     """Sends a gift to the given user or channel chat. The gift can't be converted to Telegram Stars
     by the receiver. Returns True on success.
 
@@ -5438,9 +7297,30 @@ class SendGift(TelegramMethod[bool]):
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'gift_id': self.gift_id}
+        if self.user_id is not None:
+            params['user_id'] = self.user_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.pay_for_upgrade is not None:
+            params['pay_for_upgrade'] = self.pay_for_upgrade
+        if self.text is not None:
+            params['text'] = self.text
+        text_parse_mode = self.text_parse_mode
+        if text_parse_mode is DEFAULT:
+            text_parse_mode = None if defaults is None else defaults.parse_mode
+        if text_parse_mode is not None:
+            params['text_parse_mode'] = text_parse_mode
+        if self.text_entities is not None:
+            params['text_entities'] = self.text_entities
+        return params
 
 
-class GiftPremiumSubscription(TelegramMethod[bool]):
+class GiftPremiumSubscription(TelegramMethod["bool"]):
     """Gifts a Telegram Premium subscription to the given user. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#giftpremiumsubscription
@@ -5491,9 +7371,24 @@ class GiftPremiumSubscription(TelegramMethod[bool]):
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'month_count': self.month_count, 'star_count': self.star_count}
+        if self.text is not None:
+            params['text'] = self.text
+        text_parse_mode = self.text_parse_mode
+        if text_parse_mode is DEFAULT:
+            text_parse_mode = None if defaults is None else defaults.parse_mode
+        if text_parse_mode is not None:
+            params['text_parse_mode'] = text_parse_mode
+        if self.text_entities is not None:
+            params['text_entities'] = self.text_entities
+        return params
 
 
-class VerifyUser(TelegramMethod[bool]):
+class VerifyUser(TelegramMethod["bool"]):
     """Verifies a user on behalf of the organization which is represented by the bot. Returns True on
     success.
 
@@ -5524,9 +7419,17 @@ class VerifyUser(TelegramMethod[bool]):
         self.user_id = user_id
         self.custom_description = custom_description
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.custom_description is not None:
+            params['custom_description'] = self.custom_description
+        return params
 
 
-class VerifyChat(TelegramMethod[bool]):
+class VerifyChat(TelegramMethod["bool"]):
     """Verifies a chat on behalf of the organization which is represented by the bot. Returns True on
     success.
 
@@ -5557,9 +7460,17 @@ class VerifyChat(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.custom_description = custom_description
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.custom_description is not None:
+            params['custom_description'] = self.custom_description
+        return params
 
 
-class RemoveUserVerification(TelegramMethod[bool]):
+class RemoveUserVerification(TelegramMethod["bool"]):
     """Removes verification from a user who is currently verified on behalf of the organization
     represented by the bot. Returns True on success.
 
@@ -5585,9 +7496,15 @@ class RemoveUserVerification(TelegramMethod[bool]):
     ) -> None:
         self.user_id = user_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        return params
 
 
-class RemoveChatVerification(TelegramMethod[bool]):
+class RemoveChatVerification(TelegramMethod["bool"]):
     """Removes verification from a chat that is currently verified on behalf of the organization
     represented by the bot. Returns True on success.
 
@@ -5613,9 +7530,15 @@ class RemoveChatVerification(TelegramMethod[bool]):
     ) -> None:
         self.chat_id = chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        return params
 
 
-class ReadBusinessMessage(TelegramMethod[bool]):
+class ReadBusinessMessage(TelegramMethod["bool"]):
     """Marks incoming message as read on behalf of a business account. Requires the can_read_messages
     business bot right. Returns True on success.
 
@@ -5651,9 +7574,15 @@ class ReadBusinessMessage(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_id = message_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'message_id': self.message_id}
+        return params
 
 
-class DeleteBusinessMessages(TelegramMethod[bool]):
+class DeleteBusinessMessages(TelegramMethod["bool"]):
     """Delete messages on behalf of a business account. Requires the can_delete_sent_messages business
     bot right to delete messages sent by the bot itself, or the can_delete_all_messages business
     bot right to delete any message. Returns True on success.
@@ -5685,9 +7614,15 @@ class DeleteBusinessMessages(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.message_ids = message_ids
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'message_ids': self.message_ids}
+        return params
 
 
-class SetBusinessAccountName(TelegramMethod[bool]):
+class SetBusinessAccountName(TelegramMethod["bool"]):
     """Changes the first and last name of a managed business account. Requires the can_change_name
     business bot right. Returns True on success.
 
@@ -5723,9 +7658,17 @@ class SetBusinessAccountName(TelegramMethod[bool]):
         self.first_name = first_name
         self.last_name = last_name
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'first_name': self.first_name}
+        if self.last_name is not None:
+            params['last_name'] = self.last_name
+        return params
 
 
-class SetBusinessAccountUsername(TelegramMethod[bool]):
+class SetBusinessAccountUsername(TelegramMethod["bool"]):
     """Changes the username of a managed business account. Requires the can_change_username business
     bot right. Returns True on success.
 
@@ -5756,9 +7699,17 @@ class SetBusinessAccountUsername(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.username = username
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.username is not None:
+            params['username'] = self.username
+        return params
 
 
-class SetBusinessAccountBio(TelegramMethod[bool]):
+class SetBusinessAccountBio(TelegramMethod["bool"]):
     """Changes the bio of a managed business account. Requires the can_change_bio business bot right.
     Returns True on success.
 
@@ -5789,9 +7740,17 @@ class SetBusinessAccountBio(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.bio = bio
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.bio is not None:
+            params['bio'] = self.bio
+        return params
 
 
-class SetBusinessAccountProfilePhoto(TelegramMethod[bool]):
+class SetBusinessAccountProfilePhoto(TelegramMethod["bool"]):
     """Changes the profile photo of a managed business account. Requires the can_edit_profile_photo
     business bot right. Returns True on success.
 
@@ -5827,9 +7786,17 @@ class SetBusinessAccountProfilePhoto(TelegramMethod[bool]):
         self.photo = photo
         self.is_public = is_public
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'photo': self.photo}
+        if self.is_public is not None:
+            params['is_public'] = self.is_public
+        return params
 
 
-class RemoveBusinessAccountProfilePhoto(TelegramMethod[bool]):
+class RemoveBusinessAccountProfilePhoto(TelegramMethod["bool"]):
     """Removes the current profile photo of a managed business account. Requires the
     can_edit_profile_photo business bot right. Returns True on success.
 
@@ -5860,9 +7827,17 @@ class RemoveBusinessAccountProfilePhoto(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.is_public = is_public
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.is_public is not None:
+            params['is_public'] = self.is_public
+        return params
 
 
-class SetBusinessAccountGiftSettings(TelegramMethod[bool]):
+class SetBusinessAccountGiftSettings(TelegramMethod["bool"]):
     """Changes the privacy settings pertaining to incoming gifts in a managed business account.
     Requires the can_change_gift_settings business bot right. Returns True on success.
 
@@ -5898,9 +7873,15 @@ class SetBusinessAccountGiftSettings(TelegramMethod[bool]):
         self.show_gift_button = show_gift_button
         self.accepted_gift_types = accepted_gift_types
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'show_gift_button': self.show_gift_button, 'accepted_gift_types': self.accepted_gift_types}
+        return params
 
 
-class GetBusinessAccountStarBalance(TelegramMethod[StarAmount]):
+class GetBusinessAccountStarBalance(TelegramMethod["StarAmount"]):
     """Returns the amount of Telegram Stars owned by a managed business account. Requires the
     can_view_gifts_and_stars business bot right. Returns StarAmount on success.
 
@@ -5926,9 +7907,15 @@ class GetBusinessAccountStarBalance(TelegramMethod[StarAmount]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        return params
 
 
-class TransferBusinessAccountStars(TelegramMethod[bool]):
+class TransferBusinessAccountStars(TelegramMethod["bool"]):
     """Transfers Telegram Stars from the business account balance to the bot's balance. Requires the
     can_transfer_stars business bot right. Returns True on success.
 
@@ -5959,9 +7946,15 @@ class TransferBusinessAccountStars(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.star_count = star_count
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'star_count': self.star_count}
+        return params
 
 
-class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
+class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
     """Returns the gifts received and owned by a managed business account. Requires the
     can_view_gifts_and_stars business bot right. Returns OwnedGifts on success.
 
@@ -5980,6 +7973,7 @@ class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
         'sort_by_price',
         'offset',
         'limit',
+        'exclude_limited',
     )
     __api_method__ = 'getBusinessAccountGifts'
     __returns__ = 'OwnedGifts'
@@ -5996,6 +7990,7 @@ class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
         ('sort_by_price', 'sort_by_price', 'bool', False),
         ('offset', 'offset', 'str', False),
         ('limit', 'limit', 'int', False),
+        ('exclude_limited', 'exclude_limited', 'bool', False),
     )
 
     business_connection_id: str
@@ -6009,6 +8004,7 @@ class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
     sort_by_price: bool | None
     offset: str | None
     limit: int | None
+    exclude_limited: bool | None
 
     def __init__(
         self,
@@ -6024,6 +8020,7 @@ class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
         sort_by_price: bool | None = None,
         offset: str | None = None,
         limit: int | None = None,
+        exclude_limited: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.exclude_unsaved = exclude_unsaved
@@ -6036,10 +8033,39 @@ class GetBusinessAccountGifts(TelegramMethod[OwnedGifts]):
         self.sort_by_price = sort_by_price
         self.offset = offset
         self.limit = limit
+        self.exclude_limited = exclude_limited
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self.exclude_unsaved is not None:
+            params['exclude_unsaved'] = self.exclude_unsaved
+        if self.exclude_saved is not None:
+            params['exclude_saved'] = self.exclude_saved
+        if self.exclude_unlimited is not None:
+            params['exclude_unlimited'] = self.exclude_unlimited
+        if self.exclude_limited_upgradable is not None:
+            params['exclude_limited_upgradable'] = self.exclude_limited_upgradable
+        if self.exclude_limited_non_upgradable is not None:
+            params['exclude_limited_non_upgradable'] = self.exclude_limited_non_upgradable
+        if self.exclude_unique is not None:
+            params['exclude_unique'] = self.exclude_unique
+        if self.exclude_from_blockchain is not None:
+            params['exclude_from_blockchain'] = self.exclude_from_blockchain
+        if self.sort_by_price is not None:
+            params['sort_by_price'] = self.sort_by_price
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        if self.exclude_limited is not None:
+            params['exclude_limited'] = self.exclude_limited
+        return params
 
 
-class GetUserGifts(TelegramMethod[OwnedGifts]):
+class GetUserGifts(TelegramMethod["OwnedGifts"]):
     """Returns the gifts owned and hosted by a user. Returns OwnedGifts on success.
 
     Bot API: https://core.telegram.org/bots/api#getusergifts
@@ -6104,9 +8130,31 @@ class GetUserGifts(TelegramMethod[OwnedGifts]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.exclude_unlimited is not None:
+            params['exclude_unlimited'] = self.exclude_unlimited
+        if self.exclude_limited_upgradable is not None:
+            params['exclude_limited_upgradable'] = self.exclude_limited_upgradable
+        if self.exclude_limited_non_upgradable is not None:
+            params['exclude_limited_non_upgradable'] = self.exclude_limited_non_upgradable
+        if self.exclude_from_blockchain is not None:
+            params['exclude_from_blockchain'] = self.exclude_from_blockchain
+        if self.exclude_unique is not None:
+            params['exclude_unique'] = self.exclude_unique
+        if self.sort_by_price is not None:
+            params['sort_by_price'] = self.sort_by_price
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
 
 
-class GetChatGifts(TelegramMethod[OwnedGifts]):
+class GetChatGifts(TelegramMethod["OwnedGifts"]):
     """Returns the gifts owned by a chat. Returns OwnedGifts on success.
 
     Bot API: https://core.telegram.org/bots/api#getchatgifts
@@ -6181,9 +8229,35 @@ class GetChatGifts(TelegramMethod[OwnedGifts]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.exclude_unsaved is not None:
+            params['exclude_unsaved'] = self.exclude_unsaved
+        if self.exclude_saved is not None:
+            params['exclude_saved'] = self.exclude_saved
+        if self.exclude_unlimited is not None:
+            params['exclude_unlimited'] = self.exclude_unlimited
+        if self.exclude_limited_upgradable is not None:
+            params['exclude_limited_upgradable'] = self.exclude_limited_upgradable
+        if self.exclude_limited_non_upgradable is not None:
+            params['exclude_limited_non_upgradable'] = self.exclude_limited_non_upgradable
+        if self.exclude_from_blockchain is not None:
+            params['exclude_from_blockchain'] = self.exclude_from_blockchain
+        if self.exclude_unique is not None:
+            params['exclude_unique'] = self.exclude_unique
+        if self.sort_by_price is not None:
+            params['sort_by_price'] = self.sort_by_price
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
 
 
-class ConvertGiftToStars(TelegramMethod[bool]):
+class ConvertGiftToStars(TelegramMethod["bool"]):
     """Converts a given regular gift to Telegram Stars. Requires the can_convert_gifts_to_stars
     business bot right. Returns True on success.
 
@@ -6214,9 +8288,15 @@ class ConvertGiftToStars(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.owned_gift_id = owned_gift_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id}
+        return params
 
 
-class UpgradeGift(TelegramMethod[bool]):
+class UpgradeGift(TelegramMethod["bool"]):
     """Upgrades a given regular gift to a unique gift. Requires the can_transfer_and_upgrade_gifts
     business bot right. Additionally requires the can_transfer_stars business bot right if the
     upgrade is paid. Returns True on success.
@@ -6258,9 +8338,19 @@ class UpgradeGift(TelegramMethod[bool]):
         self.keep_original_details = keep_original_details
         self.star_count = star_count
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id}
+        if self.keep_original_details is not None:
+            params['keep_original_details'] = self.keep_original_details
+        if self.star_count is not None:
+            params['star_count'] = self.star_count
+        return params
 
 
-class TransferGift(TelegramMethod[bool]):
+class TransferGift(TelegramMethod["bool"]):
     """Transfers an owned unique gift to another user. Requires the can_transfer_and_upgrade_gifts
     business bot right. Requires can_transfer_stars business bot right if the transfer is paid.
     Returns True on success.
@@ -6302,9 +8392,17 @@ class TransferGift(TelegramMethod[bool]):
         self.new_owner_chat_id = new_owner_chat_id
         self.star_count = star_count
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id, 'new_owner_chat_id': self.new_owner_chat_id}
+        if self.star_count is not None:
+            params['star_count'] = self.star_count
+        return params
 
 
-class PostStory(TelegramMethod[Story]):
+class PostStory(TelegramMethod["Story"]):
     """Posts a story on behalf of a managed business account. Requires the can_manage_stories business
     bot right. Returns Story on success.
 
@@ -6371,9 +8469,33 @@ class PostStory(TelegramMethod[Story]):
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'content': self.content, 'active_period': self.active_period}
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.areas is not None:
+            params['areas'] = self.areas
+        if self.post_to_chat_page is not None:
+            params['post_to_chat_page'] = self.post_to_chat_page
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        return params
 
 
-class RepostStory(TelegramMethod[Story]):
+class RepostStory(TelegramMethod["Story"]):
     """Reposts a story on behalf of a business account from another business account. Both business
     accounts must be managed by the same bot, and the story on the source account must have been
     posted (or reposted) by the bot. Requires the can_manage_stories business bot right for both
@@ -6427,9 +8549,22 @@ class RepostStory(TelegramMethod[Story]):
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'from_chat_id': self.from_chat_id, 'from_story_id': self.from_story_id, 'active_period': self.active_period}
+        if self.post_to_chat_page is not None:
+            params['post_to_chat_page'] = self.post_to_chat_page
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        return params
 
 
-class EditStory(TelegramMethod[Story]):
+class EditStory(TelegramMethod["Story"]):
     """Edits a story previously posted by the bot on behalf of a managed business account. Requires
     the can_manage_stories business bot right. Returns Story on success.
 
@@ -6486,9 +8621,26 @@ class EditStory(TelegramMethod[Story]):
         self.caption_entities = caption_entities
         self.areas = areas
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'story_id': self.story_id, 'content': self.content}
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        if self.areas is not None:
+            params['areas'] = self.areas
+        return params
 
 
-class DeleteStory(TelegramMethod[bool]):
+class DeleteStory(TelegramMethod["bool"]):
     """Deletes a story previously posted by the bot on behalf of a managed business account. Requires
     the can_manage_stories business bot right. Returns True on success.
 
@@ -6519,9 +8671,15 @@ class DeleteStory(TelegramMethod[bool]):
         self.business_connection_id = business_connection_id
         self.story_id = story_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'story_id': self.story_id}
+        return params
 
 
-class AnswerWebAppQuery(TelegramMethod[SentWebAppMessage]):
+class AnswerWebAppQuery(TelegramMethod["SentWebAppMessage"]):
     """Use this method to set the result of an interaction with a Web App and send a corresponding
     message on behalf of the user to the chat from which the query originated. On success, a
     SentWebAppMessage object is returned.
@@ -6553,9 +8711,15 @@ class AnswerWebAppQuery(TelegramMethod[SentWebAppMessage]):
         self.web_app_query_id = web_app_query_id
         self.result = result
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'web_app_query_id': self.web_app_query_id, 'result': self.result}
+        return params
 
 
-class SavePreparedInlineMessage(TelegramMethod[PreparedInlineMessage]):
+class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
     """Stores a message that can be sent by a user of a Mini App. Returns a PreparedInlineMessage
     object.
 
@@ -6606,9 +8770,23 @@ class SavePreparedInlineMessage(TelegramMethod[PreparedInlineMessage]):
         self.allow_group_chats = allow_group_chats
         self.allow_channel_chats = allow_channel_chats
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'result': self.result}
+        if self.allow_user_chats is not None:
+            params['allow_user_chats'] = self.allow_user_chats
+        if self.allow_bot_chats is not None:
+            params['allow_bot_chats'] = self.allow_bot_chats
+        if self.allow_group_chats is not None:
+            params['allow_group_chats'] = self.allow_group_chats
+        if self.allow_channel_chats is not None:
+            params['allow_channel_chats'] = self.allow_channel_chats
+        return params
 
 
-class SavePreparedKeyboardButton(TelegramMethod[PreparedKeyboardButton]):
+class SavePreparedKeyboardButton(TelegramMethod["PreparedKeyboardButton"]):
     """Stores a keyboard button that can be used by a user within a Mini App. Returns a
     PreparedKeyboardButton object.
 
@@ -6639,9 +8817,15 @@ class SavePreparedKeyboardButton(TelegramMethod[PreparedKeyboardButton]):
         self.user_id = user_id
         self.button = button
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'button': self.button}
+        return params
 
 
-class EditMessageText(TelegramMethod[Message | bool]):
+class EditMessageText(TelegramMethod["Message | bool"]):
     """Use this method to edit text, rich and game messages. On success, if the edited message is not
     an inline message, the edited Message is returned, otherwise True is returned. Note that
     business messages that were not sent by the bot and do not contain an inline keyboard can only
@@ -6661,6 +8845,7 @@ class EditMessageText(TelegramMethod[Message | bool]):
         'link_preview_options',
         'rich_message',
         'reply_markup',
+        'disable_web_page_preview',
     )
     __api_method__ = 'editMessageText'
     __returns__ = 'Message|bool'
@@ -6676,6 +8861,7 @@ class EditMessageText(TelegramMethod[Message | bool]):
         ('link_preview_options', 'link_preview_options', 'LinkPreviewOptions', False),
         ('rich_message', 'rich_message', 'InputRichMessage', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
+        ('disable_web_page_preview', 'disable_web_page_preview', 'bool', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview'}
 
@@ -6689,6 +8875,7 @@ class EditMessageText(TelegramMethod[Message | bool]):
     link_preview_options: LinkPreviewOptions | Default | None
     rich_message: InputRichMessage | None
     reply_markup: InlineKeyboardMarkup | None
+    disable_web_page_preview: bool | None
 
     def __init__(
         self,
@@ -6703,6 +8890,7 @@ class EditMessageText(TelegramMethod[Message | bool]):
         link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        disable_web_page_preview: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -6714,10 +8902,45 @@ class EditMessageText(TelegramMethod[Message | bool]):
         self.link_preview_options = link_preview_options
         self.rich_message = rich_message
         self.reply_markup = reply_markup
+        self.disable_web_page_preview = disable_web_page_preview
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.text is not None:
+            params['text'] = self.text
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.entities is not None:
+            params['entities'] = self.entities
+        link_preview_options = self.link_preview_options
+        if link_preview_options is DEFAULT:
+            link_preview_options = None if defaults is None else defaults.link_preview
+        if link_preview_options is not None:
+            params['link_preview_options'] = link_preview_options
+        if self.rich_message is not None:
+            params['rich_message'] = self.rich_message
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.disable_web_page_preview is not None:
+            params['disable_web_page_preview'] = self.disable_web_page_preview
+        return params
 
 
-class EditMessageCaption(TelegramMethod[Message | bool]):
+class EditMessageCaption(TelegramMethod["Message | bool"]):
     """Use this method to edit captions of messages. On success, if the edited message is not an
     inline message, the edited Message is returned, otherwise True is returned. Note that business
     messages that were not sent by the bot and do not contain an inline keyboard can only be edited
@@ -6786,9 +9009,39 @@ class EditMessageCaption(TelegramMethod[Message | bool]):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.caption is not None:
+            params['caption'] = self.caption
+        parse_mode = self.parse_mode
+        if parse_mode is DEFAULT:
+            parse_mode = None if defaults is None else defaults.parse_mode
+        if parse_mode is not None:
+            params['parse_mode'] = parse_mode
+        if self.caption_entities is not None:
+            params['caption_entities'] = self.caption_entities
+        show_caption_above_media = self.show_caption_above_media
+        if show_caption_above_media is DEFAULT:
+            show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
+        if show_caption_above_media is not None:
+            params['show_caption_above_media'] = show_caption_above_media
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class EditMessageMedia(TelegramMethod[Message | bool]):
+class EditMessageMedia(TelegramMethod["Message | bool"]):
     """Use this method to edit animation, audio, document, live photo, photo, or video messages, or to
     replace a text or a rich message with a media. If a message is part of a message album, then it
     can be edited only to an audio for audio albums, only to a document for document albums and to
@@ -6845,9 +9098,25 @@ class EditMessageMedia(TelegramMethod[Message | bool]):
         self.media = media
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'media': self.media}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class EditMessageLiveLocation(TelegramMethod[Message | bool]):
+class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
     """Use this method to edit live location messages. A location can be edited until its live_period
     expires or editing is explicitly disabled by a call to stopMessageLiveLocation. On success, if
     the edited message is not an inline message, the edited Message is returned, otherwise True is
@@ -6925,9 +9194,33 @@ class EditMessageLiveLocation(TelegramMethod[Message | bool]):
         self.proximity_alert_radius = proximity_alert_radius
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'latitude': self.latitude, 'longitude': self.longitude}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.live_period is not None:
+            params['live_period'] = self.live_period
+        if self.horizontal_accuracy is not None:
+            params['horizontal_accuracy'] = self.horizontal_accuracy
+        if self.heading is not None:
+            params['heading'] = self.heading
+        if self.proximity_alert_radius is not None:
+            params['proximity_alert_radius'] = self.proximity_alert_radius
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class StopMessageLiveLocation(TelegramMethod[Message | bool]):
+class StopMessageLiveLocation(TelegramMethod["Message | bool"]):
     """Use this method to stop updating a live location message before live_period expires. On
     success, if the message is not an inline message, the edited Message is returned, otherwise
     True is returned.
@@ -6974,9 +9267,25 @@ class StopMessageLiveLocation(TelegramMethod[Message | bool]):
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class EditMessageChecklist(TelegramMethod[Message]):
+class EditMessageChecklist(TelegramMethod["Message"]):
     """Use this method to edit a checklist on behalf of a connected business account. On success, the
     edited Message is returned.
 
@@ -7022,9 +9331,17 @@ class EditMessageChecklist(TelegramMethod[Message]):
         self.checklist = checklist
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'message_id': self.message_id, 'checklist': self.checklist}
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class EditMessageReplyMarkup(TelegramMethod[Message | bool]):
+class EditMessageReplyMarkup(TelegramMethod["Message | bool"]):
     """Use this method to edit only the reply markup of messages. On success, if the edited message is
     not an inline message, the edited Message is returned, otherwise True is returned. Note that
     business messages that were not sent by the bot and do not contain an inline keyboard can only
@@ -7072,9 +9389,25 @@ class EditMessageReplyMarkup(TelegramMethod[Message | bool]):
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class StopPoll(TelegramMethod[Poll]):
+class StopPoll(TelegramMethod["Poll"]):
     """Use this method to stop a poll which was sent by the bot. On success, the stopped Poll is
     returned.
 
@@ -7115,9 +9448,19 @@ class StopPoll(TelegramMethod[Poll]):
         self.message_id = message_id
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class ApproveSuggestedPost(TelegramMethod[bool]):
+class ApproveSuggestedPost(TelegramMethod["bool"]):
     """Use this method to approve a suggested post in a direct messages chat. The bot must have the
     'can_post_messages' administrator right in the corresponding channel chat. Returns True on
     success.
@@ -7154,9 +9497,17 @@ class ApproveSuggestedPost(TelegramMethod[bool]):
         self.message_id = message_id
         self.send_date = send_date
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.send_date is not None:
+            params['send_date'] = self.send_date
+        return params
 
 
-class DeclineSuggestedPost(TelegramMethod[bool]):
+class DeclineSuggestedPost(TelegramMethod["bool"]):
     """Use this method to decline a suggested post in a direct messages chat. The bot must have the
     'can_manage_direct_messages' administrator right in the corresponding channel chat. Returns
     True on success.
@@ -7193,9 +9544,17 @@ class DeclineSuggestedPost(TelegramMethod[bool]):
         self.message_id = message_id
         self.comment = comment
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.comment is not None:
+            params['comment'] = self.comment
+        return params
 
 
-class DeleteMessage(TelegramMethod[bool]):
+class DeleteMessage(TelegramMethod["bool"]):
     """Use this method to delete a message, including service messages, with the following
     limitations:
 
@@ -7248,9 +9607,15 @@ class DeleteMessage(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_id = message_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        return params
 
 
-class DeleteMessages(TelegramMethod[bool]):
+class DeleteMessages(TelegramMethod["bool"]):
     """Use this method to delete multiple messages simultaneously. If some of the specified messages
     can't be found, they are skipped. Returns True on success.
 
@@ -7281,9 +9646,15 @@ class DeleteMessages(TelegramMethod[bool]):
         self.chat_id = chat_id
         self.message_ids = message_ids
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_ids': self.message_ids}
+        return params
 
 
-class DeleteMessageReaction(TelegramMethod[bool]):
+class DeleteMessageReaction(TelegramMethod["bool"]):
     """Use this method to remove a reaction from a message in a group or a supergroup chat. The bot
     must have the 'can_delete_messages' administrator right in the chat. Returns True on success.
 
@@ -7324,9 +9695,19 @@ class DeleteMessageReaction(TelegramMethod[bool]):
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self.user_id is not None:
+            params['user_id'] = self.user_id
+        if self.actor_chat_id is not None:
+            params['actor_chat_id'] = self.actor_chat_id
+        return params
 
 
-class DeleteAllMessageReactions(TelegramMethod[bool]):
+class DeleteAllMessageReactions(TelegramMethod["bool"]):
     """Use this method to remove up to 10000 recent reactions in a group or a supergroup chat added by
     a given user or chat. The bot must have the 'can_delete_messages' administrator right in the
     chat. Returns True on success.
@@ -7363,9 +9744,19 @@ class DeleteAllMessageReactions(TelegramMethod[bool]):
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self.user_id is not None:
+            params['user_id'] = self.user_id
+        if self.actor_chat_id is not None:
+            params['actor_chat_id'] = self.actor_chat_id
+        return params
 
 
-class SendSticker(TelegramMethod[Message]):
+class SendSticker(TelegramMethod["Message"]):
     """Use this method to send static .WEBP, animated .TGS, or video .WEBM stickers. On success, the
     sent Message is returned.
 
@@ -7386,6 +9777,8 @@ class SendSticker(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendSticker'
     __returns__ = 'Message'
@@ -7404,6 +9797,8 @@ class SendSticker(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -7420,6 +9815,8 @@ class SendSticker(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -7437,6 +9834,8 @@ class SendSticker(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -7451,10 +9850,53 @@ class SendSticker(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'sticker': self.sticker}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.emoji is not None:
+            params['emoji'] = self.emoji
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class GetStickerSet(TelegramMethod[StickerSet]):
+class GetStickerSet(TelegramMethod["StickerSet"]):
     """Use this method to get a sticker set. On success, a StickerSet object is returned.
 
     Bot API: https://core.telegram.org/bots/api#getstickerset
@@ -7479,9 +9921,15 @@ class GetStickerSet(TelegramMethod[StickerSet]):
     ) -> None:
         self.name = name
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name}
+        return params
 
 
-class GetCustomEmojiStickers(TelegramMethod[list[Sticker]]):
+class GetCustomEmojiStickers(TelegramMethod["list[Sticker]"]):
     """Use this method to get information about custom emoji stickers by their identifiers. Returns an
     Array of Sticker objects.
 
@@ -7507,9 +9955,15 @@ class GetCustomEmojiStickers(TelegramMethod[list[Sticker]]):
     ) -> None:
         self.custom_emoji_ids = custom_emoji_ids
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'custom_emoji_ids': self.custom_emoji_ids}
+        return params
 
 
-class UploadStickerFile(TelegramMethod[File]):
+class UploadStickerFile(TelegramMethod["File"]):
     """Use this method to upload a file with a sticker for later use in the createNewStickerSet,
     addStickerToSet, or replaceStickerInSet methods (the file can be used multiple times). Returns
     the uploaded File on success.
@@ -7546,9 +10000,15 @@ class UploadStickerFile(TelegramMethod[File]):
         self.sticker = sticker
         self.sticker_format = sticker_format
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'sticker': self.sticker, 'sticker_format': self.sticker_format}
+        return params
 
 
-class CreateNewStickerSet(TelegramMethod[bool]):
+class CreateNewStickerSet(TelegramMethod["bool"]):
     """Use this method to create a new sticker set owned by a user. The bot will be able to edit the
     sticker set thus created. Returns True on success.
 
@@ -7562,6 +10022,7 @@ class CreateNewStickerSet(TelegramMethod[bool]):
         'stickers',
         'sticker_type',
         'needs_repainting',
+        'sticker_format',
     )
     __api_method__ = 'createNewStickerSet'
     __returns__ = 'bool'
@@ -7573,6 +10034,7 @@ class CreateNewStickerSet(TelegramMethod[bool]):
         ('stickers', 'stickers', '[InputSticker]', True),
         ('sticker_type', 'sticker_type', 'str', False),
         ('needs_repainting', 'needs_repainting', 'bool', False),
+        ('sticker_format', 'sticker_format', 'str', False),
     )
 
     user_id: int
@@ -7581,6 +10043,7 @@ class CreateNewStickerSet(TelegramMethod[bool]):
     stickers: list[InputSticker]
     sticker_type: str | None
     needs_repainting: bool | None
+    sticker_format: str | None
 
     def __init__(
         self,
@@ -7591,6 +10054,7 @@ class CreateNewStickerSet(TelegramMethod[bool]):
         stickers: list[InputSticker],
         sticker_type: str | None = None,
         needs_repainting: bool | None = None,
+        sticker_format: str | None = None,
     ) -> None:
         self.user_id = user_id
         self.name = name
@@ -7598,10 +10062,23 @@ class CreateNewStickerSet(TelegramMethod[bool]):
         self.stickers = stickers
         self.sticker_type = sticker_type
         self.needs_repainting = needs_repainting
+        self.sticker_format = sticker_format
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'title': self.title, 'stickers': self.stickers}
+        if self.sticker_type is not None:
+            params['sticker_type'] = self.sticker_type
+        if self.needs_repainting is not None:
+            params['needs_repainting'] = self.needs_repainting
+        if self.sticker_format is not None:
+            params['sticker_format'] = self.sticker_format
+        return params
 
 
-class AddStickerToSet(TelegramMethod[bool]):
+class AddStickerToSet(TelegramMethod["bool"]):
     """Use this method to add a new sticker to a set created by the bot. Emoji sticker sets can have
     up to 200 stickers. Other sticker sets can have up to 120 stickers. Returns True on success.
 
@@ -7637,9 +10114,15 @@ class AddStickerToSet(TelegramMethod[bool]):
         self.name = name
         self.sticker = sticker
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'sticker': self.sticker}
+        return params
 
 
-class SetStickerPositionInSet(TelegramMethod[bool]):
+class SetStickerPositionInSet(TelegramMethod["bool"]):
     """Use this method to move a sticker in a set created by the bot to a specific position. Returns
     True on success.
 
@@ -7670,9 +10153,15 @@ class SetStickerPositionInSet(TelegramMethod[bool]):
         self.sticker = sticker
         self.position = position
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker, 'position': self.position}
+        return params
 
 
-class DeleteStickerFromSet(TelegramMethod[bool]):
+class DeleteStickerFromSet(TelegramMethod["bool"]):
     """Use this method to delete a sticker from a set created by the bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#deletestickerfromset
@@ -7697,9 +10186,15 @@ class DeleteStickerFromSet(TelegramMethod[bool]):
     ) -> None:
         self.sticker = sticker
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker}
+        return params
 
 
-class ReplaceStickerInSet(TelegramMethod[bool]):
+class ReplaceStickerInSet(TelegramMethod["bool"]):
     """Use this method to replace an existing sticker in a sticker set with a new one. The method is
     equivalent to calling deleteStickerFromSet, then addStickerToSet, then setStickerPositionInSet.
     Returns True on success.
@@ -7741,9 +10236,15 @@ class ReplaceStickerInSet(TelegramMethod[bool]):
         self.old_sticker = old_sticker
         self.sticker = sticker
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'old_sticker': self.old_sticker, 'sticker': self.sticker}
+        return params
 
 
-class SetStickerEmojiList(TelegramMethod[bool]):
+class SetStickerEmojiList(TelegramMethod["bool"]):
     """Use this method to change the list of emoji assigned to a regular or custom emoji sticker. The
     sticker must belong to a sticker set created by the bot. Returns True on success.
 
@@ -7774,9 +10275,15 @@ class SetStickerEmojiList(TelegramMethod[bool]):
         self.sticker = sticker
         self.emoji_list = emoji_list
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker, 'emoji_list': self.emoji_list}
+        return params
 
 
-class SetStickerKeywords(TelegramMethod[bool]):
+class SetStickerKeywords(TelegramMethod["bool"]):
     """Use this method to change search keywords assigned to a regular or custom emoji sticker. The
     sticker must belong to a sticker set created by the bot. Returns True on success.
 
@@ -7807,9 +10314,17 @@ class SetStickerKeywords(TelegramMethod[bool]):
         self.sticker = sticker
         self.keywords = keywords
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker}
+        if self.keywords is not None:
+            params['keywords'] = self.keywords
+        return params
 
 
-class SetStickerMaskPosition(TelegramMethod[bool]):
+class SetStickerMaskPosition(TelegramMethod["bool"]):
     """Use this method to change the mask position of a mask sticker. The sticker must belong to a
     sticker set that was created by the bot. Returns True on success.
 
@@ -7840,9 +10355,17 @@ class SetStickerMaskPosition(TelegramMethod[bool]):
         self.sticker = sticker
         self.mask_position = mask_position
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'sticker': self.sticker}
+        if self.mask_position is not None:
+            params['mask_position'] = self.mask_position
+        return params
 
 
-class SetStickerSetTitle(TelegramMethod[bool]):
+class SetStickerSetTitle(TelegramMethod["bool"]):
     """Use this method to set the title of a created sticker set. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setstickersettitle
@@ -7872,9 +10395,15 @@ class SetStickerSetTitle(TelegramMethod[bool]):
         self.name = name
         self.title = title
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name, 'title': self.title}
+        return params
 
 
-class SetStickerSetThumbnail(TelegramMethod[bool]):
+class SetStickerSetThumbnail(TelegramMethod["bool"]):
     """Use this method to set the thumbnail of a regular or mask sticker set. The format of the
     thumbnail file must match the format of the stickers in the set. Returns True on success.
 
@@ -7915,9 +10444,17 @@ class SetStickerSetThumbnail(TelegramMethod[bool]):
         self.thumbnail = thumbnail
         self.format = format
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name, 'user_id': self.user_id, 'format': self.format}
+        if self.thumbnail is not None:
+            params['thumbnail'] = self.thumbnail
+        return params
 
 
-class SetCustomEmojiStickerSetThumbnail(TelegramMethod[bool]):
+class SetCustomEmojiStickerSetThumbnail(TelegramMethod["bool"]):
     """Use this method to set the thumbnail of a custom emoji sticker set. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#setcustomemojistickersetthumbnail
@@ -7947,9 +10484,17 @@ class SetCustomEmojiStickerSetThumbnail(TelegramMethod[bool]):
         self.name = name
         self.custom_emoji_id = custom_emoji_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name}
+        if self.custom_emoji_id is not None:
+            params['custom_emoji_id'] = self.custom_emoji_id
+        return params
 
 
-class DeleteStickerSet(TelegramMethod[bool]):
+class DeleteStickerSet(TelegramMethod["bool"]):
     """Use this method to delete a sticker set that was created by the bot. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#deletestickerset
@@ -7974,9 +10519,15 @@ class DeleteStickerSet(TelegramMethod[bool]):
     ) -> None:
         self.name = name
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'name': self.name}
+        return params
 
 
-class SendRichMessage(TelegramMethod[Message]):
+class SendRichMessage(TelegramMethod["Message"]):
     """Use this method to send rich messages. If the message contains a block with a media element,
     then the bot must have the right to send the media to the chat. On success, the sent Message is
     returned.
@@ -8059,9 +10610,44 @@ class SendRichMessage(TelegramMethod[Message]):
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'rich_message': self.rich_message}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        return params
 
 
-class SendRichMessageDraft(TelegramMethod[bool]):
+class SendRichMessageDraft(TelegramMethod["bool"]):
     """Use this method to stream a partial rich message to a user while the message is being
     generated. Note that the streamed draft is ephemeral and acts as a temporary 30-second preview
     - once the output is finalized, you must call sendRichMessage with the complete message to
@@ -8104,9 +10690,17 @@ class SendRichMessageDraft(TelegramMethod[bool]):
         self.draft_id = draft_id
         self.rich_message = rich_message
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'draft_id': self.draft_id, 'rich_message': self.rich_message}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        return params
 
 
-class AnswerInlineQuery(TelegramMethod[bool]):
+class AnswerInlineQuery(TelegramMethod["bool"]):
     """Use this method to send answers to an inline query. On success, True is returned.
 
     No more than 50 results per query are allowed.
@@ -8121,6 +10715,8 @@ class AnswerInlineQuery(TelegramMethod[bool]):
         'is_personal',
         'next_offset',
         'button',
+        'switch_pm_text',
+        'switch_pm_parameter',
     )
     __api_method__ = 'answerInlineQuery'
     __returns__ = 'bool'
@@ -8132,6 +10728,8 @@ class AnswerInlineQuery(TelegramMethod[bool]):
         ('is_personal', 'is_personal', 'bool', False),
         ('next_offset', 'next_offset', 'str', False),
         ('button', 'button', 'InlineQueryResultsButton', False),
+        ('switch_pm_text', 'switch_pm_text', 'str', False),
+        ('switch_pm_parameter', 'switch_pm_parameter', 'str', False),
     )
 
     inline_query_id: str
@@ -8140,6 +10738,8 @@ class AnswerInlineQuery(TelegramMethod[bool]):
     is_personal: bool | None
     next_offset: str | None
     button: InlineQueryResultsButton | None
+    switch_pm_text: str | None
+    switch_pm_parameter: str | None
 
     def __init__(
         self,
@@ -8150,6 +10750,8 @@ class AnswerInlineQuery(TelegramMethod[bool]):
         is_personal: bool | None = None,
         next_offset: str | None = None,
         button: InlineQueryResultsButton | None = None,
+        switch_pm_text: str | None = None,
+        switch_pm_parameter: str | None = None,
     ) -> None:
         self.inline_query_id = inline_query_id
         self.results = results
@@ -8157,10 +10759,30 @@ class AnswerInlineQuery(TelegramMethod[bool]):
         self.is_personal = is_personal
         self.next_offset = next_offset
         self.button = button
+        self.switch_pm_text = switch_pm_text
+        self.switch_pm_parameter = switch_pm_parameter
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'inline_query_id': self.inline_query_id, 'results': self.results}
+        if self.cache_time is not None:
+            params['cache_time'] = self.cache_time
+        if self.is_personal is not None:
+            params['is_personal'] = self.is_personal
+        if self.next_offset is not None:
+            params['next_offset'] = self.next_offset
+        if self.button is not None:
+            params['button'] = self.button
+        if self.switch_pm_text is not None:
+            params['switch_pm_text'] = self.switch_pm_text
+        if self.switch_pm_parameter is not None:
+            params['switch_pm_parameter'] = self.switch_pm_parameter
+        return params
 
 
-class SendInvoice(TelegramMethod[Message]):
+class SendInvoice(TelegramMethod["Message"]):
     """Use this method to send invoices. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendinvoice
@@ -8198,6 +10820,8 @@ class SendInvoice(TelegramMethod[Message]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendInvoice'
     __returns__ = 'Message'
@@ -8234,6 +10858,8 @@ class SendInvoice(TelegramMethod[Message]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -8268,6 +10894,8 @@ class SendInvoice(TelegramMethod[Message]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -8303,6 +10931,8 @@ class SendInvoice(TelegramMethod[Message]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -8335,10 +10965,81 @@ class SendInvoice(TelegramMethod[Message]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'title': self.title, 'description': self.description, 'payload': self.payload, 'currency': self.currency, 'prices': self.prices}
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        if self.direct_messages_topic_id is not None:
+            params['direct_messages_topic_id'] = self.direct_messages_topic_id
+        if self.provider_token is not None:
+            params['provider_token'] = self.provider_token
+        if self.max_tip_amount is not None:
+            params['max_tip_amount'] = self.max_tip_amount
+        if self.suggested_tip_amounts is not None:
+            params['suggested_tip_amounts'] = self.suggested_tip_amounts
+        if self.start_parameter is not None:
+            params['start_parameter'] = self.start_parameter
+        if self.provider_data is not None:
+            params['provider_data'] = self.provider_data
+        if self.photo_url is not None:
+            params['photo_url'] = self.photo_url
+        if self.photo_size is not None:
+            params['photo_size'] = self.photo_size
+        if self.photo_width is not None:
+            params['photo_width'] = self.photo_width
+        if self.photo_height is not None:
+            params['photo_height'] = self.photo_height
+        if self.need_name is not None:
+            params['need_name'] = self.need_name
+        if self.need_phone_number is not None:
+            params['need_phone_number'] = self.need_phone_number
+        if self.need_email is not None:
+            params['need_email'] = self.need_email
+        if self.need_shipping_address is not None:
+            params['need_shipping_address'] = self.need_shipping_address
+        if self.send_phone_number_to_provider is not None:
+            params['send_phone_number_to_provider'] = self.send_phone_number_to_provider
+        if self.send_email_to_provider is not None:
+            params['send_email_to_provider'] = self.send_email_to_provider
+        if self.is_flexible is not None:
+            params['is_flexible'] = self.is_flexible
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.suggested_post_parameters is not None:
+            params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class CreateInvoiceLink(TelegramMethod[str]):
+class CreateInvoiceLink(TelegramMethod["str"]):
     """Use this method to create a link for an invoice. Returns the created invoice link as String on
     success.
 
@@ -8469,9 +11170,49 @@ class CreateInvoiceLink(TelegramMethod[str]):
         self.send_email_to_provider = send_email_to_provider
         self.is_flexible = is_flexible
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'title': self.title, 'description': self.description, 'payload': self.payload, 'currency': self.currency, 'prices': self.prices}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.provider_token is not None:
+            params['provider_token'] = self.provider_token
+        if self.subscription_period is not None:
+            params['subscription_period'] = self.subscription_period
+        if self.max_tip_amount is not None:
+            params['max_tip_amount'] = self.max_tip_amount
+        if self.suggested_tip_amounts is not None:
+            params['suggested_tip_amounts'] = self.suggested_tip_amounts
+        if self.provider_data is not None:
+            params['provider_data'] = self.provider_data
+        if self.photo_url is not None:
+            params['photo_url'] = self.photo_url
+        if self.photo_size is not None:
+            params['photo_size'] = self.photo_size
+        if self.photo_width is not None:
+            params['photo_width'] = self.photo_width
+        if self.photo_height is not None:
+            params['photo_height'] = self.photo_height
+        if self.need_name is not None:
+            params['need_name'] = self.need_name
+        if self.need_phone_number is not None:
+            params['need_phone_number'] = self.need_phone_number
+        if self.need_email is not None:
+            params['need_email'] = self.need_email
+        if self.need_shipping_address is not None:
+            params['need_shipping_address'] = self.need_shipping_address
+        if self.send_phone_number_to_provider is not None:
+            params['send_phone_number_to_provider'] = self.send_phone_number_to_provider
+        if self.send_email_to_provider is not None:
+            params['send_email_to_provider'] = self.send_email_to_provider
+        if self.is_flexible is not None:
+            params['is_flexible'] = self.is_flexible
+        return params
 
 
-class AnswerShippingQuery(TelegramMethod[bool]):
+class AnswerShippingQuery(TelegramMethod["bool"]):
     """If you sent an invoice requesting a shipping address and the parameter is_flexible was
     specified, the Bot API will send an Update with a shipping_query field to the bot. Use this
     method to reply to shipping queries. On success, True is returned.
@@ -8513,9 +11254,19 @@ class AnswerShippingQuery(TelegramMethod[bool]):
         self.shipping_options = shipping_options
         self.error_message = error_message
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'shipping_query_id': self.shipping_query_id, 'ok': self.ok}
+        if self.shipping_options is not None:
+            params['shipping_options'] = self.shipping_options
+        if self.error_message is not None:
+            params['error_message'] = self.error_message
+        return params
 
 
-class AnswerPreCheckoutQuery(TelegramMethod[bool]):
+class AnswerPreCheckoutQuery(TelegramMethod["bool"]):
     """Once the user has confirmed their payment and shipping details, the Bot API sends the final
     confirmation in the form of an Update with the field pre_checkout_query. Use this method to
     respond to such pre-checkout queries. On success, True is returned. Note: The Bot API must
@@ -8553,9 +11304,17 @@ class AnswerPreCheckoutQuery(TelegramMethod[bool]):
         self.ok = ok
         self.error_message = error_message
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'pre_checkout_query_id': self.pre_checkout_query_id, 'ok': self.ok}
+        if self.error_message is not None:
+            params['error_message'] = self.error_message
+        return params
 
 
-class GetMyStarBalance(TelegramMethod[StarAmount]):
+class GetMyStarBalance(TelegramMethod["StarAmount"]):
     """A method to get the current Telegram Stars balance of the bot. Requires no parameters. On
     success, returns a StarAmount object.
 
@@ -8571,9 +11330,15 @@ class GetMyStarBalance(TelegramMethod[StarAmount]):
 
     def __init__(self) -> None:
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        return params
 
 
-class GetStarTransactions(TelegramMethod[StarTransactions]):
+class GetStarTransactions(TelegramMethod["StarTransactions"]):
     """Returns the bot's Telegram Star transactions in chronological order. On success, returns a
     StarTransactions object.
 
@@ -8604,9 +11369,19 @@ class GetStarTransactions(TelegramMethod[StarTransactions]):
         self.offset = offset
         self.limit = limit
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {}
+        if self.offset is not None:
+            params['offset'] = self.offset
+        if self.limit is not None:
+            params['limit'] = self.limit
+        return params
 
 
-class RefundStarPayment(TelegramMethod[bool]):
+class RefundStarPayment(TelegramMethod["bool"]):
     """Refunds a successful payment in Telegram Stars. Returns True on success.
 
     Bot API: https://core.telegram.org/bots/api#refundstarpayment
@@ -8636,9 +11411,15 @@ class RefundStarPayment(TelegramMethod[bool]):
         self.user_id = user_id
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'telegram_payment_charge_id': self.telegram_payment_charge_id}
+        return params
 
 
-class EditUserStarSubscription(TelegramMethod[bool]):
+class EditUserStarSubscription(TelegramMethod["bool"]):
     """Allows the bot to cancel or re-enable extension of a subscription paid in Telegram Stars.
     Returns True on success.
 
@@ -8674,9 +11455,15 @@ class EditUserStarSubscription(TelegramMethod[bool]):
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.is_canceled = is_canceled
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'telegram_payment_charge_id': self.telegram_payment_charge_id, 'is_canceled': self.is_canceled}
+        return params
 
 
-class SetPassportDataErrors(TelegramMethod[bool]):
+class SetPassportDataErrors(TelegramMethod["bool"]):
     """Informs a user that some of the Telegram Passport elements they provided contains errors. The
     user will not be able to re-submit their Passport to you until the errors are fixed (the
     contents of the field for which you returned the error must change). Returns True on success.
@@ -8713,9 +11500,15 @@ class SetPassportDataErrors(TelegramMethod[bool]):
         self.user_id = user_id
         self.errors = errors
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'errors': self.errors}
+        return params
 
 
-class SendGame(TelegramMethod[Message]):
+class SendGame(TelegramMethod["Message"]):
     """Use this method to send a game. On success, the sent Message is returned.
 
     Bot API: https://core.telegram.org/bots/api#sendgame
@@ -8732,6 +11525,8 @@ class SendGame(TelegramMethod[Message]):
         'message_effect_id',
         'reply_parameters',
         'reply_markup',
+        'reply_to_message_id',
+        'allow_sending_without_reply',
     )
     __api_method__ = 'sendGame'
     __returns__ = 'Message'
@@ -8747,6 +11542,8 @@ class SendGame(TelegramMethod[Message]):
         ('message_effect_id', 'message_effect_id', 'str', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup', False),
+        ('reply_to_message_id', 'reply_to_message_id', 'int', False),
+        ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -8760,6 +11557,8 @@ class SendGame(TelegramMethod[Message]):
     message_effect_id: str | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | None
+    reply_to_message_id: int | None
+    allow_sending_without_reply: bool | None
 
     def __init__(
         self,
@@ -8774,6 +11573,8 @@ class SendGame(TelegramMethod[Message]):
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        reply_to_message_id: int | None = None,
+        allow_sending_without_reply: bool | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -8785,10 +11586,47 @@ class SendGame(TelegramMethod[Message]):
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.reply_to_message_id = reply_to_message_id
+        self.allow_sending_without_reply = allow_sending_without_reply
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'chat_id': self.chat_id, 'game_short_name': self.game_short_name}
+        if self.business_connection_id is not None:
+            params['business_connection_id'] = self.business_connection_id
+        if self.message_thread_id is not None:
+            params['message_thread_id'] = self.message_thread_id
+        disable_notification = self.disable_notification
+        if disable_notification is DEFAULT:
+            disable_notification = None if defaults is None else defaults.disable_notification
+        if disable_notification is not None:
+            params['disable_notification'] = disable_notification
+        protect_content = self.protect_content
+        if protect_content is DEFAULT:
+            protect_content = None if defaults is None else defaults.protect_content
+        if protect_content is not None:
+            params['protect_content'] = protect_content
+        allow_paid_broadcast = self.allow_paid_broadcast
+        if allow_paid_broadcast is DEFAULT:
+            allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
+        if allow_paid_broadcast is not None:
+            params['allow_paid_broadcast'] = allow_paid_broadcast
+        if self.message_effect_id is not None:
+            params['message_effect_id'] = self.message_effect_id
+        if self.reply_parameters is not None:
+            params['reply_parameters'] = self.reply_parameters
+        if self.reply_markup is not None:
+            params['reply_markup'] = self.reply_markup
+        if self.reply_to_message_id is not None:
+            params['reply_to_message_id'] = self.reply_to_message_id
+        if self.allow_sending_without_reply is not None:
+            params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        return params
 
 
-class SetGameScore(TelegramMethod[Message | bool]):
+class SetGameScore(TelegramMethod["Message | bool"]):
     """Use this method to set the score of the specified user in a game message. On success, if the
     message is not an inline message, the Message is returned, otherwise True is returned. Returns
     an error, if the new score is not greater than the user's current score in the chat and force
@@ -8846,9 +11684,25 @@ class SetGameScore(TelegramMethod[Message | bool]):
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id, 'score': self.score}
+        if self.force is not None:
+            params['force'] = self.force
+        if self.disable_edit_message is not None:
+            params['disable_edit_message'] = self.disable_edit_message
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        return params
 
 
-class GetGameHighScores(TelegramMethod[list[GameHighScore]]):
+class GetGameHighScores(TelegramMethod["list[GameHighScore]"]):
     """Use this method to get data for high score tables. Will return the score of the specified user
     and several of their neighbors in a game. Returns an Array of GameHighScore objects.
 
@@ -8889,6 +11743,18 @@ class GetGameHighScores(TelegramMethod[list[GameHighScore]]):
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self._extra = None
+        self._bot = None
+
+    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The parameters as sent (see ``TelegramMethod.build``)."""
+        params: dict[str, Any] = {'user_id': self.user_id}
+        if self.chat_id is not None:
+            params['chat_id'] = self.chat_id
+        if self.message_id is not None:
+            params['message_id'] = self.message_id
+        if self.inline_message_id is not None:
+            params['inline_message_id'] = self.inline_message_id
+        return params
 
 
 METHOD_CLASSES: dict[str, type[TelegramMethod[Any]]] = {

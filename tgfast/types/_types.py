@@ -11,10 +11,13 @@ from ._shortcuts import (
     ChatJoinRequestShortcuts,
     ChatMemberUpdatedShortcuts,
     ChatShortcuts,
+    InaccessibleMessageShortcuts,
     InlineQueryShortcuts,
     MessageShortcuts,
     PreCheckoutQueryShortcuts,
     ShippingQueryShortcuts,
+    StickerShortcuts,
+    UserShortcuts,
 )
 from .base import TelegramObject, UnionRule
 
@@ -1034,7 +1037,7 @@ class WebhookInfo(TelegramObject):
         self._extra = None
 
 
-class User(TelegramObject):
+class User(TelegramObject, UserShortcuts):
     """This object represents a Telegram user or bot.
 
     Bot API: https://core.telegram.org/bots/api#user
@@ -1059,6 +1062,7 @@ class User(TelegramObject):
         'allows_users_to_create_topics',
         'can_manage_bots',
         'supports_join_request_queries',
+        '_bot',
     )
     __tg_fields__ = (
         ('id', 'id', 'int', True),
@@ -1192,6 +1196,7 @@ class User(TelegramObject):
         self.can_manage_bots = can_manage_bots
         self.supports_join_request_queries = supports_join_request_queries
         self._extra = None
+        self._bot = None
 
 
 class Chat(TelegramObject, ChatShortcuts):
@@ -2669,7 +2674,7 @@ class MessageId(TelegramObject):
         self._extra = None
 
 
-class InaccessibleMessage(MaybeInaccessibleMessage):
+class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageShortcuts):
     """This object describes a message that was deleted or is otherwise inaccessible to the bot.
 
     Bot API: https://core.telegram.org/bots/api#inaccessiblemessage
@@ -2679,6 +2684,7 @@ class InaccessibleMessage(MaybeInaccessibleMessage):
         'chat',
         'message_id',
         'date',
+        '_bot',
     )
     __tg_fields__ = (
         ('chat', 'chat', 'Chat', True),
@@ -2706,6 +2712,7 @@ class InaccessibleMessage(MaybeInaccessibleMessage):
         self.message_id = message_id
         self.date = date
         self._extra = None
+        self._bot = None
 
 
 class MessageEntity(TelegramObject):
@@ -13542,7 +13549,7 @@ class InputStoryContentVideo(InputStoryContent):
         self._extra = None
 
 
-class Sticker(TelegramObject):
+class Sticker(TelegramObject, StickerShortcuts):
     """This object represents a sticker.
 
     Bot API: https://core.telegram.org/bots/api#sticker
@@ -13564,6 +13571,7 @@ class Sticker(TelegramObject):
         'custom_emoji_id',
         'needs_repainting',
         'file_size',
+        '_bot',
     )
     __tg_fields__ = (
         ('file_id', 'file_id', 'str', True),
@@ -13671,6 +13679,7 @@ class Sticker(TelegramObject):
         self.needs_repainting = needs_repainting
         self.file_size = file_size
         self._extra = None
+        self._bot = None
 
 
 class StickerSet(TelegramObject):

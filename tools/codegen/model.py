@@ -100,6 +100,7 @@ class Model:
     enums: list[EnumDef]
     defaults: dict[str, str] = field(default_factory=dict)  # parameter -> bot default
     shortcuts: list[Shortcut] = field(default_factory=list)
+    shortcut_mixins: dict[str, str] = field(default_factory=dict)  # owner -> "module:Class"
 
     def carries_files(self, expr: str, _seen: frozenset[str] = frozenset()) -> bool:
         """Whether a value of this type may hold an ``InputFile`` (then uploads are possible)."""
@@ -202,6 +203,7 @@ def build_model(spec: dict[str, Any]) -> Model:
         )
         for name, raw in spec["methods"].items()
     }
+    _add_legacy_params(methods, _load_override("legacy_params.json"))
     method_names = _load_override("method_names.json")
     positional = _load_override("positional.json")
     for md in methods.values():
@@ -215,8 +217,23 @@ def build_model(spec: dict[str, Any]) -> Model:
     model.enums = _enums(model, _load_override("enums.json"))
     model.defaults = _defaults(model, _load_override("defaults.json"))
     _type_defaults(model, _load_override("type_defaults.json"))
-    model.shortcuts = _shortcuts(model, _load_override("shortcuts.json"))
+    shortcut_overrides = _load_override("shortcuts.json")
+    model.shortcuts = _shortcuts(model, shortcut_overrides)
+    model.shortcut_mixins = dict(shortcut_overrides.get("mixins", {}))
+    if set(model.shortcut_mixins) - {sc.owner for sc in model.shortcuts}:
+        raise SpecError("overrides/shortcuts.json: a mixin for a type without shortcuts")
     return model
+
+
+def _add_legacy_params(methods: dict[str, MethodDef], overrides: dict[str, Any]) -> None:
+    """Append the parameters Telegram still accepts though the spec dropped them."""
+    for name, o in overrides.items():
+        for method in o["methods"]:
+            md = methods.get(method)
+            if md is None or any(p.name == name for p in md.params):
+                raise SpecError(f"overrides/legacy_params.json: {method}.{name} is unknown or kept")
+            doc = f"{o['description']}. Deprecated: use {o['instead']} (Telegram still accepts it)"
+            md.params.append(Param(name, name, type_expr([o["type"]]), False, doc))
 
 
 def snake(name: str) -> str:
@@ -260,20 +277,23 @@ def _type_defaults(model: Model, overrides: dict[str, str]) -> None:
 def _shortcuts(model: Model, overrides: dict[str, Any]) -> list[Shortcut]:
     out: list[Shortcut] = []
     for fam in overrides.get("families", []):
+        requires = set(fam.get("requires", fam["bind"]))
         for md in model.methods.values():
             names = {p.name for p in md.params}
             if (
                 md.name.startswith(fam["prefix"])
                 and md.returns in fam["returns"]
-                and set(fam["bind"]) <= names
+                and requires <= names
+                and md.name not in fam.get("exclude", ())
             ):
-                rest = snake(md.name[len(fam["prefix"]) :])
+                rest = fam.get("names", {}).get(md.name) or snake(md.name[len(fam["prefix"]) :])
                 name = (
                     fam["plain"]
                     if md.name == fam["plain_method"]
                     else fam["name"].format(rest=rest)
                 )
-                out.append(Shortcut(fam["owner"], name, md.name, fam["bind"], fam["doc"]))
+                bind = {k: v for k, v in fam["bind"].items() if k in names}
+                out.append(Shortcut(fam["owner"], name, md.name, bind, fam["doc"]))
     for owner, entries in overrides.get("shortcuts", {}).items():
         for name, o in entries.items():
             out.append(Shortcut(owner, name, o["method"], o["bind"], o["doc"]))

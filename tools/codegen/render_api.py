@@ -44,7 +44,9 @@ def _signature(
     return "".join(f"        {line},\n" for line in ["self", *lines])
 
 
-def _method_doc(md: MethodDef, params: list[Param], indent: str, lead: list[str]) -> str:
+def _method_doc(
+    md: MethodDef, params: list[Param], indent: str, lead: list[str], request_timeout: bool = True
+) -> str:
     """A docstring: ``lead`` and the method's description, its arguments, its link."""
     width = WIDTH - len(indent)
 
@@ -56,8 +58,10 @@ def _method_doc(md: MethodDef, params: list[Param], indent: str, lead: list[str]
 
     blocks = [fill(line) for line in [*lead, *md.description] if line.strip()]
     args = [fill(f"{p.attr}: {p.description}", "    ", "        ") for p in _ordered(params)]
-    args.append(fill(f"request_timeout: {REQUEST_TIMEOUT_DOC}", "    ", "        "))
-    blocks += ["Args:\n" + "\n".join(args), f"Bot API: {md.href}"]
+    if request_timeout:
+        args.append(fill(f"request_timeout: {REQUEST_TIMEOUT_DOC}", "    ", "        "))
+    blocks += ["Args:\n" + "\n".join(args)] if args else []
+    blocks.append(f"Bot API: {md.href}")
     body = "\n\n".join(blocks).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     return f'{indent}"""{textwrap.indent(body, indent).strip()}\n{indent}"""\n'
 
@@ -71,7 +75,8 @@ def _returns(md: MethodDef, model: Model) -> str:
 
 def _method_class(md: MethodDef, model: Model) -> Iterator[str]:
     name = class_name(md.name)
-    yield f"\n\nclass {name}(TelegramMethod[{_returns(md, model)}]):\n"
+    # quoted: the types are imported for type checkers only (see render_method_classes)
+    yield f'\n\nclass {name}(TelegramMethod["{_returns(md, model)}"]):\n'
     yield _docstring([*md.description, f"Bot API: {md.href}"], "    ")
     yield "\n"
     yield f"    __slots__ = {_tuple([repr(p.attr) for p in md.params], '    ')}\n"
@@ -100,6 +105,35 @@ def _method_class(md: MethodDef, model: Model) -> Iterator[str]:
     for p in md.params:
         yield f"        self.{p.attr} = {p.attr}\n"
     yield "        self._extra = None\n"
+    yield "        self._bot = None\n"
+    yield from _build(md, model)
+
+
+def _build(md: MethodDef, model: Model) -> Iterator[str]:
+    """``build`` written out for this method: the generic one in ``TelegramMethod``
+    loops over ``__tg_fields__`` with ``getattr`` and costs ~4x as much on the path of
+    every ``await message.answer(...)``. tests/test_generated.py holds the two equal."""
+    yield "\n    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:\n"
+    yield '        """The parameters as sent (see ``TelegramMethod.build``)."""\n'
+    required = [p for p in md.params if p.required]
+    items = ", ".join(f"{p.name!r}: self.{p.attr}" for p in required)
+    yield f"        params: dict[str, Any] = {{{items}}}\n"
+    for p in md.params:
+        if p.required:
+            continue
+        if p.name in model.defaults:
+            yield f"        {p.attr} = self.{p.attr}\n"
+            yield f"        if {p.attr} is DEFAULT:\n"
+            yield (
+                f"            {p.attr} = None if defaults is None "
+                f"else defaults.{model.defaults[p.name]}\n"
+            )
+            yield f"        if {p.attr} is not None:\n"
+            yield f"            params[{p.name!r}] = {p.attr}\n"
+        else:
+            yield f"        if self.{p.attr} is not None:\n"
+            yield f"            params[{p.name!r}] = self.{p.attr}\n"
+    yield "        return params\n"
 
 
 def render_method_classes(model: Model) -> str:
@@ -107,10 +141,11 @@ def render_method_classes(model: Model) -> str:
         HEADER.format(version=model.version, date=model.release_date),
         '"""Every Bot API method as an object: ``await bot(SendMessage(...))``."""\n\n',
         "from __future__ import annotations\n\n",
-        "from typing import Any\n\n",
-        "from ..defaults import DEFAULT, Default\n",
-        "from ..types._types import *  # noqa: F403\n",
+        "from typing import TYPE_CHECKING, Any\n\n",
+        "from ..defaults import DEFAULT, Default, DefaultBotProperties\n",
         "from .base import TelegramMethod\n\n",
+        "if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this\n",
+        "    from ..types._types import *  # noqa: F403\n\n",
         "__all__ = [\n",
         *(f"    {class_name(n)!r},\n" for n in sorted(model.methods, key=class_name)),
         "]\n",
@@ -219,40 +254,76 @@ def _read_fields(owner: str, model: Model) -> Iterator[str]:
 
 
 def _shortcut(sc: Shortcut, model: Model) -> Iterator[str]:
+    """A plain method that returns the method object, bound to the object's bot:
+    ``await message.answer("hi")`` sends it, ``return message.answer("hi")`` from a
+    handler has the dispatcher send it (as the webhook answer, in reply mode)."""
     md = model.methods[sc.method]
+    cls = class_name(md.name)
     offered = [p for p in md.params if p.name not in sc.bind]
-    yield f"\n    async def {sc.name}(\n"
-    yield _signature(offered, model, ["request_timeout: float | None = None"], md.positional)
-    yield f"    ) -> {_returns(md, model)}:\n"
+    yield f"\n    def {sc.name}(\n"
+    yield _signature(offered, model, [], md.positional)
+    yield f"    ) -> {cls}:\n"
     bound = ", ".join(name for name, expr in sc.bind.items() if expr is not None)
-    lead = [sc.doc, f"Calls ``Bot.{md.attr}`` with {bound} taken from here."]
-    yield _method_doc(md, offered, "        ", lead)
-    args = [f"{p.attr}={sc.bind[p.name]}" for p in md.params if sc.bind.get(p.name)]
-    args += [f"{p.attr}={p.attr}" for p in offered]
-    args.append("request_timeout=request_timeout")
-    yield f"        return await bound_bot(self).{md.attr}(\n"
-    yield "".join(f"            {a},\n" for a in args)
-    yield "        )\n"
+    lead = [sc.doc, _shortcut_lead(cls, bound)]
+    yield _method_doc(md, offered, "        ", lead, request_timeout=False)
+    yield from _required_fields(sc, md, model)
+    # every slot stored directly: calling __init__ with every parameter by keyword costs
+    # ~3x as much, on the path of every ``message.answer(...)``
+    yield f"        method = object.__new__(_methods.{cls})\n"
+    for p in md.params:
+        value = (sc.bind[p.name] or "None") if p.name in sc.bind else p.attr
+        yield f"        method.{p.attr} = {value}\n"
+    yield "        method._extra = None\n"
+    yield "        method._bot = self._bot or current_bot.get()\n"
+    yield "        return method\n"
+
+
+def _required_fields(sc: Shortcut, md: MethodDef, model: Model) -> Iterator[str]:
+    """A required parameter bound to an optional field (``guest_query_id``): a clear
+    error when this object lacks it, instead of a call Telegram refuses."""
+    fields = {f.attr: f for f in model.types[sc.owner].fields}
+    for p in md.params:
+        match = re.fullmatch(r"self\.(\w+)", sc.bind.get(p.name) or "")
+        if p.required and match and not fields[match.group(1)].required:
+            attr = match.group(1)
+            yield f"        if self.{attr} is None:\n"
+            yield f'            raise TgfastError("this {sc.owner} has no {attr}: {sc.name}() needs one")\n'
+
+
+def _shortcut_lead(cls: str, bound: str) -> str:
+    taken = f", with {bound} taken from here" if bound else ""
+    return f"Returns ``{cls}``{taken}; bound to this object's bot: ``await`` it to send it."
 
 
 def render_shortcuts(model: Model) -> str:
+    mixins = model.shortcut_mixins
     out = [
         HEADER.format(version=model.version, date=model.release_date),
-        '"""Shortcut methods of the types (``message.answer(...)``), as mixins."""\n\n',
+        '"""Shortcut methods of the types (``message.answer(...)``), as mixins.\n\n',
+        "Each returns a method object bound to the object's bot, as aiogram's do.\n",
+        '"""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import TYPE_CHECKING, Any\n\n",
         "from ..defaults import DEFAULT, Default\n",
+        "from ..errors import TgfastError\n",
+        "from ..methods import _methods  # read at call time: _methods imports this package\n",
         "from . import _types  # bound at call time: _types imports this module\n",
-        "from .binding import bound_bot\n\n",
-        "if TYPE_CHECKING:\n",
+        "from .binding import current_bot\n",
+        *(
+            f"from .{module} import {name}\n"
+            for module, name in sorted(m.split(":") for m in mixins.values())
+        ),
+        "\nif TYPE_CHECKING:\n",
+        "    from ..methods._methods import *  # noqa: F403\n",
         "    from ._types import *  # noqa: F403\n\n",
         "__all__ = [\n",
         *(f"    {o + 'Shortcuts'!r},\n" for o in sorted(shortcut_owners(model))),
         "]\n",
     ]
     for owner in shortcut_owners(model):
-        out.append(f"\n\nclass {owner}Shortcuts:\n")
-        out.append(f'    """Methods of ``{owner}`` that call the Bot API for it."""\n\n')
+        base = f"({mixins[owner].split(':')[1]})" if owner in mixins else ""
+        out.append(f"\n\nclass {owner}Shortcuts{base}:\n")
+        out.append(f'    """Methods of ``{owner}`` that make Bot API calls for it."""\n\n')
         out.append("    __slots__ = ()\n")
         out.append("    _bot: Any\n")
         out.extend(_read_fields(owner, model))
