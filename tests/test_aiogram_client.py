@@ -281,7 +281,8 @@ def recorded(fake: FakeTelegram) -> list[tuple[str, dict[str, Any]]]:
     for call in fake.calls:
         params = dict(call.params)
         # (even beside link_preview_options that say otherwise: see the "own" call)
-        assert params.pop("disable_web_page_preview", "true") == "true"
+        assert params.pop("disable_web_page_preview", True) is True  # the fake types it
+
         calls.append((call.method, params))
     return calls
 
