@@ -10,6 +10,8 @@ import pytest
 
 import tgfast.exceptions as ours
 from tgfast import Bot, TgfastError
+from tgfast.client import NO_RETRY
+from tgfast.fsm.storage.base import StorageDataError
 from tgfast.testing import FakeTelegram
 
 AIOGRAM_ERRORS = sorted(
@@ -18,10 +20,6 @@ AIOGRAM_ERRORS = sorted(
     if inspect.isclass(value) and issubclass(value, Exception) and not name.startswith("_")
 )
 MISSING = {
-    "DetailedAiogramError",
-    "ClientDecodeError",
-    "RestartingTelegram",
-    "DataNotDictLikeError",
     "UnsupportedKeywordArgument",
     "CallbackAnswerException",
     "SceneException",
@@ -73,3 +71,22 @@ async def test_aiogram_names_catch_what_the_bot_raises(
             await bot.send_message(chat_id=1, text="hi")
     assert caught.value.message == "Nope: injected"  # aiogram's attribute
     assert isinstance(caught.value, ours.AiogramError)
+
+
+async def test_a_restarting_server_and_an_answer_that_is_not_json(fake: FakeTelegram) -> None:
+    fake.fail("sendMessage", error_code=500, description="Internal Server Error: restart")
+    fake.http_error("getMe", status=502)
+    async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=NO_RETRY) as bot:
+        with pytest.raises(ours.RestartingTelegram) as restarting:
+            await bot.send_message(chat_id=1, text="hi")
+        with pytest.raises(ours.ClientDecodeError) as garbled:
+            await bot.get_me()
+    assert isinstance(restarting.value, ours.TelegramServerError)
+    assert restarting.value.message == "Internal Server Error: restart"
+    assert isinstance(garbled.value, ours.TelegramServerError)
+    assert "502 Bad Gateway" in str(garbled.value)
+
+
+def test_fsm_data_that_is_not_a_mapping_is_aiograms_error() -> None:
+    assert ours.DataNotDictLikeError is StorageDataError
+    assert issubclass(ours.DataNotDictLikeError, ours.DetailedAiogramError)

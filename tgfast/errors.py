@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "ClientDecodeError",
     "DecodeError",
+    "RestartingTelegram",
     "TelegramAPIError",
     "TelegramBadRequest",
     "TelegramConflict",
@@ -116,6 +118,14 @@ class TelegramRetryAfter(TelegramAPIError):
 
 class TelegramServerError(TelegramAPIError):
     """5xx, or an answer that is not the Bot API's JSON (a proxy's error page)."""
+
+
+class ClientDecodeError(TelegramServerError):
+    """The answer is not the Bot API's JSON at all (a proxy's error page, a cut body)."""
+
+
+class RestartingTelegram(TelegramServerError):
+    """A 5xx saying the Bot API server is restarting: repeat the call a little later."""
 
 
 class TelegramNetworkError(TgfastError):

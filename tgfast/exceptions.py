@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from ._absent import absent
 from .errors import (
+    ClientDecodeError,
     DecodeError,
+    RestartingTelegram,
     TelegramAPIError,
     TelegramBadRequest,
     TelegramConflict,
@@ -29,10 +31,15 @@ from .errors import (
     TelegramUnauthorized,
     TgfastError,
 )
+from .fsm.storage.base import StorageDataError
 
 __all__ = [
     "AiogramError",
+    "ClientDecodeError",
+    "DataNotDictLikeError",
     "DecodeError",
+    "DetailedAiogramError",
+    "RestartingTelegram",
     "TelegramAPIError",
     "TelegramBadRequest",
     "TelegramConflict",
@@ -54,12 +61,10 @@ AiogramError = TgfastError
 TelegramUnauthorizedError = TelegramUnauthorized
 TelegramForbiddenError = TelegramForbidden
 TelegramConflictError = TelegramConflict
+DetailedAiogramError = TgfastError  # API errors carry .message (and .description)
+DataNotDictLikeError = StorageDataError  # FSM data that is not a mapping
 
 _INSTEAD = {
-    "DetailedAiogramError": "catch tgfast.TgfastError; API errors carry .description",
-    "ClientDecodeError": "an answer that is not the Bot API's JSON raises TelegramServerError",
-    "RestartingTelegram": "Telegram restarting is a TelegramServerError (5xx), retried by the Bot",
-    "DataNotDictLikeError": "FSM data that is not a mapping raises TypeError",
     "UnsupportedKeywordArgument": "an unknown keyword raises TypeError, as any Python call",
     "CallbackAnswerException": "not supported yet: CallbackAnswerMiddleware is not in tgfast",
     "SceneException": "not supported yet: scenes are not in tgfast",

@@ -21,6 +21,8 @@ from .._logging import get_logger
 from ..decoding import convert
 from ..defaults import DEFAULT, Default, DefaultBotProperties
 from ..errors import (
+    ClientDecodeError,
+    RestartingTelegram,
     TelegramAPIError,
     TelegramBadRequest,
     TelegramConflict,
@@ -307,7 +309,7 @@ class Bot(BotAPI):
         except orjson.JSONDecodeError:
             answer = None
         if type(answer) is not dict or "ok" not in answer:
-            kind = TelegramServerError if status >= 500 or status == 200 else TelegramAPIError
+            kind = ClientDecodeError if status >= 500 or status == 200 else TelegramAPIError
             # redacted whole before it is cut: a cut could leave a prefix of the token
             snippet = self._scrub(raw[:65536].decode("utf-8", "replace"))[:120].strip()
             return kind(method, status, self._scrub(f"not a Bot API answer: {snippet!r}"))
@@ -324,7 +326,10 @@ class Bot(BotAPI):
         if type(migrate) is int:
             return TelegramMigrateToChat(method, code, description, migrate)
         if code >= 500:
-            return TelegramServerError(method, code, description)
+            restarting = "restart" in description.lower()
+            return (RestartingTelegram if restarting else TelegramServerError)(
+                method, code, description
+            )
         return _ERRORS.get(code, TelegramAPIError)(method, code, description)
 
     # -- files --------------------------------------------------------------------------
