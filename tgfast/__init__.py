@@ -6,7 +6,7 @@ from . import methods, types
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
 from .defaults import DEFAULT, BotDefaults
-from .dispatcher import Dispatcher, Router
+from .dispatcher import BaseMiddleware, Dispatcher, Router, flags
 from .errors import (
     DecodeError,
     TelegramAPIError,
@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT",
     "Bot",
     "BotDefaults",
+    "BaseMiddleware",
     "BotSession",
     "DecodeError",
     "Dispatcher",
@@ -59,6 +60,7 @@ __all__ = [
     "decode",
     "decode_update",
     "decode_updates",
+    "flags",
     "methods",
     "types",
 ]

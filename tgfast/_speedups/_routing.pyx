@@ -16,7 +16,7 @@ cimport cython
 
 from functools import partial
 
-from ..decoding import decode_update
+from ..decoding import convert, decode_update
 from ..types import Update
 from ..types.binding import _has_bot_slot
 from ._decode import _slot_offset
@@ -562,7 +562,10 @@ cdef class _Feed(_Cut):
         self.table = table
         update = self.update
         if self.raw is not None:
-            self.update = update = decode_update(self.raw)
+            raw = self.raw
+            self.update = update = (
+                convert(Update, raw) if isinstance(raw, dict) else decode_update(raw)
+            )
         exact = type(update) is Update
         for k in table.kinds:
             if exact and (<Kind>k).update_at >= 0:
@@ -736,7 +739,8 @@ cdef class DispatchCore:
         return feed
 
     def feed_raw_update(self, bot, data, **kwargs):
-        """Decode a webhook body or one ``getUpdates`` item and handle it.
+        """Decode a webhook body or one ``getUpdates`` item (bytes, str, or the parsed
+        dict, as aiogram takes it) and handle it.
 
         A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
         """

@@ -21,9 +21,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, final
 
 from .._logging import get_logger
-from ..decoding import decode_update
+from ..decoding import convert, decode_update
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
+from ..types import Update
 from ..types.binding import _has_bot_slot
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
@@ -357,9 +358,13 @@ class DispatchCore:
             if token is not None:
                 table.current_bot.reset(token)
 
-    async def feed_raw_update(self, bot: Any, data: bytes | str, **kwargs: Any) -> Any:
-        """Decode a webhook body or one ``getUpdates`` item and handle it.
+    async def feed_raw_update(
+        self, bot: Any, data: bytes | str | dict[str, Any], **kwargs: Any
+    ) -> Any:
+        """Decode a webhook body or one ``getUpdates`` item (bytes, str, or the parsed
+        dict, as aiogram takes it) and handle it.
 
         A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
         """
-        return await self.feed_update(bot, decode_update(data), **kwargs)
+        update = convert(Update, data) if isinstance(data, dict) else decode_update(data)
+        return await self.feed_update(bot, update, **kwargs)

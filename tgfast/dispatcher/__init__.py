@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 from .dispatcher import Dispatcher
-from .event import FAILED, UNHANDLED, ErrorEvent, RouterFrozenError, SkipHandler
-from .middleware import BaseMiddleware, get_flag
+from .event import (
+    FAILED,
+    REJECTED,
+    UNHANDLED,
+    CancelHandler,
+    ErrorEvent,
+    RouterFrozenError,
+    SkipHandler,
+)
+from .flags import check_flags, flags, get_flag
+from .middleware import BaseMiddleware
 from .observer import HandlerObject, Observer
 from .router import Router
 
 __all__ = [
     "FAILED",
+    "REJECTED",
     "UNHANDLED",
     "BaseMiddleware",
+    "CancelHandler",
     "Dispatcher",
     "ErrorEvent",
     "HandlerObject",
@@ -19,5 +30,7 @@ __all__ = [
     "Router",
     "RouterFrozenError",
     "SkipHandler",
+    "check_flags",
+    "flags",
     "get_flag",
 ]

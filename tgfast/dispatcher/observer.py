@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..filters.base import as_filter
+from .flags import extract_flags_from_object
 from .injection import Injection
 from .middleware import Middleware
 
@@ -22,9 +23,9 @@ M = TypeVar("M", bound=Middleware)
 class HandlerObject:
     """A registered handler, as inner middlewares see it in ``data["handler"]``.
 
-    ``callback`` is the function, ``flags`` the dict given at registration
-    (``@router.message(..., flags={"chat_action": "typing"})``; read it with
-    ``tgfast.dispatcher.get_flag``). ``injection`` and ``filters`` are the call plans
+    ``callback`` is the function, ``flags`` those its flag decorators set
+    (``@flags.chat_action("typing")``) updated with the dict given at registration
+    (``@router.message(..., flags={...})``); read them with ``get_flag``. ``injection`` and ``filters`` are the call plans
     of the callback and its filters, read from their signatures now.
     """
 
@@ -43,7 +44,7 @@ class HandlerObject:
         self.callback = callback
         self.injection = Injection(callback)
         self.filters = tuple(_filter_injection(f) for f in filters)
-        self.flags: dict[str, Any] = dict(flags or {})
+        self.flags: dict[str, Any] = {**extract_flags_from_object(callback), **(flags or {})}
 
     def __repr__(self) -> str:
         name = getattr(self.callback, "__qualname__", self.callback)

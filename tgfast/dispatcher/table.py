@@ -47,7 +47,7 @@ def build_table(
         *root.update.outer_middlewares,
         *root.update.middlewares,
     )
-    if fsm is not None and _wants_fsm(root):
+    if fsm is not None and (_wants_fsm(root) or getattr(fsm, "isolation", None) is not None):
         update_outer = (fsm, *update_outer)
     kinds = []
     for kind in UPDATE_KINDS:
