@@ -6,7 +6,8 @@ from . import methods, types
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
 from .defaults import DEFAULT, BotDefaults
-from .dispatcher import BaseMiddleware, Dispatcher, Router, flags
+from .dispatcher import BaseMiddleware, Dispatcher, Router
+from .dispatcher.flags import flags
 from .errors import (
     DecodeError,
     TelegramAPIError,

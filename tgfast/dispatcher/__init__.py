@@ -1,4 +1,8 @@
-"""Routers, the dispatcher and what they hand around."""
+"""Routers, the dispatcher and what they hand around.
+
+``tgfast.dispatcher.flags`` is the flags module, as in aiogram; the generator
+(``@flags.chat_action(...)``) is ``tgfast.flags``.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from .event import (
     RouterFrozenError,
     SkipHandler,
 )
-from .flags import check_flags, flags, get_flag
+from .flags import check_flags, get_flag
 from .middleware import BaseMiddleware
 from .observer import HandlerObject, Observer
 from .router import Router
@@ -31,6 +35,5 @@ __all__ = [
     "RouterFrozenError",
     "SkipHandler",
     "check_flags",
-    "flags",
     "get_flag",
 ]

@@ -3,7 +3,7 @@
 A flag is a name and a value kept with a handler. It is attached either at
 registration (``@router.message(..., flags={"chat_action": "typing"})``) or by a
 flag decorator placed under the router's decorator; both end up in the
-``HandlerObject.flags`` dict, the registration's winning a clash. Inner middlewares
+``HandlerObject.flags`` dict, the decorator's winning a clash (as in aiogram). Inner middlewares
 read them with ``get_flag(data, name)`` or test them with ``check_flags(data, F...)``.
 The decorators store their flags on the function (``tgfast_flags``), so the order
 of decorators does not matter as long as the router's is the outermost.

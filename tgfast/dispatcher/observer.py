@@ -23,9 +23,10 @@ M = TypeVar("M", bound=Middleware)
 class HandlerObject:
     """A registered handler, as inner middlewares see it in ``data["handler"]``.
 
-    ``callback`` is the function, ``flags`` those its flag decorators set
-    (``@flags.chat_action("typing")``) updated with the dict given at registration
-    (``@router.message(..., flags={...})``); read them with ``get_flag``. ``injection`` and ``filters`` are the call plans
+    ``callback`` is the function, ``flags`` the dict given at registration
+    (``@router.message(..., flags={...})``), then what its filters'
+    ``update_handler_flags(flags=...)`` set, then its flag decorators'
+    (``@flags.chat_action("typing")``), in aiogram's order; read them with ``get_flag``. ``injection`` and ``filters`` are the call plans
     of the callback and its filters, read from their signatures now.
     """
 
@@ -44,7 +45,12 @@ class HandlerObject:
         self.callback = callback
         self.injection = Injection(callback)
         self.filters = tuple(_filter_injection(f) for f in filters)
-        self.flags: dict[str, Any] = {**extract_flags_from_object(callback), **(flags or {})}
+        self.flags: dict[str, Any] = dict(flags or {})
+        for f in filters:  # aiogram's hook: a filter may set flags of its handler
+            update_flags = getattr(f, "update_handler_flags", None)
+            if update_flags is not None:
+                update_flags(flags=self.flags)
+        self.flags.update(extract_flags_from_object(callback))  # the decorators win, as in aiogram
 
     def __repr__(self) -> str:
         name = getattr(self.callback, "__qualname__", self.callback)
