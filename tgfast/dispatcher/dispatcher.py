@@ -14,7 +14,8 @@ from ..fsm import FSMContextMiddleware, FSMStrategy, MemoryStorage
 from ..fsm.storage import BaseEventIsolation, BaseStorage
 from ..methods.base import TelegramMethod
 from ..types import Update
-from .polling import UNSET, PollingRun, to_backoff
+from .event import UNHANDLED
+from .polling import DEFAULT_BACKOFF_CONFIG, UNSET, UNSET_TYPE, PollingRun, to_backoff
 from .router import Router
 from .routing import RoutingModule, impl
 from .table import build_table
@@ -23,7 +24,13 @@ if TYPE_CHECKING:
     from .._speedups._routing_py import Table
     from ..client import Bot
 
-__all__ = ["Dispatcher"]
+__all__ = [
+    "DEFAULT_BACKOFF_CONFIG",
+    "UNHANDLED",
+    "UNSET",
+    "UNSET_TYPE",
+    "Dispatcher",
+]
 
 log = get_logger("tgfast.dispatcher")
 
@@ -159,7 +166,7 @@ class Dispatcher(Router, impl.DispatchCore):
         *bots: Bot,
         polling_timeout: int = 10,
         handle_as_tasks: bool = True,
-        backoff_config: Any = None,
+        backoff_config: Any = DEFAULT_BACKOFF_CONFIG,
         allowed_updates: list[str] | None = UNSET,
         handle_signals: bool = True,
         close_bot_session: bool = True,

@@ -18,14 +18,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._logging import get_logger
+from ..backoff import Backoff
 
 if TYPE_CHECKING:
-    from ..backoff import Backoff
     from ..client import Bot
     from ..server.polling import Poller
     from .dispatcher import Dispatcher
 
-__all__ = ["UNSET", "PollingRun", "to_backoff"]
+__all__ = ["DEFAULT_BACKOFF_CONFIG", "UNSET", "UNSET_TYPE", "PollingRun", "to_backoff"]
 
 log = get_logger("tgfast.dispatcher")
 
@@ -40,13 +40,18 @@ class _Unset:
 UNSET: Any = _Unset()
 """``allowed_updates`` not given: ask for the kinds the dispatcher handles."""
 
+UNSET_TYPE = _Unset
+
+DEFAULT_BACKOFF_CONFIG = Backoff(min_delay=1.0, max_delay=5.0, factor=1.3, jitter=0.1)
+"""Between failed getUpdates of ``start_polling``: aiogram's figures."""
+
 
 def to_backoff(config: Any) -> Backoff:
     """A ``tgfast.Backoff`` from aiogram's ``BackoffConfig`` (or a ``Backoff``)."""
-    from ..backoff import Backoff
-
-    if config is None or isinstance(config, Backoff):
-        return config or Backoff(min_delay=1.0, max_delay=5.0, factor=1.3, jitter=0.1)
+    if config is None:
+        return DEFAULT_BACKOFF_CONFIG
+    if isinstance(config, Backoff):
+        return config
     return Backoff(
         min_delay=float(config.min_delay),
         max_delay=float(config.max_delay),

@@ -6,11 +6,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._kinds import UPDATE_KINDS, UpdateObservers
-from .event import ErrorEvent, RouterFrozenError
+from .event import REJECTED, UNHANDLED, ErrorEvent, RouterFrozenError
 from .injection import Injection
 from .observer import Observer, UpdateObserver
 
-__all__ = ["Hooks", "Router"]
+__all__ = ["INTERNAL_UPDATE_TYPES", "REJECTED", "UNHANDLED", "Hooks", "Router"]
+
+INTERNAL_UPDATE_TYPES = frozenset({"update", "error"})
+"""Observers that are not update kinds Telegram sends (aiogram's name)."""
 
 
 class Hooks:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Hashable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+from ..._absent import absent
 from .base import BaseEventIsolation, BaseStorage, StateType, StorageKey
 
 __all__ = ["DisabledEventIsolation", "MemoryStorage", "SimpleEventIsolation"]
@@ -108,3 +109,12 @@ class DisabledEventIsolation(BaseEventIsolation):
 
     async def close(self) -> None:
         pass
+
+
+__getattr__ = absent(
+    __name__,
+    {
+        "MemoryStorageRecord": "tgfast's MemoryStorage keeps states and data in two dicts, "
+        "without a record type; read them with get_state() and get_data()",
+    },
+)
