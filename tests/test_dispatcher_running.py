@@ -329,3 +329,14 @@ def test_resolve_used_update_types_as_aiogram(skip: set[str] | None) -> None:
 
 def test_update_type_is_still_an_update() -> None:
     assert Update is build.decoded(build.update(message=build.message("x"))).__class__
+
+
+def test_resolving_used_types_does_not_freeze_the_dispatcher() -> None:
+    dp, child = Dispatcher(), Router()
+    dp.include_router(child)
+    child.message.register(lambda m: None)
+    assert child.parent_router is dp and dp.parent_router is None
+    assert dp.resolve_used_update_types() == ["message"]
+    assert child.resolve_used_update_types() == ["message"]  # on any router, as aiogram
+    dp.edited_message.register(lambda m: None)  # still open for registration
+    assert dp.resolve_used_update_types() == ["edited_message", "message"]

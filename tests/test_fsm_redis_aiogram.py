@@ -217,3 +217,41 @@ async def test_redis_lock_gives_up_after_blocking_timeout(redis: Redis, redis_ur
                 pass
     assert await redis.get("fsm:2:3:lock") is None
     await isolation.close()
+
+
+async def test_a_storage_written_for_aiogram_runs(bot: Bot) -> None:
+    """A custom storage implementing only aiogram's abstract methods is usable: tgfast's
+    BaseStorage provides update_data (and get_value) the way aiogram's does."""
+    from tgfast.fsm.storage.base import BaseStorage
+
+    class DictStorage(BaseStorage):
+        def __init__(self) -> None:
+            self.states: dict[Any, Any] = {}
+            self.data: dict[Any, dict[str, Any]] = {}
+
+        async def set_state(self, key: StorageKey, state: Any = None) -> None:
+            self.states[key] = state
+
+        async def get_state(self, key: StorageKey) -> Any:
+            return self.states.get(key)
+
+        async def set_data(self, key: StorageKey, data: Any) -> None:
+            self.data[key] = dict(data)
+
+        async def get_data(self, key: StorageKey) -> dict[str, Any]:
+            return dict(self.data.get(key, {}))
+
+        async def close(self) -> None:
+            pass
+
+    storage = DictStorage()
+    dp = Dispatcher(storage=storage)
+
+    @dp.message()
+    async def step(message: Message, state: FSMContext) -> Any:
+        await state.update_data(a=1)
+        data = await state.update_data({"b": 2})
+        return data, await state.get_value("a"), await state.get_value("zz", "default")
+
+    result = await dp.feed_raw_update(bot, build.update(message=build.message("x", chat_id=4)))
+    assert result == ({"a": 1, "b": 2}, 1, "default")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._logging import get_logger
@@ -126,12 +125,6 @@ class Dispatcher(Router, impl.DispatchCore):
             fsm = None if self.disable_fsm else self.fsm
             self._table = build_table(self, self.workflow_data, fsm, self.routing)
         return self._table
-
-    def resolve_used_update_types(self, skip_events: Iterable[str] | None = None) -> list[str]:
-        """The update kinds that have handlers, sorted, less ``skip_events``: what to
-        ask Telegram for (``allowed_updates``)."""
-        skip = frozenset(skip_events or ())
-        return sorted(kind.name for kind in self.freeze().kinds if kind.name not in skip)
 
     async def feed_webhook_update(
         self, bot: Bot, update: Update | dict[str, Any], _timeout: float = 55, **kwargs: Any

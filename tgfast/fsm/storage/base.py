@@ -54,8 +54,8 @@ class StorageKey(NamedTuple):
 class BaseStorage(ABC):
     """A place to keep FSM states and data, by ``StorageKey``.
 
-    ``update_data`` must be atomic: two concurrent updates of different keys of one
-    record both survive. Data is a ``dict`` with str keys; ``get_data`` returns a
+    tgfast's storages make ``update_data`` atomic: two concurrent updates of different
+    keys of one record both survive. Data is a ``dict`` with str keys; ``get_data`` returns a
     copy the caller may change freely.
     """
 
@@ -77,9 +77,16 @@ class BaseStorage(ABC):
     async def get_data(self, key: StorageKey) -> dict[str, Any]:
         """The data, ``{}`` when there is none."""
 
-    @abstractmethod
     async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
-        """Merge ``data`` into the record's data at its top level, atomically; the result."""
+        """Merge ``data`` into the record's data at its top level; the result.
+
+        tgfast's storages override it to be atomic. This default (for a storage written
+        for aiogram, which implements only the other methods) reads, merges and writes,
+        as aiogram's does: concurrent updates of one record may lose one another's keys.
+        """
+        merged = {**await self.get_data(key), **data}
+        await self.set_data(key, merged)
+        return merged
 
     async def get_value(self, storage_key: StorageKey, dict_key: str, default: Any = None) -> Any:
         """One value of the data, ``default`` when it is not there."""
