@@ -5,6 +5,7 @@ dict, ``resolve_used_update_types``, the startup and shutdown callbacks, workflo
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import time
 from collections.abc import Callable
 from typing import Any
@@ -240,7 +241,8 @@ def test_run_polling_owns_a_uvloop_loop_and_runs_to_the_end() -> None:
     # nothing listens on port 9: getUpdates fails and is retried until the stop
     bot = Bot(OFFLINE, server="http://127.0.0.1:9", rate_limiter=None, retry=NO_RETRY)
     dp.run_polling(bot, handle_signals=False)
-    assert events == ["uvloop", "shutdown"]
+    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"  # a CPython dependency
+    assert events == [loop, "shutdown"]
     assert bot.session.closed  # close_bot_session=True by default, as aiogram
 
 
@@ -340,3 +342,35 @@ def test_resolving_used_types_does_not_freeze_the_dispatcher() -> None:
     assert child.resolve_used_update_types() == ["message"]  # on any router, as aiogram
     dp.edited_message.register(lambda m: None)  # still open for registration
     assert dp.resolve_used_update_types() == ["edited_message", "message"]
+
+
+async def test_workflow_data_holds_what_was_given_as_in_aiogram(routing: Any) -> None:
+    """aiogram's workflow_data is the keyword arguments only: a bot may unpack it into
+    emit_startup(bot=..., dispatcher=dp, **dp.workflow_data) and handlers still get
+    ``dispatcher`` (unless the data overrides it)."""
+    dp = Dispatcher(routing=routing, greeting="hi")
+    theirs = aiogram.Dispatcher(greeting="hi")
+    assert dp.workflow_data == theirs.workflow_data == {"greeting": "hi"}
+    started: list[Any] = []
+
+    @dp.startup()
+    async def on_startup(dispatcher: Dispatcher, greeting: str) -> None:
+        started.append((dispatcher, greeting))
+
+    @dp.message()
+    async def which(message: Message, dispatcher: Dispatcher, greeting: str) -> Any:
+        return dispatcher, greeting
+
+    async with Bot(OFFLINE, rate_limiter=None) as bot:
+        await dp.emit_startup(bot=bot, dispatcher=dp, **dp.workflow_data)
+        await dp.emit_startup(bot=bot)
+        raw = build.update(message=build.message("x"))
+        assert await dp.feed_raw_update(bot, raw) == (dp, "hi")
+        assert await dp.feed_raw_update(bot, raw, dispatcher="mine") == ("mine", "hi")
+    assert started == [(dp, "hi"), (dp, "hi")]
+
+
+def test_aiogram_spellings_of_router_parts() -> None:
+    router = Router()
+    assert router.error is router.errors
+    assert router.message.event_name == "message" == aiogram.Router().message.event_name

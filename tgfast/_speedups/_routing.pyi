@@ -89,6 +89,7 @@ class Table:
     update_outer: tuple[Any, ...]
     workflow_data: dict[str, Any]
     current_bot: ContextVar[Any]
+    dispatcher: Any
     def __init__(
         self,
         kinds: tuple[Kind, ...],
@@ -96,6 +97,7 @@ class Table:
         update_outer: tuple[Any, ...],
         workflow_data: dict[str, Any],
         current_bot: ContextVar[Any],
+        dispatcher: Any = None,
     ) -> None: ...
     def data(
         self, kind: Kind, bot: Any, update: Any, event: Any, kwargs: dict[str, Any]

@@ -165,17 +165,23 @@ cdef class Table:
     cdef readonly tuple update_outer
     cdef readonly dict workflow_data
     cdef readonly object current_bot
+    cdef readonly object dispatcher
 
-    def __init__(self, tuple kinds, Node errors, tuple update_outer, dict workflow_data, current_bot):
+    def __init__(
+        self, tuple kinds, Node errors, tuple update_outer, dict workflow_data, current_bot,
+        dispatcher=None,
+    ):
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
         self.workflow_data = workflow_data
         self.current_bot = current_bot
+        self.dispatcher = dispatcher
 
     cpdef dict data(self, Kind kind, bot, update, event, dict kwargs):
         """What handlers, filters and middlewares can ask for by name."""
         cdef dict data = PyDict_Copy(self.workflow_data)
+        data.setdefault("dispatcher", self.dispatcher)  # as aiogram: data may override
         data["bot"] = bot
         data["update"] = update
         data["event_update"] = update  # aiogram's name, too

@@ -139,7 +139,7 @@ class Kind:
 class Table:
     """The frozen routing table of a dispatcher."""
 
-    __slots__ = ("current_bot", "errors", "kinds", "update_outer", "workflow_data")
+    __slots__ = ("current_bot", "dispatcher", "errors", "kinds", "update_outer", "workflow_data")
 
     def __init__(
         self,
@@ -148,18 +148,21 @@ class Table:
         update_outer: tuple[Any, ...],
         workflow_data: dict[str, Any],
         current_bot: ContextVar[Any],
+        dispatcher: Any = None,
     ) -> None:
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
         self.workflow_data = workflow_data  # the dispatcher's own dict: later changes show
         self.current_bot = current_bot
+        self.dispatcher = dispatcher  # data["dispatcher"], unless workflow data has one
 
     def data(
         self, kind: Kind, bot: Any, update: Any, event: Any, kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         """What handlers, filters and middlewares can ask for by name."""
         data = self.workflow_data.copy()
+        data.setdefault("dispatcher", self.dispatcher)  # as aiogram: data may override
         data["bot"] = bot
         data["update"] = data["event_update"] = update  # aiogram's name, too
         data["event_from_user"] = None if kind.user is None else kind.user(event)

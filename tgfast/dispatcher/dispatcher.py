@@ -90,7 +90,9 @@ class Dispatcher(Router, impl.DispatchCore):
             self._default_storage = None
         self.fsm = FSMContextMiddleware(storage, fsm_strategy, events_isolation)
         self.disable_fsm = disable_fsm
-        self.workflow_data: dict[str, Any] = {"dispatcher": self, **workflow_data}
+        self.workflow_data: dict[str, Any] = workflow_data
+        """What handlers get besides ``dispatcher`` and ``bot`` (``dp["key"]`` too), as in
+        aiogram: it does not hold the dispatcher itself."""
         self._table: Table | None = None
         self._polling: PollingRun | None = None
 
@@ -189,7 +191,8 @@ class Dispatcher(Router, impl.DispatchCore):
         added = {"bots": bots, **kwargs}
         saved = {k: self.workflow_data[k] for k in added if k in self.workflow_data}
         self.workflow_data.update(added)  # handlers see them (the table reads this dict)
-        hooks = {k: v for k, v in self.workflow_data.items() if k != "bot"}
+        hooks = {"dispatcher": self, **self.workflow_data}
+        hooks.pop("bot", None)
         installed = _install_signals(run) if handle_signals else []
         try:
             await self.emit_startup(bot=bots[-1], **hooks)
@@ -245,7 +248,7 @@ class Dispatcher(Router, impl.DispatchCore):
                     await self.fsm.isolation.close()
 
     async def _emit(self, which: str, kwargs: dict[str, Any]) -> None:
-        data = {**self.workflow_data, **kwargs}
+        data = {"dispatcher": self, **self.workflow_data, **kwargs}
         for router in self.chain_tail():
             data["router"] = router  # as aiogram: each router's hooks get their router
             for inj in getattr(router, which).callbacks:

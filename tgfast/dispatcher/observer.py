@@ -79,6 +79,11 @@ class Observer(Generic[E]):
         self.outer_middlewares: list[Middleware] = []
         self.middlewares: list[Middleware] = []
 
+    @property
+    def event_name(self) -> str:
+        """The update kind (aiogram's name for ``kind``)."""
+        return self.kind
+
     def __call__(self, *filters: Any, flags: Mapping[str, Any] | None = None) -> Callable[[F], F]:
         def decorator(callback: F) -> F:
             self.register(callback, *filters, flags=flags)

@@ -54,6 +54,7 @@ class Router(UpdateObservers):
             self.observers[kind] = observer
         self.errors: Observer[ErrorEvent] = Observer(self, "errors")
         """``@router.errors(ExceptionTypeFilter(ValueError))``: handle what handlers raise."""
+        self.error = self.errors  # aiogram has both names
         self.update: Observer[Any] = UpdateObserver(self, "update")
         """Middlewares run around the whole processing of each update (Dispatcher only)."""
         self.startup = Hooks(self)

@@ -65,7 +65,7 @@ def build_table(
                 )
             )
     errors = _node(routing, root, "errors", ())
-    return routing.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot)
+    return routing.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot, root)
 
 
 _FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})
