@@ -255,3 +255,21 @@ async def test_a_storage_written_for_aiogram_runs(bot: Bot) -> None:
 
     result = await dp.feed_raw_update(bot, build.update(message=build.message("x", chat_id=4)))
     assert result == ({"a": 1, "b": 2}, 1, "default")
+
+
+async def test_aiogram_positional_arguments_and_json_functions(redis: Redis) -> None:
+    """``RedisStorage(redis, key_builder, state_ttl, data_ttl, json_loads, json_dumps)``
+    in aiogram's order; with aiogram's json functions the bytes in Redis are identical."""
+    import json
+
+    ours = RedisStorage(redis, DefaultKeyBuilder(prefix="ours"), 60, None, json.loads, json.dumps)
+    theirs = aio_redis.RedisStorage(redis, aio_base.DefaultKeyBuilder(prefix="theirs"), 60)
+    key, aio_key = StorageKey(1, 2, 3), aio_base.StorageKey(1, 2, 3)
+    await ours.set_data(key, DATA)
+    await theirs.set_data(aio_key, DATA)
+    assert await redis.get("ours:2:3:data") == await redis.get("theirs:2:3:data")
+    await ours.set_state(key, "S:a")
+    assert 0 < await redis.ttl("ours:2:3:state") <= 60
+    assert await ours.get_data(key) == DATA
+    await ours.close()  # a client given stays open
+    assert await redis.ping()

@@ -33,7 +33,7 @@ aiogram's path, ``tgfast.fsm.storage.redis.RedisStorage``, re-exports this class
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -117,22 +117,6 @@ def record_key(prefix: str, key: StorageKey, part: str) -> str:
     return f"{prefix}:{bot_id}:{chat_id}:{user_id}:{thread}:{business}:{_escape(destiny)}:{part}"
 
 
-def _json(data: Mapping[str, Any]) -> bytes:
-    try:
-        return orjson.dumps(data)
-    except TypeError as exc:
-        raise StorageDataError(f"FSM data cannot be stored in Redis as JSON: {exc}") from exc
-
-
-def _json_dict(value: bytes | str | None) -> dict[str, Any]:
-    if value is None:
-        return {}
-    data = orjson.loads(value)
-    if not isinstance(data, dict):
-        raise StorageDataError(f"the FSM data in Redis is not a JSON object: {value!r:.80}")
-    return data
-
-
 class RedisStorage(BaseStorage):
     """FSM storage in Redis (see the module docstring).
 
@@ -142,22 +126,25 @@ class RedisStorage(BaseStorage):
     ``close()``. ``state_ttl`` and ``data_ttl`` (seconds or ``timedelta``) expire a
     state, or data, that has not been written for that long; None keeps it until it
     is cleared. ``key_builder`` selects aiogram's layout (see the module docstring);
-    ``key_prefix`` is then the builder's business.
+    ``key_prefix`` is then the builder's business, and ``json_loads``/``json_dumps``
+    (orjson's by default) encode its data string. The positional order is aiogram's.
     """
 
     __slots__ = (
         "_data_ttl", "_owns", "_owns_wire", "_prefix", "_redis", "_state_ttl", "_wire",
-        "key_builder",
+        "json_dumps", "json_loads", "key_builder",
     )  # fmt: skip
 
     def __init__(
         self,
         redis: AnyRedis,
-        *,
-        key_prefix: str = "fsm",
+        key_builder: KeyBuilder | None = None,
         state_ttl: float | timedelta | None = None,
         data_ttl: float | timedelta | None = None,
-        key_builder: KeyBuilder | None = None,
+        json_loads: Callable[[Any], Any] = orjson.loads,
+        json_dumps: Callable[[Any], bytes | str] = orjson.dumps,
+        *,
+        key_prefix: str = "fsm",
     ) -> None:
         if not key_prefix:
             raise ValueError("key_prefix must not be empty")
@@ -169,6 +156,8 @@ class RedisStorage(BaseStorage):
         self._owns = False
         self.key_builder = key_builder
         """aiogram's layout when set, else tgfast's."""
+        self.json_loads = json_loads
+        self.json_dumps = json_dumps
 
     @classmethod
     def from_url(
@@ -179,6 +168,8 @@ class RedisStorage(BaseStorage):
         state_ttl: float | timedelta | None = None,
         data_ttl: float | timedelta | None = None,
         key_builder: KeyBuilder | None = None,
+        json_loads: Callable[[Any], Any] = orjson.loads,
+        json_dumps: Callable[[Any], bytes | str] = orjson.dumps,
         connect_timeout: float = 1.0,
         timeout: float = 2.0,
         connection_kwargs: Mapping[str, Any] | None = None,
@@ -205,6 +196,8 @@ class RedisStorage(BaseStorage):
             state_ttl=state_ttl,
             data_ttl=data_ttl,
             key_builder=key_builder,
+            json_loads=json_loads,
+            json_dumps=json_dumps,
         )
         storage._owns = True
         return storage
@@ -256,7 +249,7 @@ class RedisStorage(BaseStorage):
 
     async def get_data(self, key: StorageKey) -> dict[str, Any]:
         if self.key_builder is not None:
-            return _json_dict(await self._get_json(key))
+            return self._json_dict(await self._get_json(key))
         try:
             flat = await self._wire.execute("HGETALL", self.key_name(key, "data"))
         except RedisUnavailable as exc:
@@ -303,9 +296,9 @@ class RedisStorage(BaseStorage):
             if not data:
                 await self._wire.execute("DEL", name)
             elif self._data_ttl:
-                await self._wire.execute("SET", name, _json(data), "PX", self._data_ttl)
+                await self._wire.execute("SET", name, self._json(data), "PX", self._data_ttl)
             else:
-                await self._wire.execute("SET", name, _json(data))
+                await self._wire.execute("SET", name, self._json(data))
         except RedisUnavailable as exc:
             _unavailable("set_data", exc)
 
@@ -313,8 +306,8 @@ class RedisStorage(BaseStorage):
         name = self.key_name(key, "data")
         for _ in range(_SWAP_TRIES):
             old = await self._get_json(key)
-            merged = {**_json_dict(old), **data}
-            args: list[Arg] = ["0" if old is None else "1", old or b"", _json(merged)]
+            merged = {**self._json_dict(old), **data}
+            args: list[Arg] = ["0" if old is None else "1", old or b"", self._json(merged)]
             args.append(self._data_ttl)
             try:
                 if await _SWAP_SCRIPT(self._wire, (name,), args):
@@ -324,6 +317,20 @@ class RedisStorage(BaseStorage):
         raise RedisUnavailable(
             f"Redis FSM storage: update_data of {name!r} kept losing to concurrent writers"
         )
+
+    def _json(self, data: Mapping[str, Any]) -> bytes | str:
+        try:
+            return self.json_dumps(data)
+        except TypeError as exc:
+            raise StorageDataError(f"FSM data cannot be stored in Redis as JSON: {exc}") from exc
+
+    def _json_dict(self, value: bytes | str | None) -> dict[str, Any]:
+        if value is None:
+            return {}
+        data = self.json_loads(value)
+        if not isinstance(data, dict):
+            raise StorageDataError(f"the FSM data in Redis is not a JSON object: {value!r:.80}")
+        return data
 
     def _encode(self, data: Mapping[str, Any]) -> list[Arg]:
         """``[data_ttl, field, value, ...]``: the script's arguments, values in orjson."""
