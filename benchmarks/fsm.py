@@ -18,6 +18,9 @@ Both frameworks run their dispatcher as users run it: tgfast with
 benchmark). Both Redis storages are made from the URL of the same server: aiogram's
 ``RedisStorage(Redis.from_url(url))`` (redis-py), tgfast's ``RedisStorage.from_url(url)``
 (its commands go through ``tgfast.redis.RespClient``). Nothing reaches Telegram: the handlers send nothing.
+The ``redis-aiogram-layout`` row runs tgfast's storage with ``key_builder=
+DefaultKeyBuilder(...)``: aiogram's key names and JSON data string, which a bot moving
+from aiogram keeps to keep its users' conversations (aiogram's contender is the same).
 
 Contenders take turns: each round runs every contender (in rotating order) for
 ``count`` conversations after a short warm-up; the figure is the median over rounds
@@ -48,7 +51,7 @@ from typing import Any  # noqa: E402
 
 from machine import machine_line  # noqa: E402
 
-STORAGES = ("memory", "redis")
+STORAGES = ("memory", "redis", "redis-aiogram-layout")
 FRAMEWORKS = ("tgfast", "aiogram")
 CHAT = {"id": 7, "type": "private", "first_name": "Ann"}
 USER = {"id": 7, "is_bot": False, "first_name": "Ann"}
@@ -91,6 +94,11 @@ async def tgfast_contender(storage_kind: str, url: str | None) -> Contender:
         from tgfast.fsm.storage.redis import RedisStorage
 
         storage: Any = RedisStorage.from_url(url, key_prefix="bench-tgfast")  # type: ignore[arg-type]
+    elif storage_kind == "redis-aiogram-layout":  # what a bot moving from aiogram may keep
+        from tgfast.fsm.storage.redis import DefaultKeyBuilder, RedisStorage
+
+        layout = DefaultKeyBuilder(prefix="bench-tgfast-aio", with_bot_id=True)
+        storage = RedisStorage.from_url(url, key_builder=layout)  # type: ignore[arg-type]
     else:
         storage = MemoryStorage()
 
@@ -135,7 +143,7 @@ async def aiogram_contender(storage_kind: str, url: str | None) -> Contender:
     from aiogram.fsm.state import State, StatesGroup
     from aiogram.types import Message, Update
 
-    if storage_kind == "redis":
+    if storage_kind.startswith("redis"):
         from aiogram.fsm.storage.redis import RedisStorage
         from redis.asyncio import Redis
 
@@ -254,7 +262,7 @@ def render(contenders: list[Contender], counts: str, rounds: int) -> str:
     by = {(c.name, c.storage): c.times for c in contenders}
     lines = [
         f"µs per conversation (two updates through the dispatcher), median of {rounds} "
-        f"rounds of {counts} (memory/redis) conversations:",
+        f"rounds of {counts} ({'/'.join(STORAGES)}) conversations:",
         "",
         "| storage | tgfast | aiogram | aiogram / tgfast | bar: tgfast at least as fast |",
         "| --- | ---: | ---: | ---: | --- |",

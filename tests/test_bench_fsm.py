@@ -24,7 +24,8 @@ pytestmark = pytest.mark.once
 ROOT = Path(__file__).resolve().parents[1]
 TGFAST_HOME = Path(tgfast.__file__).resolve().parents[1]
 ROW = re.compile(
-    r"^\| (memory|redis) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)× \| (PASS|FAIL) \|$", re.MULTILINE
+    r"^\| (memory|redis|redis-aiogram-layout) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)× \| (PASS|FAIL) \|$",
+    re.MULTILINE,
 )
 
 
@@ -38,12 +39,13 @@ def test_fsm_benchmark_smoke(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert out.startswith("machine: ") and "redis-server " in out.splitlines()[0]
-    assert "## FSM" in out and "median of 2 rounds of 5/5" in out
+    assert "## FSM" in out and "median of 2 rounds of 5/5/5" in out
     rows = {m.group(1): m.groups()[1:] for m in ROW.finditer(out)}
-    assert set(rows) == {"memory", "redis"}, out
+    assert set(rows) == {"memory", "redis", "redis-aiogram-layout"}, out
     for ours, theirs, ratio, verdict in rows.values():
         assert float(ours) > 0 and float(theirs) > 0 and float(ratio) > 0
         assert verdict == ("PASS" if float(ratio) >= 1.0 else "FAIL")
     rounds = (tmp_path / "rounds.json").read_text()
-    for name in ("tgfast/memory", "aiogram/memory", "tgfast/redis", "aiogram/redis"):
+    for name in ("tgfast/memory", "aiogram/memory", "tgfast/redis", "aiogram/redis",
+                 "tgfast/redis-aiogram-layout", "aiogram/redis-aiogram-layout"):  # fmt: skip
         assert f'"{name}"' in rounds

@@ -84,7 +84,7 @@ async def test_polls_in_order_per_chat_and_confirms_the_offset_on_stop(
     for chat in (1, 2, 3):
         assert seen[chat][:5] == [f"{chat}-{n}" for n in range(5)]
     calls = get_updates_calls(fake)
-    assert calls[0]["allowed_updates"] == ["message", "callback_query"]
+    assert calls[0]["allowed_updates"] == ["callback_query", "message"]  # sorted, as aiogram
     assert calls[0]["timeout"] == 5 and "offset" not in calls[0]
     assert calls[-1] == {"offset": last["update_id"] + 1, "limit": 1, "timeout": 0}
     assert poller.offset == last["update_id"] + 1

@@ -6,7 +6,8 @@ from . import methods, types
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
 from .defaults import DEFAULT, BotDefaults, DefaultBotProperties
-from .dispatcher import Dispatcher, Router
+from .dispatcher import BaseMiddleware, Dispatcher, Router
+from .dispatcher.flags import flags
 from .errors import (
     DecodeError,
     TelegramAPIError,
@@ -36,6 +37,7 @@ __all__ = [
     "DEFAULT",
     "Bot",
     "BotDefaults",
+    "BaseMiddleware",
     "BotSession",
     "DecodeError",
     "DefaultBotProperties",
@@ -62,6 +64,7 @@ __all__ = [
     "decode",
     "decode_update",
     "decode_updates",
+    "flags",
     "html",
     "md",
     "methods",

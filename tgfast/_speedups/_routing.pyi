@@ -89,6 +89,7 @@ class Table:
     update_outer: tuple[Any, ...]
     workflow_data: dict[str, Any]
     current_bot: ContextVar[Any]
+    dispatcher: Any
     def __init__(
         self,
         kinds: tuple[Kind, ...],
@@ -96,6 +97,7 @@ class Table:
         update_outer: tuple[Any, ...],
         workflow_data: dict[str, Any],
         current_bot: ContextVar[Any],
+        dispatcher: Any = None,
     ) -> None: ...
     def data(
         self, kind: Kind, bot: Any, update: Any, event: Any, kwargs: dict[str, Any]
@@ -108,5 +110,5 @@ class DispatchCore:
     _table: Table | None
     def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Coroutine[Any, Any, Any]: ...
     def feed_raw_update(
-        self, bot: Any, data: bytes | str, **kwargs: Any
+        self, bot: Any, data: bytes | str | dict[str, Any], **kwargs: Any
     ) -> Coroutine[Any, Any, Any]: ...

@@ -17,7 +17,7 @@ cimport cython
 from functools import partial
 from types import CoroutineType
 
-from ..decoding import decode_update
+from ..decoding import convert, decode_update
 from ..types import Update
 from ..types.binding import _has_bot_slot
 from ._decode import _slot_offset
@@ -167,17 +167,23 @@ cdef class Table:
     cdef readonly tuple update_outer
     cdef readonly dict workflow_data
     cdef readonly object current_bot
+    cdef readonly object dispatcher
 
-    def __init__(self, tuple kinds, Node errors, tuple update_outer, dict workflow_data, current_bot):
+    def __init__(
+        self, tuple kinds, Node errors, tuple update_outer, dict workflow_data, current_bot,
+        dispatcher=None,
+    ):
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
         self.workflow_data = workflow_data
         self.current_bot = current_bot
+        self.dispatcher = dispatcher
 
     cpdef dict data(self, Kind kind, bot, update, event, dict kwargs):
         """What handlers, filters and middlewares can ask for by name."""
         cdef dict data = PyDict_Copy(self.workflow_data)
+        data.setdefault("dispatcher", self.dispatcher)  # as aiogram: data may override
         data["bot"] = bot
         data["update"] = update
         data["event_update"] = update  # aiogram's name, too
@@ -568,7 +574,10 @@ cdef class _Feed(_Cut):
         self.table = table
         update = self.update
         if self.raw is not None:
-            self.update = update = decode_update(self.raw)
+            raw = self.raw
+            self.update = update = (
+                convert(Update, raw) if isinstance(raw, dict) else decode_update(raw)
+            )
         exact = type(update) is Update
         for k in table.kinds:
             if exact and (<Kind>k).update_at >= 0:
@@ -751,7 +760,8 @@ cdef class DispatchCore:
         return feed
 
     def feed_raw_update(self, bot, data, **kwargs):
-        """Decode a webhook body or one ``getUpdates`` item and handle it.
+        """Decode a webhook body or one ``getUpdates`` item (bytes, str, or the parsed
+        dict, as aiogram takes it) and handle it.
 
         A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
         """

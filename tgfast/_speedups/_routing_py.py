@@ -22,9 +22,10 @@ from types import CoroutineType
 from typing import TYPE_CHECKING, Any, final
 
 from .._logging import get_logger
-from ..decoding import decode_update
+from ..decoding import convert, decode_update
 from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
+from ..types import Update
 from ..types.binding import _has_bot_slot
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
@@ -139,7 +140,7 @@ class Kind:
 class Table:
     """The frozen routing table of a dispatcher."""
 
-    __slots__ = ("current_bot", "errors", "kinds", "update_outer", "workflow_data")
+    __slots__ = ("current_bot", "dispatcher", "errors", "kinds", "update_outer", "workflow_data")
 
     def __init__(
         self,
@@ -148,18 +149,21 @@ class Table:
         update_outer: tuple[Any, ...],
         workflow_data: dict[str, Any],
         current_bot: ContextVar[Any],
+        dispatcher: Any = None,
     ) -> None:
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
         self.workflow_data = workflow_data  # the dispatcher's own dict: later changes show
         self.current_bot = current_bot
+        self.dispatcher = dispatcher  # data["dispatcher"], unless workflow data has one
 
     def data(
         self, kind: Kind, bot: Any, update: Any, event: Any, kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         """What handlers, filters and middlewares can ask for by name."""
         data = self.workflow_data.copy()
+        data.setdefault("dispatcher", self.dispatcher)  # as aiogram: data may override
         data["bot"] = bot
         data["update"] = data["event_update"] = update  # aiogram's name, too
         data["event_from_user"] = None if kind.user is None else kind.user(event)
@@ -366,9 +370,13 @@ class DispatchCore:
             if token is not None:
                 table.current_bot.reset(token)
 
-    async def feed_raw_update(self, bot: Any, data: bytes | str, **kwargs: Any) -> Any:
-        """Decode a webhook body or one ``getUpdates`` item and handle it.
+    async def feed_raw_update(
+        self, bot: Any, data: bytes | str | dict[str, Any], **kwargs: Any
+    ) -> Any:
+        """Decode a webhook body or one ``getUpdates`` item (bytes, str, or the parsed
+        dict, as aiogram takes it) and handle it.
 
         A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
         """
-        return await self.feed_update(bot, decode_update(data), **kwargs)
+        update = convert(Update, data) if isinstance(data, dict) else decode_update(data)
+        return await self.feed_update(bot, update, **kwargs)

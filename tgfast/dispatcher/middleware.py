@@ -1,14 +1,17 @@
 """Middlewares: code that runs around routing (outer) or around a handler (inner).
 
 An inner middleware runs once a handler has matched, so it finds that handler in
-``data["handler"]`` (a ``HandlerObject``) and its flags through ``get_flag``. An outer
+``data["handler"]`` (a ``HandlerObject``) and its flags through ``get_flag``
+(``tgfast.dispatcher.flags``). An outer
 middleware runs before any handler is chosen: it sees no handler and no flags.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+from .flags import get_flag
 
 __all__ = ["BaseMiddleware", "Handler", "Middleware", "get_flag"]
 
@@ -25,15 +28,3 @@ class BaseMiddleware:
 
     async def __call__(self, handler: Handler, event: Any, data: dict[str, Any]) -> Any:
         return await handler(event, data)
-
-
-def get_flag(data: Mapping[str, Any], name: str, default: Any = None) -> Any:
-    """The flag ``name`` of the handler that matched (``flags={name: ...}`` at its
-    registration), or ``default``: ``get_flag(data, "chat_action")`` in an inner
-    middleware. Outer middlewares run before a handler is chosen and always get
-    ``default``."""
-    handler = data.get("handler")
-    flags = getattr(handler, "flags", None)
-    if not flags:
-        return default
-    return flags.get(name, default)

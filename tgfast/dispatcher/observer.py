@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..filters.base import as_filter
+from .flags import extract_flags_from_object
 from .injection import Injection
 from .middleware import Middleware
 
@@ -23,8 +24,9 @@ class HandlerObject:
     """A registered handler, as inner middlewares see it in ``data["handler"]``.
 
     ``callback`` is the function, ``flags`` the dict given at registration
-    (``@router.message(..., flags={"chat_action": "typing"})``; read it with
-    ``tgfast.dispatcher.get_flag``). ``injection`` and ``filters`` are the call plans
+    (``@router.message(..., flags={...})``), then what its filters'
+    ``update_handler_flags(flags=...)`` set, then its flag decorators'
+    (``@flags.chat_action("typing")``), in aiogram's order; read them with ``get_flag``. ``injection`` and ``filters`` are the call plans
     of the callback and its filters, read from their signatures now.
     """
 
@@ -44,6 +46,11 @@ class HandlerObject:
         self.injection = Injection(callback)
         self.filters = tuple(_filter_injection(f) for f in filters)
         self.flags: dict[str, Any] = dict(flags or {})
+        for f in filters:  # aiogram's hook: a filter may set flags of its handler
+            update_flags = getattr(f, "update_handler_flags", None)
+            if update_flags is not None:
+                update_flags(flags=self.flags)
+        self.flags.update(extract_flags_from_object(callback))  # the decorators win, as in aiogram
 
     def __repr__(self) -> str:
         name = getattr(self.callback, "__qualname__", self.callback)
@@ -71,6 +78,11 @@ class Observer(Generic[E]):
         self.filters: list[Injection] = []
         self.outer_middlewares: list[Middleware] = []
         self.middlewares: list[Middleware] = []
+
+    @property
+    def event_name(self) -> str:
+        """The update kind (aiogram's name for ``kind``)."""
+        return self.kind
 
     def __call__(self, *filters: Any, flags: Mapping[str, Any] | None = None) -> Callable[[F], F]:
         def decorator(callback: F) -> F:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ._kinds import UPDATE_KINDS, UpdateObservers
-from .event import ErrorEvent, RouterFrozenError
+from .event import REJECTED, UNHANDLED, ErrorEvent, RouterFrozenError
 from .injection import Injection
 from .observer import Observer, UpdateObserver
 
-__all__ = ["Hooks", "Router"]
+__all__ = ["INTERNAL_UPDATE_TYPES", "REJECTED", "UNHANDLED", "Hooks", "Router"]
+
+INTERNAL_UPDATE_TYPES = frozenset({"update", "error"})
+"""Observers that are not update kinds Telegram sends (aiogram's name)."""
 
 
 class Hooks:
@@ -51,6 +54,7 @@ class Router(UpdateObservers):
             self.observers[kind] = observer
         self.errors: Observer[ErrorEvent] = Observer(self, "errors")
         """``@router.errors(ExceptionTypeFilter(ValueError))``: handle what handlers raise."""
+        self.error = self.errors  # aiogram has both names
         self.update: Observer[Any] = UpdateObserver(self, "update")
         """Middlewares run around the whole processing of each update (Dispatcher only)."""
         self.startup = Hooks(self)
@@ -75,6 +79,23 @@ class Router(UpdateObservers):
         """``include_router`` for each of ``routers``, in order."""
         for router in routers:
             self.include_router(router)
+
+    @property
+    def parent_router(self) -> Router | None:
+        """The router this one is included in (aiogram's name for ``parent``)."""
+        return self.parent
+
+    def resolve_used_update_types(self, skip_events: Iterable[str] | None = None) -> list[str]:
+        """The update kinds with handlers here or below, sorted, less ``skip_events``:
+        what to ask Telegram for (``allowed_updates``). Read from the routers as they
+        are now, so asking does not freeze a dispatcher."""
+        skip = INTERNAL_UPDATE_TYPES.union(skip_events or ())
+        return sorted({
+            kind
+            for router in self.chain_tail()
+            for kind, observer in router.observers.items()
+            if observer.handlers and kind not in skip
+        })  # fmt: skip
 
     def chain_head(self) -> Iterator[Router]:
         """This router and its parents, up to the root."""

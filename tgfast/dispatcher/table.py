@@ -47,7 +47,7 @@ def build_table(
         *root.update.outer_middlewares,
         *root.update.middlewares,
     )
-    if fsm is not None and _wants_fsm(root):
+    if fsm is not None and (_wants_fsm(root) or getattr(fsm, "isolation", None) is not None):
         update_outer = (fsm, *update_outer)
     kinds = []
     for kind in UPDATE_KINDS:
@@ -65,7 +65,7 @@ def build_table(
                 )
             )
     errors = _node(routing, root, "errors", ())
-    return routing.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot)
+    return routing.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot, root)
 
 
 _FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})

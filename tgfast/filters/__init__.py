@@ -1,4 +1,5 @@
-"""Filters: ``Command``, the magic ``F``, callback data, content and chat types, errors.
+"""Filters: ``Command``, the magic ``F``, callback data, content and chat types, errors,
+chat member transitions, ``MagicData``.
 
 Any callable ``f(event, **data)`` returning bool, None or a dict to inject is a filter;
 ``tgfast.filters.base`` says how the dispatcher calls one. ``StateFilter`` is
@@ -26,6 +27,21 @@ from .callback_data import (
     CallbackDataError,
     CallbackDataFilter,
 )
+from .chat_member_updated import (
+    ADMINISTRATOR,
+    CREATOR,
+    IS_ADMIN,
+    IS_MEMBER,
+    IS_NOT_MEMBER,
+    JOIN_TRANSITION,
+    KICKED,
+    LEAVE_TRANSITION,
+    LEFT,
+    MEMBER,
+    PROMOTED_TRANSITION,
+    RESTRICTED,
+    ChatMemberUpdatedFilter,
+)
 from .command import Command, CommandObject, CommandStart, parse_command
 from .content import (
     ANY,
@@ -37,17 +53,35 @@ from .content import (
 )
 from .exception import ExceptionMessageFilter, ExceptionTypeFilter
 from .magic import F, MagicFilter
+from .magic_data import MagicData
+
+BaseFilter = Filter
+"""aiogram's other name for ``Filter``."""
 
 if TYPE_CHECKING:
     from ..fsm.filter import StateFilter
 
 __all__ = [
+    "ADMINISTRATOR",
     "ANY",
+    "CREATOR",
+    "IS_ADMIN",
+    "IS_MEMBER",
+    "IS_NOT_MEMBER",
+    "JOIN_TRANSITION",
+    "KICKED",
+    "LEAVE_TRANSITION",
+    "LEFT",
+    "MEMBER",
+    "PROMOTED_TRANSITION",
+    "RESTRICTED",
     "MAX_CALLBACK_DATA",
     "UNKNOWN",
+    "BaseFilter",
     "CallbackData",
     "CallbackDataError",
     "CallbackDataFilter",
+    "ChatMemberUpdatedFilter",
     "ChatTypeFilter",
     "Command",
     "CommandObject",
@@ -58,6 +92,7 @@ __all__ = [
     "F",
     "Filter",
     "FilterResult",
+    "MagicData",
     "MagicFilter",
     "StateFilter",
     "TextFilter",

@@ -23,7 +23,15 @@ from uuid import UUID
 from ..errors import TgfastError
 from .base import Filter, as_filter, filter_is_async, passes
 
-__all__ = ["MAX_CALLBACK_DATA", "CallbackData", "CallbackDataError", "CallbackDataFilter"]
+__all__ = [
+    "MAX_CALLBACK_DATA",
+    "MAX_CALLBACK_LENGTH",
+    "CallbackData",
+    "CallbackDataError",
+    "CallbackDataException",
+    "CallbackDataFilter",
+    "CallbackQueryFilter",
+]
 
 MAX_CALLBACK_DATA = 64
 """Telegram's limit on ``callback_data``, in bytes."""
@@ -399,3 +407,9 @@ class CallbackDataFilter(Filter):
     def __repr__(self) -> str:
         rule = "" if self.rule is None else repr(self.rule)
         return f"{self.callback_data.__name__}.filter({rule})"
+
+
+# aiogram's names (``aiogram.filters.callback_data``) for the same things
+MAX_CALLBACK_LENGTH = MAX_CALLBACK_DATA
+CallbackDataException = CallbackDataError
+CallbackQueryFilter = CallbackDataFilter

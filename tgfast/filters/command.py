@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .._absent import absent
 from ..deep_linking import DeepLinkError, decode_payload
 from ..types import BotCommand
 from .base import Filter
@@ -323,3 +324,12 @@ class CommandStart(Command):
         if self.magic is not None:
             shown.append(f"magic={self.magic!r}")
         return f"CommandStart({', '.join(shown)})"
+
+
+__getattr__ = absent(
+    __name__,
+    {
+        "CommandException": "aiogram raises it inside its Command filter and catches it there; "
+        "tgfast's Command rejects a message without raising, so there is nothing to catch",
+    },
+)

@@ -12,8 +12,13 @@ from .filter import StateFilter
 from .middleware import FSMContextMiddleware
 from .state import State, StatesGroup, any_state, default_state
 from .storage import (
+    BaseEventIsolation,
     BaseStorage,
+    DefaultKeyBuilder,
+    DisabledEventIsolation,
+    KeyBuilder,
     MemoryStorage,
+    SimpleEventIsolation,
     StorageDataError,
     StorageError,
     StorageKey,
@@ -21,11 +26,16 @@ from .storage import (
 from .strategy import FSMStrategy
 
 __all__ = [
+    "BaseEventIsolation",
     "BaseStorage",
+    "DefaultKeyBuilder",
+    "DisabledEventIsolation",
     "FSMContext",
     "FSMContextMiddleware",
     "FSMStrategy",
+    "KeyBuilder",
     "MemoryStorage",
+    "SimpleEventIsolation",
     "State",
     "StateFilter",
     "StatesGroup",

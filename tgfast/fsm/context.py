@@ -44,6 +44,10 @@ class FSMContext:
         """A copy of the data (``{}`` when there is none)."""
         return await self.storage.get_data(self.key)
 
+    async def get_value(self, key: str, default: Any = None) -> Any:
+        """One value of the data, ``default`` when it is not there."""
+        return await self.storage.get_value(self.key, key, default)
+
     async def set_data(self, data: Mapping[str, Any]) -> None:
         """Replace the data."""
         await self.storage.set_data(self.key, data)

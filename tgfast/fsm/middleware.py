@@ -7,6 +7,9 @@ Run as the first update outer middleware, it puts into the handler data:
 - ``raw_state``: the current state string or None, read once per update, which the
   state filters (``Form.name``, ``StateFilter``) compare against;
 - ``fsm_storage``: the storage itself.
+
+With an ``isolation`` (``Dispatcher(events_isolation=...)``), the record's lock is
+held from reading the state until the update is handled.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from typing import Any
 from ..types import Update
 from ..types.update_kinds import event_of
 from .context import FSMContext
-from .storage.base import DEFAULT_DESTINY, BaseStorage, StorageKey
+from .storage.base import DEFAULT_DESTINY, BaseEventIsolation, BaseStorage, StorageKey
+from .storage.memory import DisabledEventIsolation
 from .strategy import FSMStrategy, apply_strategy
 
 __all__ = ["FSMContextMiddleware"]
@@ -36,14 +40,21 @@ class FSMContextMiddleware:
     ``user``.
     """
 
-    __slots__ = ("_topics", "storage", "strategy")
+    __slots__ = ("_topics", "isolation", "storage", "strategy")
 
     def __init__(
-        self, storage: BaseStorage, strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT
+        self,
+        storage: BaseStorage,
+        strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT,
+        isolation: BaseEventIsolation | None = None,
     ) -> None:
         self.storage = storage
         self.strategy = FSMStrategy(strategy)
         self._topics = self.strategy in _TOPIC_STRATEGIES
+        if isinstance(isolation, DisabledEventIsolation):
+            isolation = None
+        self.isolation = isolation
+        """Held around each update of a record (None: no isolation)."""
 
     async def __call__(self, handler: Any, update: Update, data: dict[str, Any]) -> Any:
         key = self.resolve_key(
@@ -52,10 +63,14 @@ class FSMContextMiddleware:
         data["fsm_storage"] = self.storage
         if key is None:
             data["raw_state"] = None
-        else:
-            data["state"] = FSMContext(self.storage, key)
+            return await handler(update, data)
+        data["state"] = FSMContext(self.storage, key)
+        if self.isolation is None:
             data["raw_state"] = await self.storage.get_state(key)
-        return await handler(update, data)
+            return await handler(update, data)
+        async with self.isolation.lock(key):  # the state is read once the record is ours
+            data["raw_state"] = await self.storage.get_state(key)
+            return await handler(update, data)
 
     def resolve_key(self, bot_id: int, update: Update, chat: Any, user: Any) -> StorageKey | None:
         """The key of ``update``'s record, None when the strategy has nothing to key on.

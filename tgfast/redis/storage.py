@@ -21,23 +21,39 @@ redis-py's CPU (with or without hiredis). Every Redis failure is raised as
 decide how long a failure takes (``from_url``: 1 s to connect, 2 s for a reply), and
 the next command after a lost connection connects again (after a Redis restart, say).
 
+aiogram's layout, with ``key_builder`` (``DefaultKeyBuilder(...)``, as the aiogram bot
+configured its own): the names the builder makes, the state a plain string and the
+data one JSON string, as aiogram's ``RedisStorage`` keeps them, so a bot moving from
+aiogram keeps its users' conversations. ``update_data`` there reads the JSON, merges
+and writes it back only if it did not change meanwhile (a compare-and-set script),
+retrying otherwise: atomic too, in two round trips instead of one.
+
 aiogram's path, ``tgfast.fsm.storage.redis.RedisStorage``, re-exports this class.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
-from ..fsm.storage.base import BaseStorage, StateType, StorageDataError, StorageKey
+from ..fsm.storage.base import (
+    BaseStorage,
+    KeyBuilder,
+    StateType,
+    StorageDataError,
+    StorageKey,
+)
 from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
 from .errors import RedisUnavailable
 from .resp_client import Arg, RespClient
 
-__all__ = ["RedisStorage"]
+if TYPE_CHECKING:
+    from .isolation import RedisEventIsolation
+
+__all__ = ["RedisStorage", "record_key"]
 
 # KEYS[1]: the data hash; ARGV[1]: TTL in ms (0: none); ARGV[2..]: field, value, ...
 _UPDATE = """
@@ -57,8 +73,22 @@ return 0
 """
 
 
+# aiogram's layout. KEYS[1]: the data string; ARGV[1]: "1" when it existed, ARGV[2]
+# its value then, ARGV[3] the new value, ARGV[4] TTL in ms (0: none). 1 if written.
+_SWAP = """
+local current = redis.call('GET', KEYS[1])
+if (current == false and ARGV[1] == '1') or (current ~= false and
+    (ARGV[1] == '0' or current ~= ARGV[2])) then return 0 end
+local ttl = tonumber(ARGV[4])
+if ttl > 0 then redis.call('SET', KEYS[1], ARGV[3], 'PX', ttl)
+else redis.call('SET', KEYS[1], ARGV[3]) end
+return 1
+"""
+
 _UPDATE_SCRIPT = Script(_UPDATE)
 _REPLACE_SCRIPT = Script(_REPLACE)
+_SWAP_SCRIPT = Script(_SWAP)
+_SWAP_TRIES = 100
 
 
 def _escape(part: str) -> str:
@@ -79,6 +109,14 @@ def _decoded(flat: list[bytes]) -> dict[str, Any]:
     return {flat[i].decode(): loads(flat[i + 1]) for i in range(0, len(flat), 2)}
 
 
+def record_key(prefix: str, key: StorageKey, part: str) -> str:
+    """tgfast's name of one part of a record (see the module docstring)."""
+    bot_id, chat_id, user_id, thread_id, business, destiny = key
+    thread = "" if thread_id is None else thread_id
+    business = "" if business is None else _escape(business)
+    return f"{prefix}:{bot_id}:{chat_id}:{user_id}:{thread}:{business}:{_escape(destiny)}:{part}"
+
+
 class RedisStorage(BaseStorage):
     """FSM storage in Redis (see the module docstring).
 
@@ -87,18 +125,26 @@ class RedisStorage(BaseStorage):
     to share. ``from_url`` makes one with fail-fast timeouts and closes it in
     ``close()``. ``state_ttl`` and ``data_ttl`` (seconds or ``timedelta``) expire a
     state, or data, that has not been written for that long; None keeps it until it
-    is cleared.
+    is cleared. ``key_builder`` selects aiogram's layout (see the module docstring);
+    ``key_prefix`` is then the builder's business, and ``json_loads``/``json_dumps``
+    (orjson's by default) encode its data string. The positional order is aiogram's.
     """
 
-    __slots__ = ("_data_ttl", "_owns", "_owns_wire", "_prefix", "_redis", "_state_ttl", "_wire")
+    __slots__ = (
+        "_data_ttl", "_owns", "_owns_wire", "_prefix", "_redis", "_state_ttl", "_wire",
+        "json_dumps", "json_loads", "key_builder",
+    )  # fmt: skip
 
     def __init__(
         self,
         redis: AnyRedis,
-        *,
-        key_prefix: str = "fsm",
+        key_builder: KeyBuilder | None = None,
         state_ttl: float | timedelta | None = None,
         data_ttl: float | timedelta | None = None,
+        json_loads: Callable[[Any], Any] = orjson.loads,
+        json_dumps: Callable[[Any], bytes | str] = orjson.dumps,
+        *,
+        key_prefix: str = "fsm",
     ) -> None:
         if not key_prefix:
             raise ValueError("key_prefix must not be empty")
@@ -108,6 +154,10 @@ class RedisStorage(BaseStorage):
         self._redis = redis
         self._wire, self._owns_wire = wire_for(redis)
         self._owns = False
+        self.key_builder = key_builder
+        """aiogram's layout when set, else tgfast's."""
+        self.json_loads = json_loads
+        self.json_dumps = json_dumps
 
     @classmethod
     def from_url(
@@ -117,22 +167,38 @@ class RedisStorage(BaseStorage):
         key_prefix: str = "fsm",
         state_ttl: float | timedelta | None = None,
         data_ttl: float | timedelta | None = None,
+        key_builder: KeyBuilder | None = None,
+        json_loads: Callable[[Any], Any] = orjson.loads,
+        json_dumps: Callable[[Any], bytes | str] = orjson.dumps,
         connect_timeout: float = 1.0,
         timeout: float = 2.0,
+        connection_kwargs: Mapping[str, Any] | None = None,
         **redis_kwargs: Any,
     ) -> RedisStorage:
         """A storage on a new client for ``url`` (``redis://host:6379/0``).
 
         While Redis is down an operation raises ``RedisUnavailable`` within about
         ``connect_timeout`` (``timeout`` when it stops answering mid-way); see
-        ``connect_redis``, which gets ``redis_kwargs``.
+        ``connect_redis``, which gets ``redis_kwargs`` (and aiogram's
+        ``connection_kwargs``).
         """
         ttl_ms("state_ttl", state_ttl)  # refuse a bad TTL before making a client
         ttl_ms("data_ttl", data_ttl)
         client = connect_redis(
-            url, connect_timeout=connect_timeout, timeout=timeout, **redis_kwargs
+            url,
+            connect_timeout=connect_timeout,
+            timeout=timeout,
+            **{**(connection_kwargs or {}), **redis_kwargs},
         )
-        storage = cls(client, key_prefix=key_prefix, state_ttl=state_ttl, data_ttl=data_ttl)
+        storage = cls(
+            client,
+            key_prefix=key_prefix,
+            state_ttl=state_ttl,
+            data_ttl=data_ttl,
+            key_builder=key_builder,
+            json_loads=json_loads,
+            json_dumps=json_dumps,
+        )
         storage._owns = True
         return storage
 
@@ -148,14 +214,10 @@ class RedisStorage(BaseStorage):
         return self._wire
 
     def key_name(self, key: StorageKey, part: str) -> str:
-        """The Redis key of one part (``"state"`` or ``"data"``) of a record."""
-        bot_id, chat_id, user_id, thread_id, business, destiny = key
-        thread = "" if thread_id is None else thread_id
-        business = "" if business is None else _escape(business)
-        return (
-            f"{self._prefix}:{bot_id}:{chat_id}:{user_id}:{thread}:{business}:"
-            f"{_escape(destiny)}:{part}"
-        )
+        """The Redis key of one part (``"state"``, ``"data"``, ``"lock"``) of a record."""
+        if self.key_builder is not None:
+            return self.key_builder.build(key, part)  # type: ignore[arg-type]
+        return record_key(self._prefix, key, part)
 
     async def set_state(self, key: StorageKey, state: StateType) -> None:
         name = self.key_name(key, "state")
@@ -177,6 +239,8 @@ class RedisStorage(BaseStorage):
         return None if value is None else _text(value)
 
     async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
+        if self.key_builder is not None:
+            return await self._set_json(key, data)
         args = self._encode(data)
         try:
             await _REPLACE_SCRIPT(self._wire, (self.key_name(key, "data"),), args)
@@ -184,6 +248,8 @@ class RedisStorage(BaseStorage):
             _unavailable("set_data", exc)
 
     async def get_data(self, key: StorageKey) -> dict[str, Any]:
+        if self.key_builder is not None:
+            return self._json_dict(await self._get_json(key))
         try:
             flat = await self._wire.execute("HGETALL", self.key_name(key, "data"))
         except RedisUnavailable as exc:
@@ -193,6 +259,8 @@ class RedisStorage(BaseStorage):
     async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
         if not data:
             return await self.get_data(key)
+        if self.key_builder is not None:
+            return await self._update_json(key, data)
         args = self._encode(data)
         try:
             flat = await _UPDATE_SCRIPT(self._wire, (self.key_name(key, "data"),), args)
@@ -212,6 +280,57 @@ class RedisStorage(BaseStorage):
             await self._wire.close()
         if self._owns and not isinstance(self._redis, RespClient):
             await self._redis.aclose()  # redis-py >= 5.0.1
+
+    # -- aiogram's layout: the data as one JSON string --------------------------------
+
+    async def _get_json(self, key: StorageKey) -> bytes | str | None:
+        try:
+            value: bytes | str | None = await self._wire.execute("GET", self.key_name(key, "data"))
+        except RedisUnavailable as exc:
+            _unavailable("get_data", exc)
+        return value
+
+    async def _set_json(self, key: StorageKey, data: Mapping[str, Any]) -> None:
+        name = self.key_name(key, "data")
+        try:
+            if not data:
+                await self._wire.execute("DEL", name)
+            elif self._data_ttl:
+                await self._wire.execute("SET", name, self._json(data), "PX", self._data_ttl)
+            else:
+                await self._wire.execute("SET", name, self._json(data))
+        except RedisUnavailable as exc:
+            _unavailable("set_data", exc)
+
+    async def _update_json(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
+        name = self.key_name(key, "data")
+        for _ in range(_SWAP_TRIES):
+            old = await self._get_json(key)
+            merged = {**self._json_dict(old), **data}
+            args: list[Arg] = ["0" if old is None else "1", old or b"", self._json(merged)]
+            args.append(self._data_ttl)
+            try:
+                if await _SWAP_SCRIPT(self._wire, (name,), args):
+                    return merged
+            except RedisUnavailable as exc:
+                _unavailable("update_data", exc)
+        raise RedisUnavailable(
+            f"Redis FSM storage: update_data of {name!r} kept losing to concurrent writers"
+        )
+
+    def _json(self, data: Mapping[str, Any]) -> bytes | str:
+        try:
+            return self.json_dumps(data)
+        except TypeError as exc:
+            raise StorageDataError(f"FSM data cannot be stored in Redis as JSON: {exc}") from exc
+
+    def _json_dict(self, value: bytes | str | None) -> dict[str, Any]:
+        if value is None:
+            return {}
+        data = self.json_loads(value)
+        if not isinstance(data, dict):
+            raise StorageDataError(f"the FSM data in Redis is not a JSON object: {value!r:.80}")
+        return data
 
     def _encode(self, data: Mapping[str, Any]) -> list[Arg]:
         """``[data_ttl, field, value, ...]``: the script's arguments, values in orjson."""
@@ -234,5 +353,13 @@ class RedisStorage(BaseStorage):
             args.append(encoded)
         return args
 
+    def create_isolation(self, **kwargs: Any) -> RedisEventIsolation:
+        """A ``RedisEventIsolation`` on this storage's client and key names."""
+        from .isolation import RedisEventIsolation
+
+        return RedisEventIsolation(self._wire, key_builder=self.key_builder, storage=self,
+                                   **kwargs)  # fmt: skip
+
     def __repr__(self) -> str:
-        return f"RedisStorage({self._redis!r}, key_prefix={self._prefix!r})"
+        layout = "" if self.key_builder is None else f", key_builder={self.key_builder!r}"
+        return f"RedisStorage({self._redis!r}, key_prefix={self._prefix!r}{layout})"

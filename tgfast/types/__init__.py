@@ -6,6 +6,7 @@ from ._types import *  # noqa: F403
 from .base import TelegramObject, UnionRule
 from .enum_base import TelegramEnum
 from .enums import *  # noqa: F403
+from .error_event import ErrorEvent
 from .input_file import BufferedInputFile, FSInputFile
 
 API_VERSION = "10.1"
@@ -13,6 +14,7 @@ API_VERSION = "10.1"
 __all__ = [
     "API_VERSION",
     "BufferedInputFile",
+    "ErrorEvent",
     "FSInputFile",
     "TelegramEnum",
     "TelegramObject",

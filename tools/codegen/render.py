@@ -211,10 +211,11 @@ def render_types_init(model: Model) -> str:
         + "from .base import TelegramObject, UnionRule\n"
         + "from .enum_base import TelegramEnum\n"
         + "from .enums import *  # noqa: F403\n"
+        + "from .error_event import ErrorEvent\n"
         + "from .input_file import BufferedInputFile, FSInputFile\n\n"
         + f'API_VERSION = "{model.version.removeprefix("Bot API ")}"\n\n'
         + "__all__ = [\n"
-        + '    "API_VERSION",\n    "BufferedInputFile",\n    "FSInputFile",\n'
+        + '    "API_VERSION",\n    "BufferedInputFile",\n    "ErrorEvent",\n    "FSInputFile",\n'
         + '    "TelegramEnum",\n    "TelegramObject",\n    "UnionRule",\n'
         + "    *_types.__all__,\n    *enums.__all__,\n]\n"
     )

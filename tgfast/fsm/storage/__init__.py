@@ -5,18 +5,26 @@ from __future__ import annotations
 
 from .base import (
     DEFAULT_DESTINY,
+    BaseEventIsolation,
     BaseStorage,
+    DefaultKeyBuilder,
+    KeyBuilder,
     StateType,
     StorageDataError,
     StorageError,
     StorageKey,
 )
-from .memory import MemoryStorage
+from .memory import DisabledEventIsolation, MemoryStorage, SimpleEventIsolation
 
 __all__ = [
     "DEFAULT_DESTINY",
+    "BaseEventIsolation",
     "BaseStorage",
+    "DefaultKeyBuilder",
+    "DisabledEventIsolation",
+    "KeyBuilder",
     "MemoryStorage",
+    "SimpleEventIsolation",
     "StateType",
     "StorageDataError",
     "StorageError",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncIterator, Hashable, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
-from .base import BaseStorage, StateType, StorageKey
+from ..._absent import absent
+from .base import BaseEventIsolation, BaseStorage, StateType, StorageKey
 
-__all__ = ["MemoryStorage"]
+__all__ = ["DisabledEventIsolation", "MemoryStorage", "SimpleEventIsolation"]
 
 
 class MemoryStorage(BaseStorage):
@@ -64,3 +67,54 @@ class MemoryStorage(BaseStorage):
     def __len__(self) -> int:
         """How many records hold a state or data."""
         return len(self._states.keys() | self._data.keys())
+
+
+class SimpleEventIsolation(BaseEventIsolation):
+    """One ``asyncio.Lock`` per record, in this process: updates of one record wait for
+    each other. A lock nobody holds or waits for is dropped."""
+
+    __slots__ = ("_locks",)
+
+    def __init__(self) -> None:
+        self._locks: dict[Hashable, tuple[asyncio.Lock, list[int]]] = {}
+
+    @asynccontextmanager
+    async def lock(self, key: StorageKey) -> AsyncIterator[None]:
+        entry = self._locks.get(key)
+        if entry is None:
+            entry = self._locks[key] = (asyncio.Lock(), [0])
+        lock, users = entry
+        users[0] += 1
+        try:
+            async with lock:
+                yield None
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[key]
+
+    async def close(self) -> None:
+        self._locks.clear()
+
+
+class DisabledEventIsolation(BaseEventIsolation):
+    """No isolation (the default): updates of one record may be handled at once (in
+    tgfast a chat's updates are still handled in order: ``UpdateProcessor``)."""
+
+    __slots__ = ()
+
+    @asynccontextmanager
+    async def lock(self, key: StorageKey) -> AsyncIterator[None]:
+        yield None
+
+    async def close(self) -> None:
+        pass
+
+
+__getattr__ = absent(
+    __name__,
+    {
+        "MemoryStorageRecord": "tgfast's MemoryStorage keeps states and data in two dicts, "
+        "without a record type; read them with get_state() and get_data()",
+    },
+)

@@ -1,9 +1,18 @@
-"""aiogram's path to the Redis FSM storage: ``tgfast.redis.storage.RedisStorage``,
-re-exported so that ``from aiogram.fsm.storage.redis import RedisStorage`` ports as is.
+"""aiogram's path to the Redis FSM parts: ``RedisStorage`` and ``RedisEventIsolation``
+(they live in ``tgfast.redis``), re-exported so that ``from aiogram.fsm.storage.redis
+import RedisStorage`` ports as is, with the key builders aiogram users pass them.
 Nothing here talks to Redis (``tests/test_redis_boundary.py`` checks)."""
 
 from __future__ import annotations
 
+from ...redis.isolation import DEFAULT_REDIS_LOCK_KWARGS, RedisEventIsolation
 from ...redis.storage import RedisStorage
+from .base import DefaultKeyBuilder, KeyBuilder
 
-__all__ = ["RedisStorage"]
+__all__ = [
+    "DEFAULT_REDIS_LOCK_KWARGS",
+    "DefaultKeyBuilder",
+    "KeyBuilder",
+    "RedisEventIsolation",
+    "RedisStorage",
+]

@@ -1,0 +1,7 @@
+"""aiogram's path to ``BaseMiddleware`` (it lives in ``tgfast.dispatcher.middleware``)."""
+
+from __future__ import annotations
+
+from ..middleware import BaseMiddleware, Handler, Middleware
+
+__all__ = ["BaseMiddleware", "Handler", "Middleware"]
