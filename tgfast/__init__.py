@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import methods, types
+from ._absent import install_absent_modules
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
 from .defaults import DEFAULT, BotDefaults, DefaultBotProperties
@@ -27,6 +28,8 @@ from .filters import F
 from .types import API_VERSION
 from .utils.text_decorations import html_decoration as html
 from .utils.text_decorations import markdown_decoration as md
+
+install_absent_modules()
 
 __version__ = "0.1.0"
 __speedups__: bool = SPEEDUPS
