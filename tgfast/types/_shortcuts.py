@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..defaults import DEFAULT, Default
@@ -1248,7 +1249,7 @@ class MessageShortcuts:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -2803,7 +2804,7 @@ class MessageShortcuts:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -4038,7 +4039,7 @@ class ChatShortcuts:
         self,
         user_id: int,
         *,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
         revoke_messages: bool | None = None,
         request_timeout: float | None = None,
     ) -> bool:
@@ -4110,7 +4111,7 @@ class ChatShortcuts:
         permissions: ChatPermissions,
         *,
         use_independent_chat_permissions: bool | None = None,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Restrict a member of this chat.
