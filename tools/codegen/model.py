@@ -149,9 +149,9 @@ def _field_type(f: dict[str, Any]) -> str:
 
 # What every TelegramObject has (tgfast/types/base.py): no field may shadow it.
 RESERVED = frozenset(
-    {"to_dict", "_extra", "_bot", "bot", "as_", "model_dump", "model_dump_json", "model_copy",
-     "model_validate"}
-)  # fmt: skip
+    ("to_dict", "_extra", "_bot", "bot", "as_", "model_dump", "model_dump_json")
+    + ("model_copy", "model_validate")
+)
 
 
 def _attr_name(key: str, renames: dict[str, str]) -> str:
@@ -241,10 +241,8 @@ def _mark_dates(
     """Type the Unix-time fields and parameters of ``dates.json`` as ``date``."""
     for ref in [*overrides["fields"], *overrides["not_dates"]]:
         owner, _, key = ref.partition(".")
-        fields: list[Any] = (
-            types[owner].fields if owner in types else methods[owner].params if owner in methods
-            else []
-        )  # fmt: skip
+        td, md = types.get(owner), methods.get(owner)
+        fields: list[Any] = td.fields if td else md.params if md else []
         found = [f for f in fields if getattr(f, "key", getattr(f, "name", None)) == key]
         if len(found) != 1 or found[0].tp != "int":
             raise SpecError(f"overrides/dates.json: {ref} is not an Integer field or parameter")
