@@ -432,6 +432,12 @@ async def test_model_validate_and_as_bind_the_bot(bot: Bot) -> None:
     assert msg.bot is None
     bound = tg.Message.model_validate(MESSAGE, context={"bot": bot})
     assert bound.bot is bot
+    reply = {**MESSAGE, "reply_to_message": {**MESSAGE, "message_id": 1}}
+    update = tg.Update.model_validate_json(
+        orjson.dumps({"update_id": 1, "message": reply}), context={"bot": bot}
+    )
+    assert update.message.bot is bot and update.message.reply_to_message.bot is bot
+    assert update.message.reply_to_message._bot is bot  # bound, not the handling bot
     assert msg.as_(bot) is msg and msg.bot is bot
     assert tg.Chat.model_validate(CHAT).as_(bot).full_name == "Ops"  # no bot slot: a no-op
     with pytest.raises(DecodeError, match=r"\$\.date: expected int, got str"):

@@ -172,7 +172,8 @@ class TelegramObject:
         cls: type[_T], obj: Any, *, context: dict[str, Any] | None = None, **_: Any
     ) -> _T:
         """A Telegram JSON dict (or an instance, returned as is) -> an instance, checked
-        by tgfast's decoder; ``context={"bot": bot}`` binds the bot, as in aiogram."""
+        by tgfast's decoder; ``context={"bot": bot}`` binds the bot to it and to every
+        object in it, as in aiogram."""
         if isinstance(obj, cls):
             result = obj
         elif getattr(cls, "__api_method__", ""):  # a method object: parameters as given
@@ -186,7 +187,16 @@ class TelegramObject:
 
             result = convert(cls, obj)
         bot = (context or {}).get("bot")
-        return result.as_(bot) if bot is not None else result
+        if bot is not None:
+            _bind_all(result, bot)
+        return result
+
+    @classmethod
+    def model_validate_json(
+        cls: type[_T], data: str | bytes, *, context: dict[str, Any] | None = None, **_: Any
+    ) -> _T:
+        """``model_validate`` of JSON text."""
+        return cls.model_validate(orjson.loads(data), context=context)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -241,6 +251,19 @@ def as_datetime(value: datetime | int | None) -> datetime | None:
     if isinstance(value, int):
         return _EPOCH + timedelta(seconds=value)
     return value
+
+
+def _bind_all(value: Any, bot: Bot) -> None:
+    """``as_(bot)`` on ``value`` and on every object nested in it."""
+    if isinstance(value, TelegramObject):
+        value.as_(bot)
+        for _key, attr, _tp, _req in value.__tg_fields__:
+            item = getattr(value, attr)
+            if item is not None:
+                _bind_all(item, bot)
+    elif type(value) is list:
+        for item in value:
+            _bind_all(item, bot)
 
 
 def _is_default(value: Any) -> bool:
