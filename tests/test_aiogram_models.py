@@ -29,6 +29,7 @@ from tgfast.methods import BanChatMember, SendMessage
 from tgfast.testing import FakeTelegram, updates
 from tgfast.types import _types as tg
 from tgfast.types.base import TelegramObject
+from tgfast.types.helpers import UpdateTypeLookupError
 
 DATES = json.loads(
     (Path(__file__).parents[1] / "tools/codegen/overrides/dates.json").read_text("utf-8")
@@ -258,6 +259,56 @@ def test_chat_full_name_matches_aiogram(decoder: ModuleType, chat: dict[str, Any
     }}  # fmt: skip
     theirs, ours = both("ChatFullInfo", full, decoder)
     assert ours.full_name == theirs.full_name
+
+
+@pytest.mark.parametrize(
+    "chat",
+    [
+        CHAT,
+        {"id": -1001234567890, "type": "supergroup", "title": "t"},
+        {"id": -10012345678901, "type": "channel", "title": "t", "username": "news"},
+        {"id": -42, "type": "group", "title": "t"},
+        {"id": 42, "type": "private", "first_name": "P"},
+    ],
+)
+@pytest.mark.parametrize("thread", [None, 5])
+def test_shifted_id_and_get_url_match_aiogram(
+    decoder: ModuleType, chat: dict[str, Any], thread: int | None
+) -> None:
+    data = {"message_id": 9, "date": 1, "chat": chat, "text": "x"}
+    if thread is not None:
+        data.update(message_thread_id=thread, is_topic_message=True)
+    theirs, ours = both("Message", data, decoder)
+    assert ours.chat.shifted_id == theirs.chat.shifted_id
+    for force_private in (False, True):
+        for include_thread_id in (False, True):
+            kwargs = {"force_private": force_private, "include_thread_id": include_thread_id}
+            assert ours.get_url(**kwargs) == theirs.get_url(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"message": MESSAGE},
+        {"edited_message": MESSAGE},
+        {"chat_member": MEMBER_UPDATE},
+        {"poll": POLL},
+        {"callback_query": {"id": "q", "from": ANN, "chat_instance": "1", "data": "d"}},
+    ],
+    ids=lambda e: next(iter(e)),
+)
+def test_update_event_matches_aiogram(decoder: ModuleType, event: dict[str, Any]) -> None:
+    theirs, ours = both("Update", {"update_id": 3, **event}, decoder)
+    assert ours.event_type == theirs.event_type
+    assert ours.event.model_dump(exclude_none=True) == theirs.event.model_dump(exclude_none=True)
+
+
+def test_update_of_an_unknown_kind_has_no_event_type(decoder: ModuleType) -> None:
+    update = decoder.convert(tg.Update, {"update_id": 1, "x_future_kind": {}})
+    with pytest.raises(LookupError):
+        _ = update.event_type
+    with pytest.raises(UpdateTypeLookupError):
+        _ = update.event
 
 
 PHOTO = [{"file_id": "p", "file_unique_id": "pu", "width": 1, "height": 1}]

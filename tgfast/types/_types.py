@@ -17,7 +17,7 @@ from ._shortcuts import (
     ShippingQueryShortcuts,
 )
 from .base import TelegramObject, UnionRule, as_datetime
-from .helpers import ChatHelpers, MessageHelpers, UserHelpers
+from .helpers import ChatHelpers, MessageHelpers, UpdateHelpers, UserHelpers
 
 __all__ = [
     'AcceptedGiftTypes',
@@ -698,7 +698,7 @@ class PassportElementError(TelegramObject):
     __slots__ = ()
 
 
-class Update(TelegramObject):
+class Update(TelegramObject, UpdateHelpers):
     """This object represents an incoming update.
 
     At most one of the optional fields can be present in any given update.

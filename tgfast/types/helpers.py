@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import html
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._types import Chat
     from .enums import ContentType
 
-__all__ = ["ChatHelpers", "MessageHelpers", "UserHelpers"]
+__all__ = [
+    "ChatHelpers",
+    "MessageHelpers",
+    "UpdateHelpers",
+    "UpdateTypeLookupError",
+    "UserHelpers",
+]
 
 # The characters MarkdownV2 reserves; each is escaped with a backslash in plain text.
 _MARKDOWN_V2_SPECIAL = re.compile(r"([\\_*\[\]()~`>#+\-=|{}.!])")
@@ -53,12 +60,20 @@ class UserHelpers:
 
 
 class ChatHelpers:
-    """``Chat.full_name``: the title of a group or channel, a private chat's name."""
+    """``Chat.full_name`` and ``shifted_id``, with aiogram's results."""
 
     __slots__ = ()
+    id: int
     title: str | None
     first_name: str | None
     last_name: str | None
+
+    @property
+    def shifted_id(self) -> int:
+        """The id without its ``-100`` prefix, as ``t.me/c/<id>/...`` links take it."""
+        digits = len(str(self.id).replace("-100", ""))
+        shift: int = -(10 ** (digits + 2))
+        return shift - self.id
 
     @property
     def full_name(self) -> str:
@@ -71,9 +86,24 @@ class ChatHelpers:
 
 
 class MessageHelpers:
-    """``Message.content_type``: which kind of content the message carries."""
+    """``Message.content_type`` and ``get_url``."""
 
     __slots__ = ()
+    chat: Chat
+    message_id: int
+    message_thread_id: int | None
+    is_topic_message: bool | None
+
+    def get_url(self, force_private: bool = False, include_thread_id: bool = False) -> str | None:
+        """The ``https://t.me/...`` link of the message; ``None`` in private chats and
+        basic groups, which have none."""
+        chat = self.chat
+        if chat.type in ("private", "group"):
+            return None
+        where = f"c/{chat.shifted_id}" if force_private or not chat.username else chat.username
+        if include_thread_id and self.message_thread_id and self.is_topic_message:
+            return f"https://t.me/{where}/{self.message_thread_id}/{self.message_id}"
+        return f"https://t.me/{where}/{self.message_id}"
 
     @property
     def content_type(self) -> ContentType:
@@ -81,3 +111,33 @@ class MessageHelpers:
         from ..filters.content import content_type_of  # filters import the types
 
         return content_type_of(self)
+
+
+class UpdateTypeLookupError(LookupError):
+    """The update holds no event of a kind this version of tgfast knows."""
+
+
+class UpdateHelpers:
+    """``Update.event_type`` and ``event``: the one event an update carries."""
+
+    __slots__ = ()
+
+    @property
+    def event_type(self) -> str:
+        """The kind of the update (``"message"``, ``"callback_query"``, ...)."""
+        from .update_kinds import UNKNOWN_KIND, event_of  # update_kinds imports the types
+
+        kind, _event = event_of(self)  # type: ignore[arg-type]
+        if kind == UNKNOWN_KIND:
+            raise UpdateTypeLookupError("the update holds no event of a known kind")
+        return kind
+
+    @property
+    def event(self) -> Any:
+        """The event itself (the ``Message``, the ``CallbackQuery``, ...)."""
+        from .update_kinds import UNKNOWN_KIND, event_of
+
+        kind, event = event_of(self)  # type: ignore[arg-type]
+        if kind == UNKNOWN_KIND:
+            raise UpdateTypeLookupError("the update holds no event of a known kind")
+        return event
