@@ -48,7 +48,7 @@ cdef extern from "Python.h":
     void PyList_SET_ITEM(object, Py_ssize_t, PyObject*)
     object PyFloat_FromDouble(double)
     double PyLong_AsDouble(object) except? -1.0
-    long long PyLong_AsLongLong(object) except? -1
+    long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
 
 # The CPython-internals tricks of this module all live in the C block below: objects
 # made by _PyObject_GC_New with their None slots copied in and None's count raised once
@@ -248,14 +248,15 @@ cdef class DateConv(Conv):
 
     cdef object convert(self, object v):
         cdef long long t, days, secs, z, era, doe, yoe, doy, mp, y, m, d
+        cdef int overflow = 0
         if not PyLong_CheckExact(v):
             raise _wrong("int", v)
-        if not tgfast_int64_ok(<PyObject*>v):
-            raise PathError(f"Unix time out of range (0 to {MAX_UNIX_TIME})")
-        t = PyLong_AsLongLong(v)
-        if t == self.last and self.last_value is not None:
+        # not PyLong_AsLongLong: on 3.11 it takes a slow path for ints of two digits,
+        # which every Unix time since 1970-01-13 is
+        t = PyLong_AsLongLongAndOverflow(v, &overflow)
+        if t == self.last and self.last_value is not None and not overflow:
             return self.last_value
-        if t < 0 or t > _MAX_UNIX_TIME:
+        if overflow or t < 0 or t > _MAX_UNIX_TIME:
             raise PathError(f"Unix time out of range (0 to {MAX_UNIX_TIME})")
         # days since 1970-01-01 -> civil date (H. Hinnant's days_from_civil, inverted)
         days = t // 86400
