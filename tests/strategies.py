@@ -27,6 +27,7 @@ and cached per class, depth and union constraint.
 from __future__ import annotations
 
 import inspect
+from datetime import datetime, timezone
 from functools import cache
 from typing import Any
 
@@ -68,7 +69,7 @@ ALL_CLASSES: tuple[type[TelegramObject], ...] = tuple(getattr(_types, n) for n i
 UNION_BASES: tuple[type[TelegramObject], ...] = tuple(
     c for c in ALL_CLASSES if c.__dict__.get("__tg_union__") is not None
 )
-_PRIMITIVE_NAMES = frozenset({"int", "str", "bool", "float", "true", "InputFile"})
+_PRIMITIVE_NAMES = frozenset({"int", "str", "bool", "float", "true", "InputFile", "date"})
 
 # --- primitives ------------------------------------------------------------------
 
@@ -95,6 +96,8 @@ _PRIMITIVES: dict[str, SearchStrategy[Any]] = {
     "bool": st.booleans(),
     "true": st.just(True),  # "always True" fields
     "float": floats,
+    # a Unix time from 1970 to 9999, decoded to an aware UTC datetime
+    "date": st.integers(0, 253402300799).map(lambda t: datetime.fromtimestamp(t, timezone.utc)),
 }
 
 
@@ -221,7 +224,7 @@ def _object(
             strategy = values(tp, depth=depth + 1, max_depth=max_depth)
             if kind == "exclude":
                 tags = value
-                strategy = strategy.filter(lambda v, tags=tags: all(v != t for t in tags))
+                strategy = strategy.filter(lambda v, tags=tags: all(to_json(v) != t for t in tags))
         if req or kind in ("present", "fixed", "exclude"):
             required[attr] = strategy
         elif not (at_limit and holds_objects(tp)):
@@ -368,4 +371,6 @@ def to_json(value: Any) -> Any:
         return value.to_dict()
     if isinstance(value, list):
         return [to_json(v) for v in value]
+    if isinstance(value, datetime):
+        return int(value.timestamp())
     return value

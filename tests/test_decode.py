@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import pickle
 import re
+from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any
 
@@ -130,7 +131,8 @@ def test_private_start(decoder: ModuleType) -> None:
     msg = update.message
     assert type(msg) is T.Message
     assert msg.message_id == 1365
-    assert msg.date == 1718000000
+    assert msg.date == datetime(2024, 6, 10, 6, 13, 20, tzinfo=timezone.utc)
+    assert msg.date.tzinfo is timezone.utc
     assert msg.text == "/start"
     # "from" is a keyword in Python: the attribute is from_user
     assert type(msg.from_user) is T.User
@@ -312,9 +314,9 @@ def test_reaction_types(decoder: ModuleType) -> None:
             "restricted",
             T.ChatMemberRestricted,
             {
-                name: (0 if tp == "int" else True)
+                name: (0 if tp in ("int", "date") else True)
                 for name, _attr, tp, req in T.ChatMemberRestricted.__tg_fields__
-                if req and tp in ("bool", "int")
+                if req and tp in ("bool", "int", "date")
             },
         ),
         ("left", T.ChatMemberLeft, {}),
@@ -392,7 +394,7 @@ def test_message_origin(
     assert type(msg.forward_origin) is cls
     if check is not None:
         assert getattr(msg.forward_origin, check) is not None
-        assert msg.forward_origin.date == 5
+        assert msg.forward_origin.date == datetime.fromtimestamp(5, timezone.utc)
     else:
         assert msg.forward_origin._extra == origin
     assert msg.forward_origin.to_dict() == origin
@@ -424,7 +426,7 @@ def test_maybe_inaccessible_message(decoder: ModuleType) -> None:
     live = decoder.decode_update(query({**MESSAGE, "text": "pick one"}))
     assert type(live.callback_query.message) is T.Message
     assert live.callback_query.message.text == "pick one"
-    assert live.callback_query.message.date == 1718000000
+    assert live.callback_query.message.date == datetime.fromtimestamp(1718000000, timezone.utc)
 
     # no usable date: the default variant (Message) reports what is wrong
     err = decode_error(

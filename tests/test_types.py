@@ -18,7 +18,8 @@ from tgfast.types.base import TelegramObject, UnionRule
 from tgfast.types.enum_base import TelegramEnum
 
 CLASS_IDS = [cls.__name__ for cls in ALL_CLASSES]
-PRIMITIVES = {"int", "str", "bool", "float", "true", "InputFile"}
+PRIMITIVES = {"int", "str", "bool", "float", "true", "InputFile", "date"}
+RENAMED = {("from", "from_user"), ("bot", "bot_user")}  # overrides/names.json
 ANCHOR = re.compile(r"Bot API: https://core\.telegram\.org/bots/api#([a-z0-9]+)\Z")
 
 
@@ -66,7 +67,7 @@ def test_class_shape(cls: type[TelegramObject]) -> None:
     for key, attr, tp, req in rows:
         assert isinstance(req, bool)
         assert attr.isidentifier() and not attr.startswith("_"), attr
-        assert key == attr or (key, attr) == ("from", "from_user"), (key, attr)
+        assert key == attr or (key, attr) in RENAMED, (key, attr)
         for name in type_names(tp):
             assert name in PRIMITIVES or name in _types.__all__, (cls, tp)
 
@@ -87,7 +88,8 @@ def test_class_shape(cls: type[TelegramObject]) -> None:
                 # DEFAULT: left to the bot's defaults (tools/codegen type_defaults.json)
                 assert p.default is (DEFAULT if attr in cls.__tg_defaults__ else None)
             elif p.default is not inspect.Parameter.empty:
-                assert isinstance(p.default, str)  # only discriminator constants
+                # discriminator constants, and overrides/constants.json's
+                assert isinstance(p.default, str) or p.default is True, (cls, p)
     # a generated class that is a union member lists in its base's rule
     for base in cls.__mro__[1:]:
         if base.__dict__.get("__tg_union__") is not None:

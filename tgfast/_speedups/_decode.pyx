@@ -11,6 +11,7 @@ without calling ``__init__`` or going through attribute lookup.
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.dict cimport PyDict_Next, PyDict_GetItem
 from cpython.ref cimport Py_INCREF, Py_DECREF
+from cpython.datetime cimport import_datetime, datetime_new, get_utc
 from libc.stdlib cimport calloc, free
 
 import orjson
@@ -19,7 +20,8 @@ from ..errors import DecodeError
 from ..types import _types
 from ..types.base import split_alternatives
 from ._decode_py import (
-    DEFAULT_MAX_SIZE, JSON_NAMES, PRIMITIVES, PathError, _bad_tag, expr_of, json_name,
+    DEFAULT_MAX_SIZE, JSON_NAMES, MAX_UNIX_TIME, PRIMITIVES, PathError, _bad_tag, expr_of,
+    json_name,
 )
 
 cdef extern from "Python.h":
@@ -46,6 +48,7 @@ cdef extern from "Python.h":
     void PyList_SET_ITEM(object, Py_ssize_t, PyObject*)
     object PyFloat_FromDouble(double)
     double PyLong_AsDouble(object) except? -1.0
+    long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
 
 # The CPython-internals tricks of this module all live in the C block below: objects
 # made by _PyObject_GC_New with their None slots copied in and None's count raised once
@@ -229,6 +232,51 @@ cdef class IntOrStrConv(Conv):
         if PyLong_CheckExact(v):
             return _check_int(v)
         raise _wrong("int or str", v)
+
+
+import_datetime()
+cdef object _UTC = get_utc()
+cdef long long _MAX_UNIX_TIME = MAX_UNIX_TIME
+
+
+cdef class DateConv(Conv):
+    """A Unix time -> an aware UTC datetime, built field by field (no call into
+    ``datetime.fromtimestamp``); the last one is kept, as datetimes are immutable and
+    one update's dates are often the same second."""
+    cdef long long last
+    cdef object last_value
+
+    cdef object convert(self, object v):
+        cdef long long t, days, secs, z, era, doe, yoe, doy, mp, y, m, d
+        cdef int overflow = 0
+        if not PyLong_CheckExact(v):
+            raise _wrong("int", v)
+        # not PyLong_AsLongLong: on 3.11 it takes a slow path for ints of two digits,
+        # which every Unix time since 1970-01-13 is
+        t = PyLong_AsLongLongAndOverflow(v, &overflow)
+        if t == self.last and self.last_value is not None and not overflow:
+            return self.last_value
+        if overflow or t < 0 or t > _MAX_UNIX_TIME:
+            raise PathError(f"Unix time out of range (0 to {MAX_UNIX_TIME})")
+        # days since 1970-01-01 -> civil date (H. Hinnant's days_from_civil, inverted)
+        days = t // 86400
+        secs = t - days * 86400
+        z = days + 719468
+        era = z // 146097
+        doe = z - era * 146097
+        yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+        doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+        mp = (5 * doy + 2) // 153
+        d = doy - (153 * mp + 2) // 5 + 1
+        m = mp + 3 if mp < 10 else mp - 9
+        y = yoe + era * 400 + (1 if m <= 2 else 0)
+        value = datetime_new(
+            <int>y, <int>m, <int>d, <int>(secs // 3600), <int>(secs // 60 % 60),
+            <int>(secs % 60), 0, _UTC,
+        )
+        self.last = t
+        self.last_value = value
+        return value
 
 
 cdef class AltConv(Conv):
@@ -493,6 +541,7 @@ cdef dict _PRIMITIVE_CONVS = {
     "true": BoolConv,
     "float": FloatConv,
     "int|str": IntOrStrConv,
+    "date": DateConv,
 }
 
 

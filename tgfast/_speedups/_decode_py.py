@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import types as _pytypes
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any, NoReturn, TypeVar, cast
 
 import orjson
@@ -102,6 +103,29 @@ def _float(v: Any) -> float:
     raise _wrong("float", v)
 
 
+MAX_UNIX_TIME = 253402300799
+"""9999-12-31 23:59:59 UTC, the last second a ``datetime`` holds."""
+_UTC = timezone.utc
+_last_date: list[Any] = [None, None]  # the last Unix time decoded, and its datetime
+
+
+def _date(v: Any) -> datetime:
+    """A Unix time -> an aware UTC datetime; the last one is reused (datetimes are
+    immutable, and the dates of one update are often the same second)."""
+    if type(v) is not int:
+        raise _wrong("int", v)
+    last = _last_date
+    if v == last[0]:
+        value: datetime = last[1]
+        return value
+    if not 0 <= v <= MAX_UNIX_TIME:
+        raise PathError(f"Unix time out of range (0 to {MAX_UNIX_TIME})")
+    value = datetime.fromtimestamp(v, _UTC)
+    last[0] = v
+    last[1] = value
+    return value
+
+
 def _int_or_str(v: Any) -> int | str:
     if type(v) is str:
         return v
@@ -119,6 +143,7 @@ PRIMITIVES: dict[str, tuple[Converter, str, tuple[type, ...]]] = {
     "true": (_bool, "bool", (bool,)),
     "float": (_float, "float", (float, int)),
     "int|str": (_int_or_str, "int or str", (int, str)),
+    "date": (_date, "int", (int,)),
 }
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..defaults import DEFAULT, Default, DefaultBotProperties
@@ -2245,7 +2246,7 @@ class BotAPI:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -2748,7 +2749,7 @@ class BotAPI:
         user_id: int,
         *,
         emoji_status_custom_emoji_id: str | None = None,
-        emoji_status_expiration_date: int | None = None,
+        emoji_status_expiration_date: datetime | timedelta | int | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Changes the emoji status for a given user that previously allowed the bot to manage their
@@ -2800,7 +2801,7 @@ class BotAPI:
         chat_id: int | str,
         user_id: int,
         *,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
         revoke_messages: bool | None = None,
         request_timeout: float | None = None,
     ) -> bool:
@@ -2867,7 +2868,7 @@ class BotAPI:
         permissions: ChatPermissions,
         *,
         use_independent_chat_permissions: bool | None = None,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Use this method to restrict a user in a supergroup. The bot must be an administrator in the
@@ -3157,7 +3158,7 @@ class BotAPI:
         chat_id: int | str,
         *,
         name: str | None = None,
-        expire_date: int | None = None,
+        expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
         request_timeout: float | None = None,
@@ -3197,7 +3198,7 @@ class BotAPI:
         invite_link: str,
         *,
         name: str | None = None,
-        expire_date: int | None = None,
+        expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
         request_timeout: float | None = None,
@@ -5923,7 +5924,7 @@ class BotAPI:
         chat_id: int,
         message_id: int,
         *,
-        send_date: int | None = None,
+        send_date: datetime | timedelta | int | None = None,
         request_timeout: float | None = None,
     ) -> bool:
         """Use this method to approve a suggested post in a direct messages chat. The bot must have

@@ -24,9 +24,9 @@ evaluated for every update that reaches its handler, where magic-filter's ``reso
 spends 4-7x the CPU of ``check``'s one flat loop. The routing table needs nothing from
 inside an expression: ``as_filter`` hands it ``check`` as a plain callable, and only
 ``Command`` filters are indexed (``tgfast/dispatcher/table.py``), so either ``F`` would
-route alike. What the package does not give tgfast: ``F.content_type`` on tgfast's
-slotted ``Message`` (magic-filter reads an attribute it does not have: ``None``),
-``.as_(name)`` (aiogram adds it in its own subclass), ordering tests that give
+route alike. Computed properties (``F.content_type``, ``F.from_user.full_name``) are
+class properties of the types (``tgfast/types/helpers.py``), read like fields by
+either. What the package does not give tgfast: ``.as_(name)`` (aiogram adds it in its own subclass), ordering tests that give
 ``None`` instead of raising ``TypeError`` when a link is missing (``F.caption < 3`` on
 a message without a caption), and the loud error for ``F.text(event)``.
 """
@@ -38,10 +38,8 @@ import re
 from collections.abc import Callable, Container, Iterable
 from typing import Any, NoReturn
 
-from ..types import Message
 from ..types.base import TelegramObject
 from .base import and_f, or_f
-from .content import content_type_of
 
 __all__ = ["F", "MagicFilter"]
 
@@ -119,8 +117,6 @@ class MagicFilter:
     def __getattr__(self, name: str) -> MagicFilter:
         if name.startswith("_"):
             raise AttributeError(name)
-        if name == "content_type":  # computed for Message: aiogram's F.content_type
-            return self._op(_content_type, f"{self._text}.content_type")
         return self._then(_ATTR, name, f"{self._text}.{name}")
 
     def __getitem__(self, key: Any) -> MagicFilter:
@@ -364,12 +360,6 @@ class MagicFilter:
 
 F = MagicFilter()
 """The event itself; every magic expression starts here."""
-
-
-def _content_type(value: Any, event: Any) -> Any:
-    if isinstance(value, Message):
-        return content_type_of(value)
-    return getattr(value, "content_type", None)
 
 
 def _membership(container: Any, inside: bool) -> Callable[[Any, Any], Any]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..defaults import DEFAULT, Default, DefaultBotProperties
@@ -3371,7 +3372,7 @@ class SendPoll(TelegramMethod["Message"]):
         ('explanation_entities', 'explanation_entities', '[MessageEntity]', False),
         ('explanation_media', 'explanation_media', 'InputPollMedia', False),
         ('open_period', 'open_period', 'int', False),
-        ('close_date', 'close_date', 'int', False),
+        ('close_date', 'close_date', 'date', False),
         ('is_closed', 'is_closed', 'bool', False),
         ('description', 'description', 'str', False),
         ('description_parse_mode', 'description_parse_mode', 'str', False),
@@ -3411,7 +3412,7 @@ class SendPoll(TelegramMethod["Message"]):
     explanation_entities: list[MessageEntity] | None
     explanation_media: InputPollMedia | None
     open_period: int | None
-    close_date: int | None
+    close_date: datetime | timedelta | int | None
     is_closed: bool | None
     description: str | None
     description_parse_mode: str | Default | None
@@ -3452,7 +3453,7 @@ class SendPoll(TelegramMethod["Message"]):
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -4119,19 +4120,19 @@ class SetUserEmojiStatus(TelegramMethod["bool"]):
     __tg_fields__ = (
         ('user_id', 'user_id', 'int', True),
         ('emoji_status_custom_emoji_id', 'emoji_status_custom_emoji_id', 'str', False),
-        ('emoji_status_expiration_date', 'emoji_status_expiration_date', 'int', False),
+        ('emoji_status_expiration_date', 'emoji_status_expiration_date', 'date', False),
     )
 
     user_id: int
     emoji_status_custom_emoji_id: str | None
-    emoji_status_expiration_date: int | None
+    emoji_status_expiration_date: datetime | timedelta | int | None
 
     def __init__(
         self,
         *,
         user_id: int,
         emoji_status_custom_emoji_id: str | None = None,
-        emoji_status_expiration_date: int | None = None,
+        emoji_status_expiration_date: datetime | timedelta | int | None = None,
     ) -> None:
         self.user_id = user_id
         self.emoji_status_custom_emoji_id = emoji_status_custom_emoji_id
@@ -4211,13 +4212,13 @@ class BanChatMember(TelegramMethod["bool"]):
     __tg_fields__ = (
         ('chat_id', 'chat_id', 'int|str', True),
         ('user_id', 'user_id', 'int', True),
-        ('until_date', 'until_date', 'int', False),
+        ('until_date', 'until_date', 'date', False),
         ('revoke_messages', 'revoke_messages', 'bool', False),
     )
 
     chat_id: int | str
     user_id: int
-    until_date: int | None
+    until_date: datetime | timedelta | int | None
     revoke_messages: bool | None
 
     def __init__(
@@ -4225,7 +4226,7 @@ class BanChatMember(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         user_id: int,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
         revoke_messages: bool | None = None,
     ) -> None:
         self.chat_id = chat_id
@@ -4318,14 +4319,14 @@ class RestrictChatMember(TelegramMethod["bool"]):
         ('user_id', 'user_id', 'int', True),
         ('permissions', 'permissions', 'ChatPermissions', True),
         ('use_independent_chat_permissions', 'use_independent_chat_permissions', 'bool', False),
-        ('until_date', 'until_date', 'int', False),
+        ('until_date', 'until_date', 'date', False),
     )
 
     chat_id: int | str
     user_id: int
     permissions: ChatPermissions
     use_independent_chat_permissions: bool | None
-    until_date: int | None
+    until_date: datetime | timedelta | int | None
 
     def __init__(
         self,
@@ -4334,7 +4335,7 @@ class RestrictChatMember(TelegramMethod["bool"]):
         user_id: int,
         permissions: ChatPermissions,
         use_independent_chat_permissions: bool | None = None,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
@@ -4789,14 +4790,14 @@ class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
     __tg_fields__ = (
         ('chat_id', 'chat_id', 'int|str', True),
         ('name', 'name', 'str', False),
-        ('expire_date', 'expire_date', 'int', False),
+        ('expire_date', 'expire_date', 'date', False),
         ('member_limit', 'member_limit', 'int', False),
         ('creates_join_request', 'creates_join_request', 'bool', False),
     )
 
     chat_id: int | str
     name: str | None
-    expire_date: int | None
+    expire_date: datetime | timedelta | int | None
     member_limit: int | None
     creates_join_request: bool | None
 
@@ -4805,7 +4806,7 @@ class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
         *,
         chat_id: int | str,
         name: str | None = None,
-        expire_date: int | None = None,
+        expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
     ) -> None:
@@ -4854,7 +4855,7 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
         ('chat_id', 'chat_id', 'int|str', True),
         ('invite_link', 'invite_link', 'str', True),
         ('name', 'name', 'str', False),
-        ('expire_date', 'expire_date', 'int', False),
+        ('expire_date', 'expire_date', 'date', False),
         ('member_limit', 'member_limit', 'int', False),
         ('creates_join_request', 'creates_join_request', 'bool', False),
     )
@@ -4862,7 +4863,7 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
     chat_id: int | str
     invite_link: str
     name: str | None
-    expire_date: int | None
+    expire_date: datetime | timedelta | int | None
     member_limit: int | None
     creates_join_request: bool | None
 
@@ -4872,7 +4873,7 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
         chat_id: int | str,
         invite_link: str,
         name: str | None = None,
-        expire_date: int | None = None,
+        expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
     ) -> None:
@@ -9479,19 +9480,19 @@ class ApproveSuggestedPost(TelegramMethod["bool"]):
     __tg_fields__ = (
         ('chat_id', 'chat_id', 'int', True),
         ('message_id', 'message_id', 'int', True),
-        ('send_date', 'send_date', 'int', False),
+        ('send_date', 'send_date', 'date', False),
     )
 
     chat_id: int
     message_id: int
-    send_date: int | None
+    send_date: datetime | timedelta | int | None
 
     def __init__(
         self,
         *,
         chat_id: int,
         message_id: int,
-        send_date: int | None = None,
+        send_date: datetime | timedelta | int | None = None,
     ) -> None:
         self.chat_id = chat_id
         self.message_id = message_id

@@ -206,7 +206,7 @@ def _coerce(name: str, tp: str, value: Any) -> Any:
     if type(value) is not str:
         return value
     alternatives = [tp] if tp.startswith("[") else tp.split("|")
-    if "int" in alternatives and _INT.fullmatch(value):
+    if ("int" in alternatives or "date" in alternatives) and _INT.fullmatch(value):
         return int(value)
     if "float" in alternatives:
         try:

@@ -6,6 +6,7 @@ Each returns a method object bound to the object's bot, as aiogram's do.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..defaults import DEFAULT, Default
@@ -1357,7 +1358,7 @@ class MessageShortcuts(MessageCopy):
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -3243,7 +3244,7 @@ class MessageShortcuts(MessageCopy):
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -5879,7 +5880,7 @@ class InaccessibleMessageShortcuts:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -7884,7 +7885,7 @@ class InaccessibleMessageShortcuts:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -9916,7 +9917,7 @@ class ChatJoinRequestShortcuts:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -11949,7 +11950,7 @@ class ChatJoinRequestShortcuts:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -14088,7 +14089,7 @@ class ChatMemberUpdatedShortcuts:
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
         description_parse_mode: str | Default | None = DEFAULT,
@@ -14988,7 +14989,7 @@ class ChatShortcuts:
         self,
         user_id: int,
         *,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
         revoke_messages: bool | None = None,
     ) -> BanChatMember:
         """Ban a user from this chat.
@@ -15060,7 +15061,7 @@ class ChatShortcuts:
         permissions: ChatPermissions,
         *,
         use_independent_chat_permissions: bool | None = None,
-        until_date: int | None = None,
+        until_date: datetime | timedelta | int | None = None,
     ) -> RestrictChatMember:
         """Restrict a member of this chat.
 
@@ -15473,7 +15474,7 @@ class ChatShortcuts:
         self,
         *,
         name: str | None = None,
-        expire_date: int | None = None,
+        expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
     ) -> CreateChatInviteLink:
@@ -15512,7 +15513,7 @@ class ChatShortcuts:
         invite_link: str,
         *,
         name: str | None = None,
-        expire_date: int | None = None,
+        expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
     ) -> EditChatInviteLink:

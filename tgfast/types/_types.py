@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from ..defaults import DEFAULT, Default
@@ -19,7 +20,8 @@ from ._shortcuts import (
     StickerShortcuts,
     UserShortcuts,
 )
-from .base import TelegramObject, UnionRule
+from .base import TelegramObject, UnionRule, as_datetime
+from .helpers import ChatHelpers, MessageHelpers, UpdateHelpers, UserHelpers
 
 __all__ = [
     'AcceptedGiftTypes',
@@ -700,7 +702,7 @@ class PassportElementError(TelegramObject):
     __slots__ = ()
 
 
-class Update(TelegramObject):
+class Update(TelegramObject, UpdateHelpers):
     """This object represents an incoming update.
 
     At most one of the optional fields can be present in any given update.
@@ -968,9 +970,9 @@ class WebhookInfo(TelegramObject):
         ('has_custom_certificate', 'has_custom_certificate', 'bool', True),
         ('pending_update_count', 'pending_update_count', 'int', True),
         ('ip_address', 'ip_address', 'str', False),
-        ('last_error_date', 'last_error_date', 'int', False),
+        ('last_error_date', 'last_error_date', 'date', False),
         ('last_error_message', 'last_error_message', 'str', False),
-        ('last_synchronization_error_date', 'last_synchronization_error_date', 'int', False),
+        ('last_synchronization_error_date', 'last_synchronization_error_date', 'date', False),
         ('max_connections', 'max_connections', 'int', False),
         ('allowed_updates', 'allowed_updates', '[str]', False),
     )
@@ -987,7 +989,7 @@ class WebhookInfo(TelegramObject):
     ip_address: str | None
     """Optional. Currently used webhook IP address"""
 
-    last_error_date: int | None
+    last_error_date: datetime | None
     """Optional. Unix time for the most recent error that happened when trying to deliver an update
     via webhook
     """
@@ -997,7 +999,7 @@ class WebhookInfo(TelegramObject):
     trying to deliver an update via webhook
     """
 
-    last_synchronization_error_date: int | None
+    last_synchronization_error_date: datetime | None
     """Optional. Unix time of the most recent error that happened when trying to synchronize available
     updates with Telegram datacenters
     """
@@ -1019,9 +1021,9 @@ class WebhookInfo(TelegramObject):
         has_custom_certificate: bool,
         pending_update_count: int,
         ip_address: str | None = None,
-        last_error_date: int | None = None,
+        last_error_date: datetime | int | None = None,
         last_error_message: str | None = None,
-        last_synchronization_error_date: int | None = None,
+        last_synchronization_error_date: datetime | int | None = None,
         max_connections: int | None = None,
         allowed_updates: list[str] | None = None,
     ) -> None:
@@ -1029,15 +1031,15 @@ class WebhookInfo(TelegramObject):
         self.has_custom_certificate = has_custom_certificate
         self.pending_update_count = pending_update_count
         self.ip_address = ip_address
-        self.last_error_date = last_error_date
+        self.last_error_date = as_datetime(last_error_date)
         self.last_error_message = last_error_message
-        self.last_synchronization_error_date = last_synchronization_error_date
+        self.last_synchronization_error_date = as_datetime(last_synchronization_error_date)
         self.max_connections = max_connections
         self.allowed_updates = allowed_updates
         self._extra = None
 
 
-class User(TelegramObject, UserShortcuts):
+class User(TelegramObject, UserHelpers, UserShortcuts):
     """This object represents a Telegram user or bot.
 
     Bot API: https://core.telegram.org/bots/api#user
@@ -1199,7 +1201,7 @@ class User(TelegramObject, UserShortcuts):
         self._bot = None
 
 
-class Chat(TelegramObject, ChatShortcuts):
+class Chat(TelegramObject, ChatHelpers, ChatShortcuts):
     """This object represents a chat.
 
     Bot API: https://core.telegram.org/bots/api#chat
@@ -1279,7 +1281,7 @@ class Chat(TelegramObject, ChatShortcuts):
         self._bot = None
 
 
-class ChatFullInfo(TelegramObject):
+class ChatFullInfo(TelegramObject, ChatHelpers):
     """This object contains full information about a chat.
 
     Bot API: https://core.telegram.org/bots/api#chatfullinfo
@@ -1363,7 +1365,7 @@ class ChatFullInfo(TelegramObject):
         ('profile_accent_color_id', 'profile_accent_color_id', 'int', False),
         ('profile_background_custom_emoji_id', 'profile_background_custom_emoji_id', 'str', False),
         ('emoji_status_custom_emoji_id', 'emoji_status_custom_emoji_id', 'str', False),
-        ('emoji_status_expiration_date', 'emoji_status_expiration_date', 'int', False),
+        ('emoji_status_expiration_date', 'emoji_status_expiration_date', 'date', False),
         ('bio', 'bio', 'str', False),
         ('has_private_forwards', 'has_private_forwards', 'bool', False),
         ('has_restricted_voice_and_video_messages', 'has_restricted_voice_and_video_messages', 'bool', False),
@@ -1481,7 +1483,7 @@ class ChatFullInfo(TelegramObject):
     private chat
     """
 
-    emoji_status_expiration_date: int | None
+    emoji_status_expiration_date: datetime | None
     """Optional. Expiration date of the emoji status of the chat or the other party in a private chat,
     in Unix time, if any
     """
@@ -1630,7 +1632,7 @@ class ChatFullInfo(TelegramObject):
         profile_accent_color_id: int | None = None,
         profile_background_custom_emoji_id: str | None = None,
         emoji_status_custom_emoji_id: str | None = None,
-        emoji_status_expiration_date: int | None = None,
+        emoji_status_expiration_date: datetime | int | None = None,
         bio: str | None = None,
         has_private_forwards: bool | None = None,
         has_restricted_voice_and_video_messages: bool | None = None,
@@ -1683,7 +1685,7 @@ class ChatFullInfo(TelegramObject):
         self.profile_accent_color_id = profile_accent_color_id
         self.profile_background_custom_emoji_id = profile_background_custom_emoji_id
         self.emoji_status_custom_emoji_id = emoji_status_custom_emoji_id
-        self.emoji_status_expiration_date = emoji_status_expiration_date
+        self.emoji_status_expiration_date = as_datetime(emoji_status_expiration_date)
         self.bio = bio
         self.has_private_forwards = has_private_forwards
         self.has_restricted_voice_and_video_messages = has_restricted_voice_and_video_messages
@@ -1715,7 +1717,7 @@ class ChatFullInfo(TelegramObject):
         self._extra = None
 
 
-class Message(MaybeInaccessibleMessage, MessageShortcuts):
+class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
     """This object represents a message.
 
     Bot API: https://core.telegram.org/bots/api#message
@@ -1848,7 +1850,7 @@ class Message(MaybeInaccessibleMessage, MessageShortcuts):
         ('sender_boost_count', 'sender_boost_count', 'int', False),
         ('sender_business_bot', 'sender_business_bot', 'User', False),
         ('sender_tag', 'sender_tag', 'str', False),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('guest_query_id', 'guest_query_id', 'str', False),
         ('business_connection_id', 'business_connection_id', 'str', False),
         ('chat', 'chat', 'Chat', True),
@@ -1998,7 +2000,7 @@ class Message(MaybeInaccessibleMessage, MessageShortcuts):
     sender_tag: str | None
     """Optional. Tag or custom title of the sender of the message; for supergroups only"""
 
-    date: int
+    date: datetime
     """Date the message was sent in Unix time. It is always a positive number, representing a valid
     date.
     """
@@ -2418,7 +2420,7 @@ class Message(MaybeInaccessibleMessage, MessageShortcuts):
         sender_boost_count: int | None = None,
         sender_business_bot: User | None = None,
         sender_tag: str | None = None,
-        date: int,
+        date: datetime | int,
         guest_query_id: str | None = None,
         business_connection_id: str | None = None,
         chat: Chat,
@@ -2534,7 +2536,7 @@ class Message(MaybeInaccessibleMessage, MessageShortcuts):
         self.sender_boost_count = sender_boost_count
         self.sender_business_bot = sender_business_bot
         self.sender_tag = sender_tag
-        self.date = date
+        self.date = as_datetime(date)
         self.guest_query_id = guest_query_id
         self.business_connection_id = business_connection_id
         self.chat = chat
@@ -3184,14 +3186,14 @@ class MessageOriginUser(MessageOrigin):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('sender_user', 'sender_user', 'User', True),
     )
 
     type: str
     """Type of the message origin, always "user\""""
 
-    date: int
+    date: datetime
     """Date the message was sent originally in Unix time"""
 
     sender_user: User
@@ -3201,11 +3203,11 @@ class MessageOriginUser(MessageOrigin):
         self,
         *,
         type: str = 'user',
-        date: int,
+        date: datetime | int,
         sender_user: User,
     ) -> None:
         self.type = type
-        self.date = date
+        self.date = as_datetime(date)
         self.sender_user = sender_user
         self._extra = None
 
@@ -3223,14 +3225,14 @@ class MessageOriginHiddenUser(MessageOrigin):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('sender_user_name', 'sender_user_name', 'str', True),
     )
 
     type: str
     """Type of the message origin, always "hidden_user\""""
 
-    date: int
+    date: datetime
     """Date the message was sent originally in Unix time"""
 
     sender_user_name: str
@@ -3240,11 +3242,11 @@ class MessageOriginHiddenUser(MessageOrigin):
         self,
         *,
         type: str = 'hidden_user',
-        date: int,
+        date: datetime | int,
         sender_user_name: str,
     ) -> None:
         self.type = type
-        self.date = date
+        self.date = as_datetime(date)
         self.sender_user_name = sender_user_name
         self._extra = None
 
@@ -3263,7 +3265,7 @@ class MessageOriginChat(MessageOrigin):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('sender_chat', 'sender_chat', 'Chat', True),
         ('author_signature', 'author_signature', 'str', False),
     )
@@ -3271,7 +3273,7 @@ class MessageOriginChat(MessageOrigin):
     type: str
     """Type of the message origin, always "chat\""""
 
-    date: int
+    date: datetime
     """Date the message was sent originally in Unix time"""
 
     sender_chat: Chat
@@ -3286,12 +3288,12 @@ class MessageOriginChat(MessageOrigin):
         self,
         *,
         type: str = 'chat',
-        date: int,
+        date: datetime | int,
         sender_chat: Chat,
         author_signature: str | None = None,
     ) -> None:
         self.type = type
-        self.date = date
+        self.date = as_datetime(date)
         self.sender_chat = sender_chat
         self.author_signature = author_signature
         self._extra = None
@@ -3312,7 +3314,7 @@ class MessageOriginChannel(MessageOrigin):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('chat', 'chat', 'Chat', True),
         ('message_id', 'message_id', 'int', True),
         ('author_signature', 'author_signature', 'str', False),
@@ -3321,7 +3323,7 @@ class MessageOriginChannel(MessageOrigin):
     type: str
     """Type of the message origin, always "channel\""""
 
-    date: int
+    date: datetime
     """Date the message was sent originally in Unix time"""
 
     chat: Chat
@@ -3337,13 +3339,13 @@ class MessageOriginChannel(MessageOrigin):
         self,
         *,
         type: str = 'channel',
-        date: int,
+        date: datetime | int,
         chat: Chat,
         message_id: int,
         author_signature: str | None = None,
     ) -> None:
         self.type = type
-        self.date = date
+        self.date = as_datetime(date)
         self.chat = chat
         self.message_id = message_id
         self.author_signature = author_signature
@@ -4452,7 +4454,7 @@ class PollOption(TelegramObject):
         ('voter_count', 'voter_count', 'int', True),
         ('added_by_user', 'added_by_user', 'User', False),
         ('added_by_chat', 'added_by_chat', 'Chat', False),
-        ('addition_date', 'addition_date', 'int', False),
+        ('addition_date', 'addition_date', 'date', False),
     )
 
     persistent_id: str
@@ -4482,7 +4484,7 @@ class PollOption(TelegramObject):
     creation
     """
 
-    addition_date: int | None
+    addition_date: datetime | None
     """Optional. Point in time (Unix timestamp) when the option was added; omitted if the option
     existed in the original poll
     """
@@ -4497,7 +4499,7 @@ class PollOption(TelegramObject):
         voter_count: int,
         added_by_user: User | None = None,
         added_by_chat: Chat | None = None,
-        addition_date: int | None = None,
+        addition_date: datetime | int | None = None,
     ) -> None:
         self.persistent_id = persistent_id
         self.text = text
@@ -4506,7 +4508,7 @@ class PollOption(TelegramObject):
         self.voter_count = voter_count
         self.added_by_user = added_by_user
         self.added_by_chat = added_by_chat
-        self.addition_date = addition_date
+        self.addition_date = as_datetime(addition_date)
         self._extra = None
 
 
@@ -4662,7 +4664,7 @@ class Poll(TelegramObject):
         ('explanation_entities', 'explanation_entities', '[MessageEntity]', False),
         ('explanation_media', 'explanation_media', 'PollMedia', False),
         ('open_period', 'open_period', 'int', False),
-        ('close_date', 'close_date', 'int', False),
+        ('close_date', 'close_date', 'date', False),
         ('description', 'description', 'str', False),
         ('description_entities', 'description_entities', '[MessageEntity]', False),
         ('media', 'media', 'PollMedia', False),
@@ -4733,7 +4735,7 @@ class Poll(TelegramObject):
     open_period: int | None
     """Optional. Amount of time in seconds the poll will be active after creation"""
 
-    close_date: int | None
+    close_date: datetime | None
     """Optional. Point in time (Unix timestamp) when the poll will be automatically closed"""
 
     description: str | None
@@ -4767,7 +4769,7 @@ class Poll(TelegramObject):
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: PollMedia | None = None,
         open_period: int | None = None,
-        close_date: int | None = None,
+        close_date: datetime | int | None = None,
         description: str | None = None,
         description_entities: list[MessageEntity] | None = None,
         media: PollMedia | None = None,
@@ -4789,7 +4791,7 @@ class Poll(TelegramObject):
         self.explanation_entities = explanation_entities
         self.explanation_media = explanation_media
         self.open_period = open_period
-        self.close_date = close_date
+        self.close_date = as_datetime(close_date)
         self.description = description
         self.description_entities = description_entities
         self.media = media
@@ -5347,22 +5349,22 @@ class ManagedBotCreated(TelegramObject):
     """
 
     __slots__ = (
-        'bot',
+        'bot_user',
     )
     __tg_fields__ = (
-        ('bot', 'bot', 'User', True),
+        ('bot', 'bot_user', 'User', True),
     )
 
-    bot: User
+    bot_user: User
     """Information about the bot. The bot's token can be fetched using the method getManagedBotToken.
     """
 
     def __init__(
         self,
         *,
-        bot: User,
+        bot_user: User,
     ) -> None:
-        self.bot = bot
+        self.bot_user = bot_user
         self._extra = None
 
 
@@ -5375,17 +5377,17 @@ class ManagedBotUpdated(TelegramObject):
 
     __slots__ = (
         'user',
-        'bot',
+        'bot_user',
     )
     __tg_fields__ = (
         ('user', 'user', 'User', True),
-        ('bot', 'bot', 'User', True),
+        ('bot', 'bot_user', 'User', True),
     )
 
     user: User
     """User that created the bot"""
 
-    bot: User
+    bot_user: User
     """Information about the bot. Token of the bot can be fetched using the method getManagedBotToken.
     """
 
@@ -5393,10 +5395,10 @@ class ManagedBotUpdated(TelegramObject):
         self,
         *,
         user: User,
-        bot: User,
+        bot_user: User,
     ) -> None:
         self.user = user
-        self.bot = bot
+        self.bot_user = bot_user
         self._extra = None
 
 
@@ -6195,10 +6197,10 @@ class VideoChatScheduled(TelegramObject):
         'start_date',
     )
     __tg_fields__ = (
-        ('start_date', 'start_date', 'int', True),
+        ('start_date', 'start_date', 'date', True),
     )
 
-    start_date: int
+    start_date: datetime
     """Point in time (Unix timestamp) when the video chat is supposed to be started by a chat
     administrator
     """
@@ -6206,9 +6208,9 @@ class VideoChatScheduled(TelegramObject):
     def __init__(
         self,
         *,
-        start_date: int,
+        start_date: datetime | int,
     ) -> None:
-        self.start_date = start_date
+        self.start_date = as_datetime(start_date)
         self._extra = None
 
 
@@ -6353,7 +6355,7 @@ class SuggestedPostApproved(TelegramObject):
     __tg_fields__ = (
         ('suggested_post_message', 'suggested_post_message', 'Message', False),
         ('price', 'price', 'SuggestedPostPrice', False),
-        ('send_date', 'send_date', 'int', True),
+        ('send_date', 'send_date', 'date', True),
     )
 
     suggested_post_message: Message | None
@@ -6364,7 +6366,7 @@ class SuggestedPostApproved(TelegramObject):
     price: SuggestedPostPrice | None
     """Optional. Amount paid for the post"""
 
-    send_date: int
+    send_date: datetime
     """Date when the post will be published"""
 
     def __init__(
@@ -6372,11 +6374,11 @@ class SuggestedPostApproved(TelegramObject):
         *,
         suggested_post_message: Message | None = None,
         price: SuggestedPostPrice | None = None,
-        send_date: int,
+        send_date: datetime | int,
     ) -> None:
         self.suggested_post_message = suggested_post_message
         self.price = price
-        self.send_date = send_date
+        self.send_date = as_datetime(send_date)
         self._extra = None
 
 
@@ -6587,7 +6589,7 @@ class Giveaway(TelegramObject):
     )
     __tg_fields__ = (
         ('chats', 'chats', '[Chat]', True),
-        ('winners_selection_date', 'winners_selection_date', 'int', True),
+        ('winners_selection_date', 'winners_selection_date', 'date', True),
         ('winner_count', 'winner_count', 'int', True),
         ('only_new_members', 'only_new_members', 'bool', False),
         ('has_public_winners', 'has_public_winners', 'bool', False),
@@ -6600,7 +6602,7 @@ class Giveaway(TelegramObject):
     chats: list[Chat]
     """The list of chats which the user must join to participate in the giveaway"""
 
-    winners_selection_date: int
+    winners_selection_date: datetime
     """Point in time (Unix timestamp) when winners of the giveaway will be selected"""
 
     winner_count: int
@@ -6638,7 +6640,7 @@ class Giveaway(TelegramObject):
         self,
         *,
         chats: list[Chat],
-        winners_selection_date: int,
+        winners_selection_date: datetime | int,
         winner_count: int,
         only_new_members: bool | None = None,
         has_public_winners: bool | None = None,
@@ -6648,7 +6650,7 @@ class Giveaway(TelegramObject):
         premium_subscription_month_count: int | None = None,
     ) -> None:
         self.chats = chats
-        self.winners_selection_date = winners_selection_date
+        self.winners_selection_date = as_datetime(winners_selection_date)
         self.winner_count = winner_count
         self.only_new_members = only_new_members
         self.has_public_winners = has_public_winners
@@ -6682,7 +6684,7 @@ class GiveawayWinners(TelegramObject):
     __tg_fields__ = (
         ('chat', 'chat', 'Chat', True),
         ('giveaway_message_id', 'giveaway_message_id', 'int', True),
-        ('winners_selection_date', 'winners_selection_date', 'int', True),
+        ('winners_selection_date', 'winners_selection_date', 'date', True),
         ('winner_count', 'winner_count', 'int', True),
         ('winners', 'winners', '[User]', True),
         ('additional_chat_count', 'additional_chat_count', 'int', False),
@@ -6700,7 +6702,7 @@ class GiveawayWinners(TelegramObject):
     giveaway_message_id: int
     """Identifier of the message with the giveaway in the chat"""
 
-    winners_selection_date: int
+    winners_selection_date: datetime
     """Point in time (Unix timestamp) when winners of the giveaway were selected"""
 
     winner_count: int
@@ -6743,7 +6745,7 @@ class GiveawayWinners(TelegramObject):
         *,
         chat: Chat,
         giveaway_message_id: int,
-        winners_selection_date: int,
+        winners_selection_date: datetime | int,
         winner_count: int,
         winners: list[User],
         additional_chat_count: int | None = None,
@@ -6756,7 +6758,7 @@ class GiveawayWinners(TelegramObject):
     ) -> None:
         self.chat = chat
         self.giveaway_message_id = giveaway_message_id
-        self.winners_selection_date = winners_selection_date
+        self.winners_selection_date = as_datetime(winners_selection_date)
         self.winner_count = winner_count
         self.winners = winners
         self.additional_chat_count = additional_chat_count
@@ -6931,7 +6933,7 @@ class SuggestedPostInfo(TelegramObject):
     __tg_fields__ = (
         ('state', 'state', 'str', True),
         ('price', 'price', 'SuggestedPostPrice', False),
-        ('send_date', 'send_date', 'int', False),
+        ('send_date', 'send_date', 'date', False),
     )
 
     state: str
@@ -6941,7 +6943,7 @@ class SuggestedPostInfo(TelegramObject):
     price: SuggestedPostPrice | None
     """Optional. Proposed price of the post. If the field is omitted, then the post is unpaid."""
 
-    send_date: int | None
+    send_date: datetime | None
     """Optional. Proposed send date of the post. If the field is omitted, then the post can be
     published at any time within 30 days at the sole discretion of the user or administrator who
     approves it.
@@ -6952,11 +6954,11 @@ class SuggestedPostInfo(TelegramObject):
         *,
         state: str,
         price: SuggestedPostPrice | None = None,
-        send_date: int | None = None,
+        send_date: datetime | int | None = None,
     ) -> None:
         self.state = state
         self.price = price
-        self.send_date = send_date
+        self.send_date = as_datetime(send_date)
         self._extra = None
 
 
@@ -6972,13 +6974,13 @@ class SuggestedPostParameters(TelegramObject):
     )
     __tg_fields__ = (
         ('price', 'price', 'SuggestedPostPrice', False),
-        ('send_date', 'send_date', 'int', False),
+        ('send_date', 'send_date', 'date', False),
     )
 
     price: SuggestedPostPrice | None
     """Optional. Proposed price for the post. If the field is omitted, then the post is unpaid."""
 
-    send_date: int | None
+    send_date: datetime | None
     """Optional. Proposed send date of the post. If specified, then the date must be between 300
     second and 2678400 seconds (30 days) in the future. If the field is omitted, then the post can
     be published at any time within 30 days at the sole discretion of the user who approves it.
@@ -6988,10 +6990,10 @@ class SuggestedPostParameters(TelegramObject):
         self,
         *,
         price: SuggestedPostPrice | None = None,
-        send_date: int | None = None,
+        send_date: datetime | int | None = None,
     ) -> None:
         self.price = price
-        self.send_date = send_date
+        self.send_date = as_datetime(send_date)
         self._extra = None
 
 
@@ -7668,7 +7670,7 @@ class ReplyKeyboardRemove(TelegramObject):
     def __init__(
         self,
         *,
-        remove_keyboard: bool,
+        remove_keyboard: bool = True,
         selective: bool | None = None,
     ) -> None:
         self.remove_keyboard = remove_keyboard
@@ -8105,7 +8107,7 @@ class ForceReply(TelegramObject):
     def __init__(
         self,
         *,
-        force_reply: bool,
+        force_reply: bool = True,
         input_field_placeholder: str | None = None,
         selective: bool | None = None,
     ) -> None:
@@ -8195,7 +8197,7 @@ class ChatInviteLink(TelegramObject):
         ('is_primary', 'is_primary', 'bool', True),
         ('is_revoked', 'is_revoked', 'bool', True),
         ('name', 'name', 'str', False),
-        ('expire_date', 'expire_date', 'int', False),
+        ('expire_date', 'expire_date', 'date', False),
         ('member_limit', 'member_limit', 'int', False),
         ('pending_join_request_count', 'pending_join_request_count', 'int', False),
         ('subscription_period', 'subscription_period', 'int', False),
@@ -8222,7 +8224,7 @@ class ChatInviteLink(TelegramObject):
     name: str | None
     """Optional. Invite link name"""
 
-    expire_date: int | None
+    expire_date: datetime | None
     """Optional. Point in time (Unix timestamp) when the link will expire or has been expired"""
 
     member_limit: int | None
@@ -8251,7 +8253,7 @@ class ChatInviteLink(TelegramObject):
         is_primary: bool,
         is_revoked: bool,
         name: str | None = None,
-        expire_date: int | None = None,
+        expire_date: datetime | int | None = None,
         member_limit: int | None = None,
         pending_join_request_count: int | None = None,
         subscription_period: int | None = None,
@@ -8263,7 +8265,7 @@ class ChatInviteLink(TelegramObject):
         self.is_primary = is_primary
         self.is_revoked = is_revoked
         self.name = name
-        self.expire_date = expire_date
+        self.expire_date = as_datetime(expire_date)
         self.member_limit = member_limit
         self.pending_join_request_count = pending_join_request_count
         self.subscription_period = subscription_period
@@ -8448,7 +8450,7 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
     __tg_fields__ = (
         ('chat', 'chat', 'Chat', True),
         ('from', 'from_user', 'User', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('old_chat_member', 'old_chat_member', 'ChatMember', True),
         ('new_chat_member', 'new_chat_member', 'ChatMember', True),
         ('invite_link', 'invite_link', 'ChatInviteLink', False),
@@ -8462,7 +8464,7 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
     from_user: User
     """Performer of the action, which resulted in the change"""
 
-    date: int
+    date: datetime
     """Date the change was done in Unix time"""
 
     old_chat_member: ChatMember
@@ -8489,7 +8491,7 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
         *,
         chat: Chat,
         from_user: User,
-        date: int,
+        date: datetime | int,
         old_chat_member: ChatMember,
         new_chat_member: ChatMember,
         invite_link: ChatInviteLink | None = None,
@@ -8498,7 +8500,7 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
     ) -> None:
         self.chat = chat
         self.from_user = from_user
-        self.date = date
+        self.date = as_datetime(date)
         self.old_chat_member = old_chat_member
         self.new_chat_member = new_chat_member
         self.invite_link = invite_link
@@ -8755,7 +8757,7 @@ class ChatMemberMember(ChatMember):
         ('status', 'status', 'str', True),
         ('tag', 'tag', 'str', False),
         ('user', 'user', 'User', True),
-        ('until_date', 'until_date', 'int', False),
+        ('until_date', 'until_date', 'date', False),
     )
 
     status: str
@@ -8767,7 +8769,7 @@ class ChatMemberMember(ChatMember):
     user: User
     """Information about the user"""
 
-    until_date: int | None
+    until_date: datetime | None
     """Optional. Date when the user's subscription will expire; Unix time"""
 
     def __init__(
@@ -8776,12 +8778,12 @@ class ChatMemberMember(ChatMember):
         status: str = 'member',
         tag: str | None = None,
         user: User,
-        until_date: int | None = None,
+        until_date: datetime | int | None = None,
     ) -> None:
         self.status = status
         self.tag = tag
         self.user = user
-        self.until_date = until_date
+        self.until_date = as_datetime(until_date)
         self._extra = None
 
 
@@ -8835,7 +8837,7 @@ class ChatMemberRestricted(ChatMember):
         ('can_invite_users', 'can_invite_users', 'bool', True),
         ('can_pin_messages', 'can_pin_messages', 'bool', True),
         ('can_manage_topics', 'can_manage_topics', 'bool', True),
-        ('until_date', 'until_date', 'int', True),
+        ('until_date', 'until_date', 'date', True),
     )
 
     status: str
@@ -8900,7 +8902,7 @@ class ChatMemberRestricted(ChatMember):
     can_manage_topics: bool
     """True, if the user is allowed to create forum topics"""
 
-    until_date: int
+    until_date: datetime
     """Date when restrictions will be lifted for this user; Unix time. If 0, then the user is
     restricted forever.
     """
@@ -8928,7 +8930,7 @@ class ChatMemberRestricted(ChatMember):
         can_invite_users: bool,
         can_pin_messages: bool,
         can_manage_topics: bool,
-        until_date: int,
+        until_date: datetime | int,
     ) -> None:
         self.status = status
         self.tag = tag
@@ -8950,7 +8952,7 @@ class ChatMemberRestricted(ChatMember):
         self.can_invite_users = can_invite_users
         self.can_pin_messages = can_pin_messages
         self.can_manage_topics = can_manage_topics
-        self.until_date = until_date
+        self.until_date = as_datetime(until_date)
         self._extra = None
 
 
@@ -9001,7 +9003,7 @@ class ChatMemberBanned(ChatMember):
     __tg_fields__ = (
         ('status', 'status', 'str', True),
         ('user', 'user', 'User', True),
-        ('until_date', 'until_date', 'int', True),
+        ('until_date', 'until_date', 'date', True),
     )
 
     status: str
@@ -9010,7 +9012,7 @@ class ChatMemberBanned(ChatMember):
     user: User
     """Information about the user"""
 
-    until_date: int
+    until_date: datetime
     """Date when restrictions will be lifted for this user; Unix time. If 0, then the user is banned
     forever.
     """
@@ -9020,11 +9022,11 @@ class ChatMemberBanned(ChatMember):
         *,
         status: str = 'kicked',
         user: User,
-        until_date: int,
+        until_date: datetime | int,
     ) -> None:
         self.status = status
         self.user = user
-        self.until_date = until_date
+        self.until_date = as_datetime(until_date)
         self._extra = None
 
 
@@ -9048,7 +9050,7 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         ('chat', 'chat', 'Chat', True),
         ('from', 'from_user', 'User', True),
         ('user_chat_id', 'user_chat_id', 'int', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('bio', 'bio', 'str', False),
         ('invite_link', 'invite_link', 'ChatInviteLink', False),
         ('query_id', 'query_id', 'str', False),
@@ -9069,7 +9071,7 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
     other administrator contacted the user.
     """
 
-    date: int
+    date: datetime
     """Date the request was sent in Unix time"""
 
     bio: str | None
@@ -9090,7 +9092,7 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         chat: Chat,
         from_user: User,
         user_chat_id: int,
-        date: int,
+        date: datetime | int,
         bio: str | None = None,
         invite_link: ChatInviteLink | None = None,
         query_id: str | None = None,
@@ -9098,7 +9100,7 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         self.chat = chat
         self.from_user = from_user
         self.user_chat_id = user_chat_id
-        self.date = date
+        self.date = as_datetime(date)
         self.bio = bio
         self.invite_link = invite_link
         self.query_id = query_id
@@ -10000,7 +10002,7 @@ class MessageReactionUpdated(TelegramObject):
         ('message_id', 'message_id', 'int', True),
         ('user', 'user', 'User', False),
         ('actor_chat', 'actor_chat', 'Chat', False),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('old_reaction', 'old_reaction', '[ReactionType]', True),
         ('new_reaction', 'new_reaction', '[ReactionType]', True),
     )
@@ -10017,7 +10019,7 @@ class MessageReactionUpdated(TelegramObject):
     actor_chat: Chat | None
     """Optional. The chat on behalf of which the reaction was changed, if the user is anonymous"""
 
-    date: int
+    date: datetime
     """Date of the change in Unix time"""
 
     old_reaction: list[ReactionType]
@@ -10033,7 +10035,7 @@ class MessageReactionUpdated(TelegramObject):
         message_id: int,
         user: User | None = None,
         actor_chat: Chat | None = None,
-        date: int,
+        date: datetime | int,
         old_reaction: list[ReactionType],
         new_reaction: list[ReactionType],
     ) -> None:
@@ -10041,7 +10043,7 @@ class MessageReactionUpdated(TelegramObject):
         self.message_id = message_id
         self.user = user
         self.actor_chat = actor_chat
-        self.date = date
+        self.date = as_datetime(date)
         self.old_reaction = old_reaction
         self.new_reaction = new_reaction
         self._extra = None
@@ -10062,7 +10064,7 @@ class MessageReactionCountUpdated(TelegramObject):
     __tg_fields__ = (
         ('chat', 'chat', 'Chat', True),
         ('message_id', 'message_id', 'int', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('reactions', 'reactions', '[ReactionCount]', True),
     )
 
@@ -10072,7 +10074,7 @@ class MessageReactionCountUpdated(TelegramObject):
     message_id: int
     """Unique message identifier inside the chat"""
 
-    date: int
+    date: datetime
     """Date of the change in Unix time"""
 
     reactions: list[ReactionCount]
@@ -10083,12 +10085,12 @@ class MessageReactionCountUpdated(TelegramObject):
         *,
         chat: Chat,
         message_id: int,
-        date: int,
+        date: datetime | int,
         reactions: list[ReactionCount],
     ) -> None:
         self.chat = chat
         self.message_id = message_id
-        self.date = date
+        self.date = as_datetime(date)
         self.reactions = reactions
         self._extra = None
 
@@ -10795,7 +10797,7 @@ class UniqueGiftInfo(TelegramObject):
         ('last_resale_amount', 'last_resale_amount', 'int', False),
         ('owned_gift_id', 'owned_gift_id', 'str', False),
         ('transfer_star_count', 'transfer_star_count', 'int', False),
-        ('next_transfer_date', 'next_transfer_date', 'int', False),
+        ('next_transfer_date', 'next_transfer_date', 'date', False),
     )
 
     gift: UniqueGift
@@ -10828,7 +10830,7 @@ class UniqueGiftInfo(TelegramObject):
     cannot transfer the gift
     """
 
-    next_transfer_date: int | None
+    next_transfer_date: datetime | None
     """Optional. Point in time (Unix timestamp) when the gift can be transferred. If it is in the
     past, then the gift can be transferred now.
     """
@@ -10842,7 +10844,7 @@ class UniqueGiftInfo(TelegramObject):
         last_resale_amount: int | None = None,
         owned_gift_id: str | None = None,
         transfer_star_count: int | None = None,
-        next_transfer_date: int | None = None,
+        next_transfer_date: datetime | int | None = None,
     ) -> None:
         self.gift = gift
         self.origin = origin
@@ -10850,7 +10852,7 @@ class UniqueGiftInfo(TelegramObject):
         self.last_resale_amount = last_resale_amount
         self.owned_gift_id = owned_gift_id
         self.transfer_star_count = transfer_star_count
-        self.next_transfer_date = next_transfer_date
+        self.next_transfer_date = as_datetime(next_transfer_date)
         self._extra = None
 
 
@@ -11018,7 +11020,7 @@ class OwnedGiftUnique(OwnedGift):
         ('is_saved', 'is_saved', 'bool', False),
         ('can_be_transferred', 'can_be_transferred', 'bool', False),
         ('transfer_star_count', 'transfer_star_count', 'int', False),
-        ('next_transfer_date', 'next_transfer_date', 'int', False),
+        ('next_transfer_date', 'next_transfer_date', 'date', False),
     )
 
     type: str
@@ -11053,7 +11055,7 @@ class OwnedGiftUnique(OwnedGift):
     cannot transfer the gift
     """
 
-    next_transfer_date: int | None
+    next_transfer_date: datetime | None
     """Optional. Point in time (Unix timestamp) when the gift can be transferred. If it is in the
     past, then the gift can be transferred now.
     """
@@ -11069,7 +11071,7 @@ class OwnedGiftUnique(OwnedGift):
         is_saved: bool | None = None,
         can_be_transferred: bool | None = None,
         transfer_star_count: int | None = None,
-        next_transfer_date: int | None = None,
+        next_transfer_date: datetime | int | None = None,
     ) -> None:
         self.type = type
         self.gift = gift
@@ -11079,7 +11081,7 @@ class OwnedGiftUnique(OwnedGift):
         self.is_saved = is_saved
         self.can_be_transferred = can_be_transferred
         self.transfer_star_count = transfer_star_count
-        self.next_transfer_date = next_transfer_date
+        self.next_transfer_date = as_datetime(next_transfer_date)
         self._extra = None
 
 
@@ -11797,18 +11799,18 @@ class ChatBoost(TelegramObject):
     )
     __tg_fields__ = (
         ('boost_id', 'boost_id', 'str', True),
-        ('add_date', 'add_date', 'int', True),
-        ('expiration_date', 'expiration_date', 'int', True),
+        ('add_date', 'add_date', 'date', True),
+        ('expiration_date', 'expiration_date', 'date', True),
         ('source', 'source', 'ChatBoostSource', True),
     )
 
     boost_id: str
     """Unique identifier of the boost"""
 
-    add_date: int
+    add_date: datetime
     """Point in time (Unix timestamp) when the chat was boosted"""
 
-    expiration_date: int
+    expiration_date: datetime
     """Point in time (Unix timestamp) when the boost will automatically expire, unless the booster's
     Telegram Premium subscription is prolonged
     """
@@ -11820,13 +11822,13 @@ class ChatBoost(TelegramObject):
         self,
         *,
         boost_id: str,
-        add_date: int,
-        expiration_date: int,
+        add_date: datetime | int,
+        expiration_date: datetime | int,
         source: ChatBoostSource,
     ) -> None:
         self.boost_id = boost_id
-        self.add_date = add_date
-        self.expiration_date = expiration_date
+        self.add_date = as_datetime(add_date)
+        self.expiration_date = as_datetime(expiration_date)
         self.source = source
         self._extra = None
 
@@ -11878,7 +11880,7 @@ class ChatBoostRemoved(TelegramObject):
     __tg_fields__ = (
         ('chat', 'chat', 'Chat', True),
         ('boost_id', 'boost_id', 'str', True),
-        ('remove_date', 'remove_date', 'int', True),
+        ('remove_date', 'remove_date', 'date', True),
         ('source', 'source', 'ChatBoostSource', True),
     )
 
@@ -11888,7 +11890,7 @@ class ChatBoostRemoved(TelegramObject):
     boost_id: str
     """Unique identifier of the boost"""
 
-    remove_date: int
+    remove_date: datetime
     """Point in time (Unix timestamp) when the boost was removed"""
 
     source: ChatBoostSource
@@ -11899,12 +11901,12 @@ class ChatBoostRemoved(TelegramObject):
         *,
         chat: Chat,
         boost_id: str,
-        remove_date: int,
+        remove_date: datetime | int,
         source: ChatBoostSource,
     ) -> None:
         self.chat = chat
         self.boost_id = boost_id
-        self.remove_date = remove_date
+        self.remove_date = as_datetime(remove_date)
         self.source = source
         self._extra = None
 
@@ -12131,7 +12133,7 @@ class BusinessConnection(TelegramObject):
         ('id', 'id', 'str', True),
         ('user', 'user', 'User', True),
         ('user_chat_id', 'user_chat_id', 'int', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('rights', 'rights', 'BusinessBotRights', False),
         ('is_enabled', 'is_enabled', 'bool', True),
     )
@@ -12149,7 +12151,7 @@ class BusinessConnection(TelegramObject):
     double-precision float type are safe for storing this identifier.
     """
 
-    date: int
+    date: datetime
     """Date the connection was established in Unix time"""
 
     rights: BusinessBotRights | None
@@ -12164,14 +12166,14 @@ class BusinessConnection(TelegramObject):
         id: str,
         user: User,
         user_chat_id: int,
-        date: int,
+        date: datetime | int,
         rights: BusinessBotRights | None = None,
         is_enabled: bool,
     ) -> None:
         self.id = id
         self.user = user
         self.user_chat_id = user_chat_id
-        self.date = date
+        self.date = as_datetime(date)
         self.rights = rights
         self.is_enabled = is_enabled
         self._extra = None
@@ -12282,13 +12284,13 @@ class PreparedInlineMessage(TelegramObject):
     )
     __tg_fields__ = (
         ('id', 'id', 'str', True),
-        ('expiration_date', 'expiration_date', 'int', True),
+        ('expiration_date', 'expiration_date', 'date', True),
     )
 
     id: str
     """Unique identifier of the prepared message"""
 
-    expiration_date: int
+    expiration_date: datetime
     """Expiration date of the prepared message, in Unix time. Expired prepared messages can no longer
     be used.
     """
@@ -12297,10 +12299,10 @@ class PreparedInlineMessage(TelegramObject):
         self,
         *,
         id: str,
-        expiration_date: int,
+        expiration_date: datetime | int,
     ) -> None:
         self.id = id
-        self.expiration_date = expiration_date
+        self.expiration_date = as_datetime(expiration_date)
         self._extra = None
 
 
@@ -18881,7 +18883,7 @@ class RefundedPayment(TelegramObject):
     def __init__(
         self,
         *,
-        currency: str,
+        currency: str = 'XTR',
         total_amount: int,
         invoice_payload: str,
         telegram_payment_charge_id: str,
@@ -19085,14 +19087,14 @@ class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
     )
     __tg_fields__ = (
         ('type', 'type', 'str', True),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('url', 'url', 'str', True),
     )
 
     type: str
     """Type of the state, always "succeeded\""""
 
-    date: int
+    date: datetime
     """Date the withdrawal was completed in Unix time"""
 
     url: str
@@ -19102,11 +19104,11 @@ class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
         self,
         *,
         type: str = 'succeeded',
-        date: int,
+        date: datetime | int,
         url: str,
     ) -> None:
         self.type = type
-        self.date = date
+        self.date = as_datetime(date)
         self.url = url
         self._extra = None
 
@@ -19517,7 +19519,7 @@ class StarTransaction(TelegramObject):
         ('id', 'id', 'str', True),
         ('amount', 'amount', 'int', True),
         ('nanostar_amount', 'nanostar_amount', 'int', False),
-        ('date', 'date', 'int', True),
+        ('date', 'date', 'date', True),
         ('source', 'source', 'TransactionPartner', False),
         ('receiver', 'receiver', 'TransactionPartner', False),
     )
@@ -19536,7 +19538,7 @@ class StarTransaction(TelegramObject):
     from 0 to 999999999
     """
 
-    date: int
+    date: datetime
     """Date the transaction was created in Unix time"""
 
     source: TransactionPartner | None
@@ -19555,14 +19557,14 @@ class StarTransaction(TelegramObject):
         id: str,
         amount: int,
         nanostar_amount: int | None = None,
-        date: int,
+        date: datetime | int,
         source: TransactionPartner | None = None,
         receiver: TransactionPartner | None = None,
     ) -> None:
         self.id = id
         self.amount = amount
         self.nanostar_amount = nanostar_amount
-        self.date = date
+        self.date = as_datetime(date)
         self.source = source
         self.receiver = receiver
         self._extra = None
@@ -19644,7 +19646,7 @@ class PassportFile(TelegramObject):
         ('file_id', 'file_id', 'str', True),
         ('file_unique_id', 'file_unique_id', 'str', True),
         ('file_size', 'file_size', 'int', True),
-        ('file_date', 'file_date', 'int', True),
+        ('file_date', 'file_date', 'date', True),
     )
 
     file_id: str
@@ -19658,7 +19660,7 @@ class PassportFile(TelegramObject):
     file_size: int
     """File size in bytes"""
 
-    file_date: int
+    file_date: datetime
     """Unix time when the file was uploaded"""
 
     def __init__(
@@ -19667,12 +19669,12 @@ class PassportFile(TelegramObject):
         file_id: str,
         file_unique_id: str,
         file_size: int,
-        file_date: int,
+        file_date: datetime | int,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.file_size = file_size
-        self.file_date = file_date
+        self.file_date = as_datetime(file_date)
         self._extra = None
 
 

@@ -3,17 +3,41 @@
 The generated classes only declare data: their slots, a typed ``__init__`` and
 ``__tg_fields__``, a tuple of ``(json_key, attribute, type, required)`` rows. The
 type is a small string language both decoders read once at import:
-``int``, ``str``, ``bool``, ``float``, ``true``, ``InputFile``, a class name,
+``int``, ``str``, ``bool``, ``float``, ``true``, ``InputFile``, ``date`` (a Unix
+time in JSON, an aware UTC ``datetime`` in Python, as aiogram has it), a class name,
 ``[T]`` for an array of ``T`` and ``A|B`` for alternatives.
+
+The ``model_*`` methods and ``as_`` have the names and the meaning of the pydantic
+methods aiogram's users call on its types; ``model_dump`` uses the attribute names
+(``from_user``) unless ``by_alias=True`` asks for the JSON keys (``from``).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+import copy
+import time
+from collections.abc import Collection
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, overload
+
+import orjson
 
 from ..defaults import DEFAULT
+from .binding import _has_bot_slot, current_bot
 
-__all__ = ["FieldRow", "TelegramObject", "UnionRule", "json_value", "split_alternatives"]
+if TYPE_CHECKING:
+    from ..client import Bot
+
+__all__ = [
+    "FieldRow",
+    "TelegramObject",
+    "UnionRule",
+    "as_datetime",
+    "json_value",
+    "split_alternatives",
+]
+
+_T = TypeVar("_T", bound="TelegramObject")
 
 FieldRow = tuple[str, str, str, bool]
 """One field of a generated class: JSON key, attribute name, type, required."""
@@ -70,6 +94,114 @@ class TelegramObject:
                 out.setdefault(key, value)
         return out
 
+    @property
+    def bot(self) -> Bot | None:
+        """The bot this object's shortcuts call: the one that returned it or was given
+        to ``as_``, else the bot of the update being handled, else ``None``."""
+        bot: Bot | None = getattr(self, "_bot", None)
+        return bot if bot is not None else current_bot.get()
+
+    def as_(self: _T, bot: Bot | None) -> _T:
+        """Bind ``bot`` (aiogram's ``as_``): remembered where the class has shortcuts."""
+        if _has_bot_slot(type(self)):
+            self._bot = bot
+        return self
+
+    def model_dump(
+        self,
+        *,
+        mode: Literal["python", "json"] | str = "python",
+        include: Collection[str] | None = None,
+        exclude: Collection[str] | None = None,
+        by_alias: bool | None = False,
+        exclude_none: bool = False,
+    ) -> dict[str, Any]:
+        """The fields as a dict, nested objects as dicts; dates as Unix times (as in
+        aiogram, in both modes); ``mode="json"`` leaves only JSON values."""
+        as_json = mode == "json"
+        if not as_json and mode != "python":
+            raise ValueError(f"mode must be 'python' or 'json', not {mode!r}")
+        out: dict[str, Any] = {}
+        for key, attr, _tp, _req in self.__tg_fields__:
+            if (include is not None and attr not in include) or (exclude and attr in exclude):
+                continue
+            value = getattr(self, attr)
+            if value is None and exclude_none:
+                continue
+            if as_json and _is_default(value):
+                continue  # a bot-wide default, not known without a bot
+            out[key if by_alias else attr] = _dump(value, as_json, bool(by_alias), exclude_none)
+        if self._extra:
+            for key, value in self._extra.items():
+                if (include is None or key in include) and not (exclude and key in exclude):
+                    out.setdefault(key, value)
+        return out
+
+    def model_dump_json(
+        self,
+        *,
+        include: Collection[str] | None = None,
+        exclude: Collection[str] | None = None,
+        by_alias: bool | None = False,
+        exclude_none: bool = False,
+    ) -> str:
+        """``model_dump(mode="json")`` as compact JSON text."""
+        data = self.model_dump(
+            mode="json", include=include, exclude=exclude, by_alias=by_alias,
+            exclude_none=exclude_none,
+        )  # fmt: skip
+        return orjson.dumps(data, default=_json_default).decode()
+
+    def model_copy(self: _T, *, update: dict[str, Any] | None = None, deep: bool = False) -> _T:
+        """A copy (nested objects shared unless ``deep``) with ``update``'s fields set;
+        an ``update`` key that is not a field becomes an extra field, as in aiogram."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        for name in _slot_names(cls):
+            value = getattr(self, name)
+            if deep and name != "_bot":
+                value = copy.deepcopy(value)
+            setattr(new, name, value)
+        if update:
+            fields = {attr for _key, attr, _tp, _req in cls.__tg_fields__}
+            for name, value in update.items():
+                if name in fields:
+                    setattr(new, name, value)
+                else:
+                    new._extra = {**(new._extra or {}), name: value}
+        return new
+
+    @classmethod
+    def model_validate(
+        cls: type[_T], obj: Any, *, context: dict[str, Any] | None = None, **_: Any
+    ) -> _T:
+        """A Telegram JSON dict (or an instance, returned as is) -> an instance, checked
+        by tgfast's decoder; ``context={"bot": bot}`` binds the bot to it and to every
+        object in it, as in aiogram."""
+        if isinstance(obj, cls):
+            result = obj
+        elif getattr(cls, "__api_method__", ""):  # a method object: parameters as given
+            if not isinstance(obj, dict):
+                raise TypeError(f"{cls.__name__}.model_validate takes a dict")
+            attrs = {key: attr for key, attr, _tp, _req in cls.__tg_fields__}
+            kwargs: dict[str, Any] = {attrs.get(str(k), str(k)): v for k, v in obj.items()}
+            result = cls(**kwargs)
+        else:
+            from ..decoding import convert  # the decoder imports these types
+
+            result = convert(cls, obj)
+        bot = (context or {}).get("bot")
+        if bot is not None:
+            _bind_all(result, bot)
+        return result
+
+    @classmethod
+    def model_validate_json(
+        cls: type[_T], data: str | bytes, *, context: dict[str, Any] | None = None, **_: Any
+    ) -> _T:
+        """``model_validate`` of JSON text."""
+        return cls.model_validate(orjson.loads(data), context=context)
+
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
@@ -92,12 +224,88 @@ class TelegramObject:
 
 
 def json_value(value: Any) -> Any:
-    """``value`` with every ``TelegramObject`` in it (lists included) as its ``to_dict()``."""
+    """``value`` with every ``TelegramObject`` in it (lists included) as its ``to_dict()``
+    and every ``datetime`` (or ``timedelta`` from now) as its Unix time."""
     if isinstance(value, TelegramObject):
         return value.to_dict()
     if type(value) is list:
         return [json_value(item) for item in value]
+    if isinstance(value, (datetime, timedelta)):
+        return unix_time(value)
     return value
+
+
+def unix_time(value: datetime | timedelta) -> int:
+    """A moment as the Bot API sends it; a ``timedelta`` counts from now (as aiogram's)."""
+    if isinstance(value, timedelta):
+        return int(time.time() + value.total_seconds())
+    return int(value.timestamp())
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@overload
+def as_datetime(value: datetime | int) -> datetime: ...
+@overload
+def as_datetime(value: datetime | int | None) -> datetime | None: ...
+def as_datetime(value: datetime | int | None) -> datetime | None:
+    """What a ``date`` field holds: a Unix time given to ``__init__`` as an aware UTC
+    ``datetime``, as the decoders make it; a ``datetime`` stays as it is."""
+    if isinstance(value, int):
+        return _EPOCH + timedelta(seconds=value)
+    return value
+
+
+def _bind_all(value: Any, bot: Bot) -> None:
+    """``as_(bot)`` on ``value`` and on every object nested in it."""
+    if isinstance(value, TelegramObject):
+        value.as_(bot)
+        for _key, attr, _tp, _req in value.__tg_fields__:
+            item = getattr(value, attr)
+            if item is not None:
+                _bind_all(item, bot)
+    elif type(value) is list:
+        for item in value:
+            _bind_all(item, bot)
+
+
+def _is_default(value: Any) -> bool:
+    from ..defaults import Default  # defaults imports the types for annotations only
+
+    return isinstance(value, Default)
+
+
+def _dump(value: Any, as_json: bool, by_alias: bool, exclude_none: bool) -> Any:
+    if isinstance(value, TelegramObject):
+        return value.model_dump(
+            mode="json" if as_json else "python", by_alias=by_alias, exclude_none=exclude_none
+        )
+    if type(value) is list:
+        return [_dump(item, as_json, by_alias, exclude_none) for item in value]
+    if isinstance(value, datetime) or (as_json and isinstance(value, timedelta)):
+        return unix_time(value)
+    if as_json and isinstance(value, str) and type(value) is not str:
+        return str.__str__(value)  # an enum member
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} has no JSON form")
+
+
+_SLOTS: dict[type, tuple[str, ...]] = {}
+
+
+def _slot_names(cls: type) -> tuple[str, ...]:
+    """Every slot of ``cls`` and its bases: what a copy has to carry over."""
+    names = _SLOTS.get(cls)
+    if names is None:
+        names = tuple(
+            dict.fromkeys(s for k in reversed(cls.__mro__) for s in vars(k).get("__slots__", ()))
+        )
+        _SLOTS[cls] = names
+    return names
 
 
 def split_alternatives(expr: str) -> list[str]:

@@ -7,6 +7,7 @@ writes nothing and exits 1 when a committed file differs from what it would writ
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -21,7 +22,17 @@ DEFAULT_SPEC = Path(__file__).resolve().with_name("spec") / "api.json"  # vendor
 
 def generate(spec: Path) -> dict[str, str]:
     model = load(spec)
-    return {**render_all(model), **render_client(model), **render_kinds(model)}
+    files = {**render_all(model), **render_client(model), **render_kinds(model)}
+    return {rel: _import_datetime(text) for rel, text in files.items()}
+
+
+def _import_datetime(text: str) -> str:
+    """Import what the annotations of ``date`` values name, in the modules that name it."""
+    names = [n for n in ("datetime", "timedelta") if re.search(rf"[:|] {n}\b", text)]
+    if not names:
+        return text
+    anchor = "from __future__ import annotations\n\n"
+    return text.replace(anchor, f"{anchor}from datetime import {', '.join(names)}\n", 1)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -101,6 +101,7 @@ class Model:
     defaults: dict[str, str] = field(default_factory=dict)  # parameter -> bot default
     shortcuts: list[Shortcut] = field(default_factory=list)
     shortcut_mixins: dict[str, str] = field(default_factory=dict)  # owner -> "module:Class"
+    helpers: dict[str, str] = field(default_factory=dict)  # type -> mixin of tgfast.types.helpers
 
     def carries_files(self, expr: str, _seen: frozenset[str] = frozenset()) -> bool:
         """Whether a value of this type may hold an ``InputFile`` (then uploads are possible)."""
@@ -148,9 +149,16 @@ def _field_type(f: dict[str, Any]) -> str:
     return tp
 
 
+# What every TelegramObject has (tgfast/types/base.py): no field may shadow it.
+RESERVED = frozenset(
+    ("to_dict", "_extra", "_bot", "bot", "as_", "model_dump", "model_dump_json")
+    + ("model_copy", "model_validate", "model_validate_json")
+)
+
+
 def _attr_name(key: str, renames: dict[str, str]) -> str:
     name = renames.get(key, key)
-    if keyword.iskeyword(name) or name in ("to_dict", "_extra"):
+    if keyword.iskeyword(name) or name in RESERVED:
         raise SpecError(f"field {key!r} needs a Python name in overrides/names.json")
     return name
 
@@ -213,6 +221,7 @@ def build_model(spec: dict[str, Any]) -> Model:
             raise SpecError(f"overrides/positional.json: {md.name} lacks {md.positional}")
     if positional or set(method_names) - set(methods):
         raise SpecError("overrides name methods the spec does not have")
+    _mark_dates(types, methods, _load_override("dates.json"))
     model = Model(spec["version"], spec["release_date"], types, methods, [])
     model.enums = _enums(model, _load_override("enums.json"))
     model.defaults = _defaults(model, _load_override("defaults.json"))
@@ -222,6 +231,15 @@ def build_model(spec: dict[str, Any]) -> Model:
     model.shortcut_mixins = dict(shortcut_overrides.get("mixins", {}))
     if set(model.shortcut_mixins) - {sc.owner for sc in model.shortcuts}:
         raise SpecError("overrides/shortcuts.json: a mixin for a type without shortcuts")
+    model.helpers = _load_override("helpers.json")
+    if set(model.helpers) - set(types):
+        raise SpecError("overrides/helpers.json names types the spec does not have")
+    for ref, value in _load_override("constants.json").items():
+        owner, _, key = ref.partition(".")
+        fld = next((f for f in types[owner].fields if f.key == key and f.required), None)
+        if fld is None:
+            raise SpecError(f"overrides/constants.json: {ref} is not a required field")
+        _set_default(fld, value, owner)
     return model
 
 
@@ -234,6 +252,21 @@ def _add_legacy_params(methods: dict[str, MethodDef], overrides: dict[str, Any])
                 raise SpecError(f"overrides/legacy_params.json: {method}.{name} is unknown or kept")
             doc = f"{o['description']}. Deprecated: use {o['instead']} (Telegram still accepts it)"
             md.params.append(Param(name, name, type_expr([o["type"]]), False, doc))
+
+
+def _mark_dates(
+    types: dict[str, TypeDef], methods: dict[str, MethodDef], overrides: dict[str, Any]
+) -> None:
+    """Type the Unix-time fields and parameters of ``dates.json`` as ``date``."""
+    for ref in [*overrides["fields"], *overrides["not_dates"]]:
+        owner, _, key = ref.partition(".")
+        td, md = types.get(owner), methods.get(owner)
+        fields: list[Any] = td.fields if td else md.params if md else []
+        found = [f for f in fields if getattr(f, "key", getattr(f, "name", None)) == key]
+        if len(found) != 1 or found[0].tp != "int":
+            raise SpecError(f"overrides/dates.json: {ref} is not an Integer field or parameter")
+        if ref in overrides["fields"]:
+            found[0].tp = "date"
 
 
 def snake(name: str) -> str:
@@ -379,7 +412,7 @@ def _detect_discriminator(
     return None
 
 
-def _set_default(fld: Field, value: str, owner: str) -> None:
+def _set_default(fld: Field, value: str | bool, owner: str) -> None:
     if fld.default is not None and fld.default != repr(value):
         raise SpecError(f"{owner}.{fld.key} has two constants: {fld.default} and {value!r}")
     fld.default = repr(value)

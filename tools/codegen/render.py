@@ -30,11 +30,18 @@ def split_alternatives(expr: str) -> list[str]:
     return parts
 
 
-def annotation(expr: str, model: Model) -> str:
+SENT_DATE = "datetime | timedelta | int"
+"""What a ``date`` parameter takes: a moment, a time from now, or a Unix time."""
+
+
+def annotation(expr: str, model: Model, date: str = SENT_DATE) -> str:
+    """The Python annotation of a type expression; ``date`` is what ``date`` becomes."""
     out = []
     for alt in split_alternatives(expr):
         if alt.startswith("["):
-            out.append(f"list[{annotation(alt[1:-1], model)}]")
+            out.append(f"list[{annotation(alt[1:-1], model, date)}]")
+        elif alt == "date":
+            out.append(date)
         elif alt == "true":
             out.append("bool")
         elif alt == "InputFile":  # an upload, or its JSON form: a file_id, URL or attach://
@@ -78,6 +85,8 @@ def _class(td: TypeDef, model: Model) -> Iterator[str]:
     bases = td.bases or ["TelegramObject"]
     slots = [repr(f.attr) for f in td.fields]
     bound = td.name in {sc.owner for sc in model.shortcuts}
+    if td.name in model.helpers:  # hand-written properties (tgfast/types/helpers.py)
+        bases = [*bases, model.helpers[td.name]]
     if bound:  # shortcuts remember the bot that produced the object
         bases = [*bases, f"{td.name}Shortcuts"]
         slots.append("'_bot'")
@@ -91,7 +100,7 @@ def _class(td: TypeDef, model: Model) -> Iterator[str]:
     if filled:
         yield f"    __tg_defaults__ = {filled!r}\n"
     for f in td.fields:
-        yield f"\n    {f.attr}: {_field_annotation(f, model)}\n"
+        yield f"\n    {f.attr}: {_field_annotation(f, model, 'datetime')}\n"
         yield _docstring([f.description], "    ")
     yield "\n"
     yield from _init(td.fields, model)
@@ -99,24 +108,30 @@ def _class(td: TypeDef, model: Model) -> Iterator[str]:
         yield "        self._bot = None\n"
 
 
-def _field_annotation(f: Field, model: Model) -> str:
-    ann = annotation(f.tp, model)
+def _field_annotation(f: Field, model: Model, date: str = "datetime") -> str:
+    """A field as read: a ``date`` is always a ``datetime`` there."""
+    ann = annotation(f.tp, model, date)
     if f.bot_default:
         return f"{ann} | Default | None"
     return ann if f.required else f"{ann} | None"
 
 
+INIT_DATE = "datetime | int"
+"""What a ``date`` field of a type takes: ``__init__`` turns a Unix time into a datetime."""
+
+
 def _init(fields: list[Field], model: Model) -> Iterator[str]:
     params = []
     for f in fields:
+        ann = annotation(f.tp, model, INIT_DATE)
         if f.default is not None:
-            params.append(f"{f.attr}: {annotation(f.tp, model)} = {f.default}")
+            params.append(f"{f.attr}: {ann} = {f.default}")
         elif f.bot_default:
-            params.append(f"{f.attr}: {_field_annotation(f, model)} = DEFAULT")
+            params.append(f"{f.attr}: {_field_annotation(f, model, INIT_DATE)} = DEFAULT")
         elif f.required:
-            params.append(f"{f.attr}: {annotation(f.tp, model)}")
+            params.append(f"{f.attr}: {ann}")
         else:
-            params.append(f"{f.attr}: {annotation(f.tp, model)} | None = None")
+            params.append(f"{f.attr}: {ann} | None = None")
     if params:
         yield "    def __init__(\n        self,\n        *,\n"
         yield "".join(f"        {p},\n" for p in params)
@@ -124,7 +139,8 @@ def _init(fields: list[Field], model: Model) -> Iterator[str]:
     else:
         yield "    def __init__(self) -> None:\n"
     for f in fields:
-        yield f"        self.{f.attr} = {f.attr}\n"
+        value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
+        yield f"        self.{f.attr} = {value}\n"
     yield "        self._extra = None\n"
 
 
@@ -165,8 +181,9 @@ def render_types(model: Model) -> str:
         "from ._shortcuts import (\n",
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",
-        "from .base import TelegramObject, UnionRule\n\n",
-        "__all__ = [\n",
+        "from .base import TelegramObject, UnionRule, as_datetime\n",
+        f"from .helpers import {', '.join(sorted(set(model.helpers.values())))}\n",
+        "\n__all__ = [\n",
         *(f"    {name!r},\n" for name in sorted(model.types)),
         "]\n",
     ]

@@ -1,0 +1,143 @@
+"""Computed properties of some types that aiogram's users rely on, as slot-less mixins.
+
+The generator adds each mixin to the bases of its type (``overrides/helpers.json``);
+being properties on the class, they are visible to ``F`` (``F.from_user.full_name``)
+like any field.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._types import Chat
+    from .enums import ContentType
+
+__all__ = [
+    "ChatHelpers",
+    "MessageHelpers",
+    "UpdateHelpers",
+    "UpdateTypeLookupError",
+    "UserHelpers",
+]
+
+# The characters MarkdownV2 reserves; each is escaped with a backslash in plain text.
+_MARKDOWN_V2_SPECIAL = re.compile(r"([\\_*\[\]()~`>#+\-=|{}.!])")
+
+
+class UserHelpers:
+    """``User.full_name``, ``url`` and mentions, with aiogram's results."""
+
+    __slots__ = ()
+    id: int
+    first_name: str
+    last_name: str | None
+
+    @property
+    def full_name(self) -> str:
+        """First and last name, or the first name alone."""
+        if self.last_name:
+            return f"{self.first_name} {self.last_name}"
+        return self.first_name
+
+    @property
+    def url(self) -> str:
+        """The link that opens this user's profile: ``tg://user?id=<id>``."""
+        return f"tg://user?id={self.id}"
+
+    def mention_html(self, name: str | None = None) -> str:
+        """A link to the user for ``parse_mode="HTML"``: ``name`` or the full name, escaped."""
+        text = self.full_name if name is None else name
+        return f'<a href="{self.url}">{html.escape(text, quote=False)}</a>'
+
+    def mention_markdown(self, name: str | None = None) -> str:
+        """A link to the user for ``parse_mode="MarkdownV2"``, the name escaped."""
+        text = self.full_name if name is None else name
+        escaped = _MARKDOWN_V2_SPECIAL.sub(r"\\\1", text)
+        return f"[{escaped}]({self.url})"
+
+
+class ChatHelpers:
+    """``Chat.full_name`` and ``shifted_id``, with aiogram's results."""
+
+    __slots__ = ()
+    id: int
+    title: str | None
+    first_name: str | None
+    last_name: str | None
+
+    @property
+    def shifted_id(self) -> int:
+        """The id without its ``-100`` prefix, as ``t.me/c/<id>/...`` links take it."""
+        digits = len(str(self.id).replace("-100", ""))
+        shift: int = -(10 ** (digits + 2))
+        return shift - self.id
+
+    @property
+    def full_name(self) -> str:
+        """The title, else first and last name (as aiogram's)."""
+        if self.title is not None:
+            return self.title
+        if self.last_name is not None:
+            return f"{self.first_name} {self.last_name}"
+        return f"{self.first_name}"
+
+
+class MessageHelpers:
+    """``Message.content_type`` and ``get_url``."""
+
+    __slots__ = ()
+    chat: Chat
+    message_id: int
+    message_thread_id: int | None
+    is_topic_message: bool | None
+
+    def get_url(self, force_private: bool = False, include_thread_id: bool = False) -> str | None:
+        """The ``https://t.me/...`` link of the message; ``None`` in private chats and
+        basic groups, which have none."""
+        chat = self.chat
+        if chat.type in ("private", "group"):
+            return None
+        where = f"c/{chat.shifted_id}" if force_private or not chat.username else chat.username
+        if include_thread_id and self.message_thread_id and self.is_topic_message:
+            return f"https://t.me/{where}/{self.message_thread_id}/{self.message_id}"
+        return f"https://t.me/{where}/{self.message_id}"
+
+    @property
+    def content_type(self) -> ContentType:
+        """The ``ContentType`` whose field is set (``"unknown"`` when none is)."""
+        from ..filters.content import content_type_of  # filters import the types
+
+        return content_type_of(self)
+
+
+class UpdateTypeLookupError(LookupError):
+    """The update holds no event of a kind this version of tgfast knows."""
+
+
+class UpdateHelpers:
+    """``Update.event_type`` and ``event``: the one event an update carries."""
+
+    __slots__ = ()
+
+    @property
+    def event_type(self) -> str:
+        """The kind of the update (``"message"``, ``"callback_query"``, ...)."""
+        from .update_kinds import UNKNOWN_KIND, event_of  # update_kinds imports the types
+
+        kind, _event = event_of(self)  # type: ignore[arg-type]
+        if kind == UNKNOWN_KIND:
+            raise UpdateTypeLookupError("the update holds no event of a known kind")
+        return kind
+
+    @property
+    def event(self) -> Any:
+        """The event itself (the ``Message``, the ``CallbackQuery``, ...)."""
+        from .update_kinds import UNKNOWN_KIND, event_of
+
+        kind, event = event_of(self)  # type: ignore[arg-type]
+        if kind == UNKNOWN_KIND:
+            raise UpdateTypeLookupError("the update holds no event of a known kind")
+        return event
