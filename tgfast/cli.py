@@ -34,7 +34,7 @@ from aiohttp import web
 from . import __speedups__, __version__
 from .client import Bot, TelegramServer
 from .client.session import check_base_url
-from .defaults import BotDefaults
+from .defaults import DefaultBotProperties
 from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
 from .fsm.storage.base import StorageError
 from .server.loader import App, AppLoadError, load_app, load_dispatcher
@@ -631,9 +631,9 @@ def _server(args: argparse.Namespace) -> TelegramServer:
     return TelegramServer(args.api_url, local=True, local_dir=args.local_dir)
 
 
-def _defaults(args: argparse.Namespace) -> BotDefaults | None:
+def _defaults(args: argparse.Namespace) -> DefaultBotProperties | None:
     parse_mode = getattr(args, "parse_mode", None)
-    return None if parse_mode is None else BotDefaults(parse_mode=parse_mode)
+    return None if parse_mode is None else DefaultBotProperties(parse_mode=parse_mode)
 
 
 def _app(args: argparse.Namespace) -> App:
