@@ -16,14 +16,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import aiogram
 import aiogram.methods as ai_methods
 import aiogram.types as ai
 import orjson
 import pytest
+from aiogram.client.default import DefaultBotProperties as AiogramDefaults
+from aiogram.client.session.aiohttp import AiohttpSession as AiogramSession
+from aiogram.client.telegram import TelegramAPIServer as AiogramServer
 from pydantic import BaseModel
 
 import tgfast.methods as tg_methods
-from tgfast import Bot, DecodeError, Dispatcher, F, Router
+from tgfast import Bot, DecodeError, DefaultBotProperties, Dispatcher, F, Router
 from tgfast.filters.magic import MagicFilter
 from tgfast.methods import BanChatMember, SendMessage
 from tgfast.testing import FakeTelegram, updates
@@ -525,3 +529,26 @@ async def test_message_bot_is_the_handling_bot() -> None:
             offline, orjson.dumps(updates.update(message=updates.message("hi")))
         )
     assert seen == [(offline, offline, datetime.fromtimestamp(1_700_000_000, UTC))]
+
+
+async def test_as_reply_parameters_sends_what_aiogram_sends() -> None:
+    """The bot's parse mode fills quote_parse_mode when the reply is sent, as aiogram's."""
+    body = {"message_id": 5, "date": 1, "chat": {"id": 9, "type": "private"}, "text": "q"}
+    sent = []
+    for framework in ("aiogram", "tgfast"):
+        async with FakeTelegram() as fake:
+            fake.add_update({"message": body})  # the fake learns the message replied to
+            if framework == "aiogram":
+                session = AiogramSession(api=AiogramServer.from_base(fake.url))
+                theirs = aiogram.Bot(fake.token, session, AiogramDefaults(parse_mode="HTML"))
+                reply = ai.Message.model_validate(body).as_reply_parameters(quote="q")
+                await theirs.send_message(9, "a", reply_parameters=reply)
+                await session.close()
+            else:
+                defaults = DefaultBotProperties(parse_mode="HTML")
+                async with Bot(fake.token, server=fake.url, default=defaults) as ours:
+                    reply = tg.Message.model_validate(body).as_reply_parameters(quote="q")
+                    await ours.send_message(9, "a", reply_parameters=reply)
+            sent.append(fake.calls_to("sendMessage")[0].params)
+    assert sent[0] == sent[1]
+    assert sent[1]["reply_parameters"]["quote_parse_mode"] == "HTML"

@@ -194,3 +194,24 @@ def test_link_helpers() -> None:
     assert markdown.link("t", "https://x/(a)") == "[t](https://x/(a\\))"
     assert markdown.hspoiler("a<") == "<tg-spoiler>a&lt;</tg-spoiler>"
     assert markdown.spoiler("a.") == "||a\\.||"
+
+
+@pytest.mark.parametrize("field", ["text", "caption"])
+def test_message_html_text_and_md_text_match_aiogram(field: str) -> None:
+    body: dict[str, Any] = {
+        "message_id": 1,
+        "date": 1_700_000_000,
+        "chat": {"id": 1, "type": "private"},
+        field: "Hi 👍 <you> & *me*.",
+        ("entities" if field == "text" else "caption_entities"): [
+            {"type": "bold", "offset": 0, "length": 5},
+            {"type": "text_link", "offset": 6, "length": 5, "url": "https://x/"},
+        ],
+    }
+    if field == "caption":
+        body["photo"] = [{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}]
+    ours = tgfast.types.Message.model_validate(body)
+    theirs = aiogram.types.Message.model_validate(body)
+    assert ours.html_text == theirs.html_text
+    assert ours.md_text == theirs.md_text
+    assert ours.html_text.startswith("<b>Hi 👍</b> <a href")

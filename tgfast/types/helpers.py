@@ -7,12 +7,13 @@ like any field.
 
 from __future__ import annotations
 
-import html
-import re
 from typing import TYPE_CHECKING, Any
 
+from ..defaults import DEFAULT, Default
+from ..utils.text_decorations import TextDecoration, html_decoration, markdown_decoration
+
 if TYPE_CHECKING:
-    from ._types import Chat
+    from ._types import Chat, MessageEntity, ReplyParameters
     from .enums import ContentType
 
 __all__ = [
@@ -22,9 +23,6 @@ __all__ = [
     "UpdateTypeLookupError",
     "UserHelpers",
 ]
-
-# The characters MarkdownV2 reserves; each is escaped with a backslash in plain text.
-_MARKDOWN_V2_SPECIAL = re.compile(r"([\\_*\[\]()~`>#+\-=|{}.!])")
 
 
 class UserHelpers:
@@ -50,13 +48,12 @@ class UserHelpers:
     def mention_html(self, name: str | None = None) -> str:
         """A link to the user for ``parse_mode="HTML"``: ``name`` or the full name, escaped."""
         text = self.full_name if name is None else name
-        return f'<a href="{self.url}">{html.escape(text, quote=False)}</a>'
+        return html_decoration.link(html_decoration.quote(text), self.url)
 
     def mention_markdown(self, name: str | None = None) -> str:
         """A link to the user for ``parse_mode="MarkdownV2"``, the name escaped."""
         text = self.full_name if name is None else name
-        escaped = _MARKDOWN_V2_SPECIAL.sub(r"\\\1", text)
-        return f"[{escaped}]({self.url})"
+        return markdown_decoration.link(markdown_decoration.quote(text), self.url)
 
 
 class ChatHelpers:
@@ -86,13 +83,56 @@ class ChatHelpers:
 
 
 class MessageHelpers:
-    """``Message.content_type`` and ``get_url``."""
+    """``Message.content_type``, ``get_url``, ``html_text``/``md_text`` and
+    ``as_reply_parameters``."""
 
     __slots__ = ()
     chat: Chat
     message_id: int
     message_thread_id: int | None
     is_topic_message: bool | None
+    text: str | None
+    caption: str | None
+    entities: list[MessageEntity] | None
+    caption_entities: list[MessageEntity] | None
+
+    @property
+    def html_text(self) -> str:
+        """The text (or caption) with its entities as Telegram HTML: what to send to
+        repeat the message with its formatting."""
+        return self._unparsed(html_decoration)
+
+    @property
+    def md_text(self) -> str:
+        """The text (or caption) with its entities as MarkdownV2."""
+        return self._unparsed(markdown_decoration)
+
+    def _unparsed(self, decoration: TextDecoration) -> str:
+        if self.text is not None:
+            return decoration.unparse(self.text, self.entities)
+        return decoration.unparse(self.caption or "", self.caption_entities)
+
+    def as_reply_parameters(
+        self,
+        allow_sending_without_reply: bool | Default | None = DEFAULT,
+        quote: str | None = None,
+        quote_parse_mode: str | Default | None = DEFAULT,
+        quote_entities: list[MessageEntity] | None = None,
+        quote_position: int | None = None,
+    ) -> ReplyParameters:
+        """``ReplyParameters`` that reply to this message (the bot's defaults fill the
+        parameters left out, when it is sent)."""
+        from ._types import ReplyParameters
+
+        return ReplyParameters(
+            message_id=self.message_id,
+            chat_id=self.chat.id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            quote=quote,
+            quote_parse_mode=quote_parse_mode,
+            quote_entities=quote_entities,
+            quote_position=quote_position,
+        )
 
     def get_url(self, force_private: bool = False, include_thread_id: bool = False) -> str | None:
         """The ``https://t.me/...`` link of the message; ``None`` in private chats and
