@@ -42,3 +42,38 @@ def test_every_listed_module_is_really_absent() -> None:
             importlib.import_module(module)
     with pytest.raises(ModuleNotFoundError, match="No module named 'tgfast.no_such_thing'"):
         importlib.import_module("tgfast.no_such_thing")  # anything else: Python's own error
+
+
+# aiogram's per-object modules whose object tgfast lacks (names checked elsewhere, with
+# reasons: Bot API 10.2+ objects, aiogram-only enums)
+def _aiogram_objects(module: str) -> list[str]:
+    mod = importlib.import_module(module)
+    return [
+        name
+        for name, value in vars(mod).items()
+        if isinstance(value, type) and value.__module__ == module and not name.startswith("_")
+    ]
+
+
+PER_OBJECT_MODULES = sorted(
+    info.name
+    for info in pkgutil.walk_packages(aiogram.__path__, "aiogram.")
+    if info.name.startswith(PER_OBJECT)
+)
+
+
+@pytest.mark.parametrize("name", PER_OBJECT_MODULES)
+def test_each_per_object_module_is_here(name: str) -> None:
+    """``from tgfast.types.message import Message`` and the like, as aiogram's."""
+    twin = "tgfast" + name[len("aiogram") :]
+    package = twin.rpartition(".")[0]
+    expected = _aiogram_objects(name)
+    exported = set(importlib.import_module(package).__all__)
+    if not expected or not set(expected) & exported:
+        return  # an object tgfast does not have: its name's own test says why
+    module = importlib.import_module(twin)
+    for object_name in expected:
+        if object_name in exported:
+            assert getattr(module, object_name) is getattr(
+                importlib.import_module(package), object_name
+            )
