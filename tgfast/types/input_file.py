@@ -8,12 +8,12 @@ out as JSON. Only calls holding an ``InputFile`` become multipart uploads.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 from ._types import InputFile
 
-__all__ = ["BufferedInputFile", "FSInputFile", "InputFile"]
+__all__ = ["BufferedInputFile", "FSInputFile", "InputFile", "URLInputFile"]
 
 CHUNK_SIZE = 64 * 1024
 
@@ -93,3 +93,46 @@ class BufferedInputFile(_Upload):
 
     def __repr__(self) -> str:
         return f"BufferedInputFile(<{len(self.data)} bytes>, filename={self.filename!r})"
+
+
+class URLInputFile(_Upload):
+    """A file on the web, fetched while the call is sent and streamed on to Telegram
+    (for a URL Telegram cannot fetch itself: headers, a private host, a size over
+    Telegram's URL limits). Fetched again on every attempt."""
+
+    __slots__ = ("chunk_size", "headers", "timeout", "url")
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        filename: str | None = None,
+        chunk_size: int = CHUNK_SIZE,
+        timeout: float = 30,
+        *,
+        content_type: str | None = None,
+    ) -> None:
+        self.url = url
+        self.headers = dict(headers or {})
+        self.filename = filename or url.rsplit("/", 1)[-1].partition("?")[0] or "file"
+        self.content_type = content_type
+        self.chunk_size = chunk_size
+        self.timeout = timeout
+        self._extra = None
+
+    async def _read(self) -> AsyncIterator[bytes]:
+        import aiohttp  # only uploads from a URL need it here
+
+        timeout = aiohttp.ClientTimeout(total=self.timeout)
+        async with (
+            aiohttp.ClientSession(timeout=timeout) as session,
+            session.get(self.url, headers=self.headers, raise_for_status=True) as response,
+        ):
+            async for chunk in response.content.iter_chunked(self.chunk_size):
+                yield chunk
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self._read()
+
+    def __repr__(self) -> str:
+        return f"URLInputFile({self.url!r}, filename={self.filename!r})"

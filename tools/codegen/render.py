@@ -223,18 +223,20 @@ def render_types_init(model: Model) -> str:
     return (
         HEADER.format(version=model.version, date=model.release_date)
         + '"""The Bot API types, their enums, and the base they share."""\n\n'
-        + "from . import _types, enums\n"
+        + "from . import _types, aiogram_names, enums\n"
         + "from ._types import *  # noqa: F403\n"
+        + "from .aiogram_names import *  # noqa: F403\n"
+        + "from .aiogram_names import __getattr__ as __getattr__\n"
         + "from .base import TelegramObject, UnionRule\n"
         + "from .enum_base import TelegramEnum\n"
         + "from .enums import *  # noqa: F403\n"
         + "from .error_event import ErrorEvent\n"
-        + "from .input_file import BufferedInputFile, FSInputFile\n\n"
+        + "from .input_file import BufferedInputFile, FSInputFile, URLInputFile\n\n"
         + f'API_VERSION = "{model.version.removeprefix("Bot API ")}"\n\n'
         + "__all__ = [\n"
         + '    "API_VERSION",\n    "BufferedInputFile",\n    "ErrorEvent",\n    "FSInputFile",\n'
-        + '    "TelegramEnum",\n    "TelegramObject",\n    "UnionRule",\n'
-        + "    *_types.__all__,\n    *enums.__all__,\n]\n"
+        + '    "TelegramEnum",\n    "TelegramObject",\n    "URLInputFile",\n    "UnionRule",\n'
+        + "    *_types.__all__,\n    *aiogram_names.__all__,\n    *enums.__all__,\n]\n"
     )
 
 

@@ -1,0 +1,110 @@
+"""The names aiogram exports from ``aiogram.types`` that are not Bot API types.
+
+aiogram names each union of the spec ``XxxUnion`` (a typing alias); tgfast's union is
+the base class ``Xxx`` every variant inherits, so ``XxxUnion`` is that class (usable in
+``isinstance`` and annotations alike). The few unions of plain values are aliases of the
+same values. What aiogram has from a later Bot API, or of its own, raises an ImportError
+that says why.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from .._absent import absent
+from . import _types as t
+
+__all__ = [
+    "BackgroundFillUnion",
+    "BackgroundTypeUnion",
+    "BotCommandScopeUnion",
+    "ChatBoostSourceUnion",
+    "ChatIdUnion",
+    "ChatMemberUnion",
+    "DateTime",
+    "DateTimeUnion",
+    "InlineQueryResultUnion",
+    "InputFileUnion",
+    "InputMediaUnion",
+    "InputMessageContentUnion",
+    "InputPaidMediaUnion",
+    "InputPollOptionUnion",
+    "InputProfilePhotoUnion",
+    "InputStoryContentUnion",
+    "MaybeInaccessibleMessageUnion",
+    "MediaUnion",
+    "MenuButtonUnion",
+    "MessageOriginUnion",
+    "OwnedGiftUnion",
+    "PaidMediaUnion",
+    "PassportElementErrorUnion",
+    "ReactionTypeUnion",
+    "ReplyMarkupUnion",
+    "ResultChatMemberUnion",
+    "ResultMenuButtonUnion",
+    "RevenueWithdrawalStateUnion",
+    "RichBlockUnion",
+    "RichTextUnion",
+    "StoryAreaTypeUnion",
+    "TransactionPartnerUnion",
+]
+
+BackgroundFillUnion = t.BackgroundFill
+BackgroundTypeUnion = t.BackgroundType
+BotCommandScopeUnion = t.BotCommandScope
+ChatBoostSourceUnion = t.ChatBoostSource
+ChatMemberUnion = ResultChatMemberUnion = t.ChatMember
+InlineQueryResultUnion = t.InlineQueryResult
+InputMediaUnion = MediaUnion = t.InputMedia
+InputMessageContentUnion = t.InputMessageContent
+InputPaidMediaUnion = t.InputPaidMedia
+InputProfilePhotoUnion = t.InputProfilePhoto
+InputStoryContentUnion = t.InputStoryContent
+MaybeInaccessibleMessageUnion = t.MaybeInaccessibleMessage
+MenuButtonUnion = ResultMenuButtonUnion = t.MenuButton
+MessageOriginUnion = t.MessageOrigin
+OwnedGiftUnion = t.OwnedGift
+PaidMediaUnion = t.PaidMedia
+PassportElementErrorUnion = t.PassportElementError
+ReactionTypeUnion = t.ReactionType
+RevenueWithdrawalStateUnion = t.RevenueWithdrawalState
+RichBlockUnion = t.RichBlock
+RichTextUnion = t.RichText
+StoryAreaTypeUnion = t.StoryAreaType
+TransactionPartnerUnion = t.TransactionPartner
+
+ChatIdUnion = int | str
+DateTime = datetime
+DateTimeUnion = datetime | timedelta | int
+InputFileUnion = str | t.InputFile
+InputPollOptionUnion = str | t.InputPollOption
+ReplyMarkupUnion = (
+    t.InlineKeyboardMarkup | t.ReplyKeyboardMarkup | t.ReplyKeyboardRemove | t.ForceReply
+)
+
+_LATER_API = "new in Bot API 10.2 or later; tgfast follows 10.1 (its vendored spec)"
+_REMOVED = "removed from the Bot API"
+_ABSENT: dict[str, str] = dict.fromkeys(
+    [
+        "BotSubscriptionUpdated", "Community", "CommunityChatAdded", "CommunityChatJoined",
+        "CommunityChatRemoved", "DisabledButton", "EphemeralMessageParameters",
+        "InputMediaVoiceNote", "InputRichMessageMedia", "InputRichMessageMediaUnion",
+        "InputPollMediaUnion", "InputPollOptionMediaUnion", "InputRichBlockUnion",
+        "MessageGenerationStopped", "RichBlockButtons", "RichBlockDocument",
+        "RichBlockExpandableBlockQuotation", "RichMessageButton", "RichTextButton",
+    ],
+    _LATER_API,
+)  # fmt: skip
+_ABSENT.update(
+    KeyboardButtonRequestUser=_REMOVED + ": KeyboardButtonRequestUsers",
+    UserShared=_REMOVED + ": UsersShared",
+    Downloadable="aiogram's protocol: bot.download takes a file id or anything with .file_id",
+    UNSET_PARSE_MODE="aiogram's marker: tgfast.DEFAULT marks a parameter the bot's defaults fill",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("InputRichBlock"):
+        return absent(__name__, {name: _LATER_API})(name)
+    return absent(__name__, _ABSENT)(name)
