@@ -9,10 +9,10 @@ one at a time through ``dp.feed_raw_update``, each handled before the next, so t
 from __future__ import annotations
 
 import asyncio
-import itertools
 import re
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,20 +77,54 @@ def complete(spec: dict[str, Any], update_id: int, message_id: int) -> dict[str,
     return {"update_id": update_id, kind: event}
 
 
-async def record(name: str, framework: str) -> list[tuple[str, dict[str, Any]]]:
-    """The calls bot ``name`` makes on ``framework`` for its ``UPDATES``, in order."""
+async def record(name: str, framework: str, mode: str = "feed") -> list[tuple[str, dict[str, Any]]]:
+    """The calls bot ``name`` makes on ``framework`` for its ``UPDATES``, in order:
+    fed one by one to ``dp.feed_raw_update`` (``mode="feed"``), or taken by
+    ``dp.start_polling`` from the fake's getUpdates (``mode="polling"``), the next update
+    offered once the calls for the last have stopped coming."""
     module = load(name, framework)
     async with FakeTelegram(token="42:TEST") as fake:
         bot = module.make_bot(fake.url)
         dp = module.dp
-        await dp.emit_startup(bot=bot, dispatcher=dp, **dp.workflow_data)
-        counter = itertools.count(1)
-        try:
-            for update_id, spec in enumerate(module.UPDATES, 1):
-                update = fake.add_update(complete(spec, update_id, 100 + next(counter)))
-                await dp.feed_raw_update(bot, update)
-                await asyncio.sleep(0)
-        finally:
-            await dp.emit_shutdown(bot=bot, dispatcher=dp, **dp.workflow_data)
-            await bot.session.close()
+        updates = [
+            complete(spec, update_id, 100 + update_id)
+            for update_id, spec in enumerate(module.UPDATES, 1)
+        ]
+        if mode == "polling":
+            await _poll(dp, bot, fake, updates)
+        else:
+            await dp.emit_startup(bot=bot, dispatcher=dp, **dp.workflow_data)
+            try:
+                for update in updates:
+                    await dp.feed_raw_update(bot, fake.add_update(update))
+            finally:
+                await dp.emit_shutdown(bot=bot, dispatcher=dp, **dp.workflow_data)
+                await bot.session.close()
         return [(call.method, call.params) for call in fake.calls if call.method not in _OWN]
+
+
+async def _poll(dp: Any, bot: Any, fake: FakeTelegram, updates: list[dict[str, Any]]) -> None:
+    polling = asyncio.create_task(dp.start_polling(bot, handle_signals=False, polling_timeout=1))
+    try:
+        await _settled(fake, lambda: any(c.method == "getUpdates" for c in fake.calls))
+        for update in updates:
+            fake.add_update(update)
+            await _settled(fake, lambda: True)
+    finally:
+        await dp.stop_polling()
+        await asyncio.wait_for(polling, 30)
+
+
+async def _settled(fake: FakeTelegram, ready: Callable[[], bool], quiet: float = 0.4) -> None:
+    """Until ``ready()`` and no call but getUpdates for ``quiet`` seconds (30 s at most)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    seen, since = -1, loop.time()
+    while loop.time() < deadline:
+        count = sum(call.method != "getUpdates" for call in fake.calls)
+        if count != seen:
+            seen, since = count, loop.time()
+        elif ready() and loop.time() - since >= quiet:
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError("the bot kept calling, or never polled")

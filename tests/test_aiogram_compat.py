@@ -41,3 +41,12 @@ async def test_same_calls_as_aiogram(name: str) -> None:
     assert expected, "the bot made no call at all on aiogram: the test would prove nothing"
     actual = await record(name, "tgfast")
     assert actual == expected
+
+
+@pytest.mark.parametrize("name", ["echo", "form"])
+async def test_same_calls_as_aiogram_when_polling(name: str) -> None:
+    """The same bots run by ``dp.start_polling`` on both: tgfast's poller (ordering,
+    offsets) makes the calls aiogram's does."""
+    expected = without_aiogram_quirks(await record(name, "aiogram", "polling"))
+    actual = await record(name, "tgfast", "polling")
+    assert actual == expected
