@@ -9,7 +9,7 @@ import aiogram.exceptions
 import pytest
 
 import tgfast.exceptions as ours
-from tgfast import Bot, TgfastError
+from tgfast import Bot, Router, TgfastError
 from tgfast.client import NO_RETRY
 from tgfast.fsm.storage.base import StorageDataError
 from tgfast.testing import FakeTelegram
@@ -20,7 +20,6 @@ AIOGRAM_ERRORS = sorted(
     if inspect.isclass(value) and issubclass(value, Exception) and not name.startswith("_")
 )
 MISSING = {
-    "UnsupportedKeywordArgument",
     "CallbackAnswerException",
     "SceneException",
 }
@@ -90,3 +89,11 @@ async def test_a_restarting_server_and_an_answer_that_is_not_json(fake: FakeTele
 def test_fsm_data_that_is_not_a_mapping_is_aiograms_error() -> None:
     assert ours.DataNotDictLikeError is StorageDataError
     assert issubclass(ours.DataNotDictLikeError, ours.DetailedAiogramError)
+
+
+def test_aiogram_2_keyword_filters_say_what_to_write() -> None:
+    router = Router()
+    with pytest.raises(ours.UnsupportedKeywordArgument, match=r"commands.*Command\('start'\)"):
+        router.message(commands=["start"])
+    with pytest.raises(TypeError, match="content_types"):  # still a TypeError, as before
+        router.message.register(lambda message: None, content_types=["photo"])

@@ -20,11 +20,16 @@ __all__ = [
     "TelegramServerError",
     "TelegramUnauthorized",
     "TgfastError",
+    "UnsupportedKeywordArgument",
 ]
 
 
 class TgfastError(Exception):
     """Root of every error tgfast raises, so one ``except`` catches them all."""
+
+
+class UnsupportedKeywordArgument(TgfastError, TypeError):
+    """A keyword a handler registration does not take (aiogram 2's ``commands=[...]``)."""
 
 
 class DecodeError(TgfastError, ValueError):

@@ -30,6 +30,7 @@ from .errors import (
     TelegramServerError,
     TelegramUnauthorized,
     TgfastError,
+    UnsupportedKeywordArgument,
 )
 from .fsm.storage.base import StorageDataError
 
@@ -55,6 +56,7 @@ __all__ = [
     "TelegramUnauthorized",
     "TelegramUnauthorizedError",
     "TgfastError",
+    "UnsupportedKeywordArgument",
 ]
 
 AiogramError = TgfastError
@@ -65,7 +67,6 @@ DetailedAiogramError = TgfastError  # API errors carry .message (and .descriptio
 DataNotDictLikeError = StorageDataError  # FSM data that is not a mapping
 
 _INSTEAD = {
-    "UnsupportedKeywordArgument": "an unknown keyword raises TypeError, as any Python call",
     "CallbackAnswerException": "not supported yet: CallbackAnswerMiddleware is not in tgfast",
     "SceneException": "not supported yet: scenes are not in tgfast",
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
+from ..errors import UnsupportedKeywordArgument
 from ..filters.base import as_filter
 from .flags import extract_flags_from_object
 from .injection import Injection
@@ -84,15 +85,26 @@ class Observer(Generic[E]):
         """The update kind (aiogram's name for ``kind``)."""
         return self.kind
 
-    def __call__(self, *filters: Any, flags: Mapping[str, Any] | None = None) -> Callable[[F], F]:
+    def __call__(
+        self, *filters: Any, flags: Mapping[str, Any] | None = None, **unsupported: Any
+    ) -> Callable[[F], F]:
+        _refuse(unsupported)
+
         def decorator(callback: F) -> F:
             self.register(callback, *filters, flags=flags)
             return callback
 
         return decorator
 
-    def register(self, callback: F, *filters: Any, flags: Mapping[str, Any] | None = None) -> F:
+    def register(
+        self,
+        callback: F,
+        *filters: Any,
+        flags: Mapping[str, Any] | None = None,
+        **unsupported: Any,
+    ) -> F:
         """Add a handler; ``flags`` are what inner middlewares read with ``get_flag``."""
+        _refuse(unsupported)
         self.router._check_mutable()
         self.handlers.append(HandlerObject(callback, filters, flags))
         return callback
@@ -150,10 +162,18 @@ class UpdateObserver(Observer[Any]):
     ``TypeError`` at once instead of being silently ignored.
     """
 
-    def __call__(self, *filters: Any, flags: Mapping[str, Any] | None = None) -> Callable[[F], F]:
+    def __call__(
+        self, *filters: Any, flags: Mapping[str, Any] | None = None, **unsupported: Any
+    ) -> Callable[[F], F]:
         raise TypeError(_NO_HANDLERS)
 
-    def register(self, callback: F, *filters: Any, flags: Mapping[str, Any] | None = None) -> F:
+    def register(
+        self,
+        callback: F,
+        *filters: Any,
+        flags: Mapping[str, Any] | None = None,
+        **unsupported: Any,
+    ) -> F:
         raise TypeError(_NO_HANDLERS)
 
     def filter(self, *filters: Any) -> None:
@@ -177,3 +197,13 @@ _NO_HANDLERS = (
     "router.update takes no handlers: register on the update's kind (@router.message(), "
     "@router.callback_query(), ...); a dp.update.outer_middleware(...) sees every update"
 )
+
+
+def _refuse(keywords: Mapping[str, Any]) -> None:
+    """aiogram 2's keyword filters (``commands=[...]``) are filter objects in aiogram 3."""
+    if keywords:
+        names = ", ".join(sorted(keywords))
+        raise UnsupportedKeywordArgument(
+            f"handlers take filters as arguments, not keywords ({names}): aiogram 2's "
+            "commands=['start'] is Command('start'), content_types=... is F.photo and the like"
+        )
