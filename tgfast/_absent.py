@@ -42,7 +42,6 @@ ABSENT_MODULES: dict[str, str] = {
     "the link builders come with issue #15",
     "tgfast.utils.formatting": _LATER,
     "tgfast.utils.i18n": _LATER,
-    "tgfast.utils.keyboard": _LATER,
     "tgfast.utils.link": _LATER,
     "tgfast.utils.media_group": _LATER,
     "tgfast.utils.payload": _LATER,
