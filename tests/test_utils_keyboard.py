@@ -3,9 +3,10 @@ same markup, and the same mistakes raise on both."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import aiogram.filters.callback_data as a_cb
 import aiogram.types as a_types
@@ -17,6 +18,8 @@ from hypothesis import strategies as st
 import tgfast.filters.callback_data as t_cb
 import tgfast.types as t_types
 import tgfast.utils.keyboard as t_kb
+from tgfast import Bot
+from tgfast.testing import FakeTelegram
 
 
 class AiogramPage(a_cb.CallbackData, prefix="page"):
@@ -302,3 +305,39 @@ def test_random_operations_match_aiogram(kind: str, ops: list[tuple[Any, ...]]) 
                 # a failed build from rows leaves nothing: start over on both sides
                 builders[side] = side.builder(kind)
         assert outcome[TGFAST] == outcome[AIOGRAM], op
+
+
+# --- names, signatures, and a keyboard on the wire ------------------------------------
+
+
+def test_every_aiogram_name_is_here() -> None:
+    for name, value in vars(a_kb).items():
+        if name.startswith("_"):
+            continue
+        if getattr(value, "__module__", "").startswith("aiogram") or isinstance(value, TypeVar):
+            assert hasattr(t_kb, name), name
+
+
+@pytest.mark.parametrize("cls", ["InlineKeyboardBuilder", "ReplyKeyboardBuilder"])
+@pytest.mark.parametrize("method", ["button", "add", "row", "adjust", "attach", "as_markup"])
+def test_signatures_take_aiogram_parameters(cls: str, method: str) -> None:
+    theirs = inspect.signature(getattr(getattr(a_kb, cls), method)).parameters
+    ours = inspect.signature(getattr(getattr(t_kb, cls), method)).parameters
+    for name, param in theirs.items():
+        assert name in ours, name
+        assert ours[name].kind == param.kind, name
+        assert (ours[name].default is inspect.Parameter.empty) == (
+            param.default is inspect.Parameter.empty
+        ), name
+
+
+async def test_markup_reaches_telegram_as_aiogram_would_send_it(
+    fake: FakeTelegram, bot: Bot
+) -> None:
+    def ops(side: Side, kind: str) -> Any:
+        builder = _n_buttons(side, kind, 5).adjust(2, 1, repeat=True)
+        return builder.button(text="page", callback_data=side.page(number=3)).as_markup()
+
+    await bot.send_message(chat_id=1, text="pick", reply_markup=ops(TGFAST, "inline"))
+    (call,) = fake.calls_to("sendMessage")
+    assert call.params["reply_markup"] == AIOGRAM.dump(ops(AIOGRAM, "inline"))
