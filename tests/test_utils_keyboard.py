@@ -201,6 +201,18 @@ def test_button_fields_pass_through() -> None:
     same(reply, "reply")
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_unknown_button_fields_go_through_as_extra(kind: str) -> None:
+    def ops(side: Side, kind: str) -> Any:
+        builder = side.builder(kind)
+        builder.button(text="new", future_field={"a": 1}, unset_field=None)
+        return builder.as_markup()
+
+    dumped = same(ops, kind)
+    rows = dumped["inline_keyboard" if kind == "inline" else "keyboard"]
+    assert rows == [[{"text": "new", "future_field": {"a": 1}}]]
+
+
 @pytest.mark.parametrize(
     ("kind", "ops"),
     [

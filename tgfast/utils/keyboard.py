@@ -198,7 +198,13 @@ class KeyboardBuilder(Generic[ButtonType]):
         callback_data = kwargs.get("callback_data")
         if isinstance(callback_data, CallbackData):
             kwargs["callback_data"] = callback_data.pack()
-        return self.add(self._button_type(**kwargs))
+        # a field this Bot API version lacks goes through as an extra field, as in aiogram
+        fields = {attr for _key, attr, _tp, _req in self._button_type.__tg_fields__}
+        extra = {k: kwargs.pop(k) for k in [k for k in kwargs if k not in fields]}
+        button = self._button_type(**kwargs)
+        if extra := {k: v for k, v in extra.items() if v is not None}:
+            button._extra = extra
+        return self.add(button)
 
     def as_markup(self, **kwargs: Any) -> InlineKeyboardMarkup | ReplyKeyboardMarkup:
         """The markup to send; ``kwargs`` are ReplyKeyboardMarkup's options (an inline
