@@ -14,7 +14,14 @@ from tgfast.types.base import TelegramObject, split_alternatives
 
 __all__ = ["sample"]
 
-_SCALARS: dict[str, Any] = {"int": 1, "float": 0.0, "bool": False, "true": True, "str": "x"}
+_SCALARS: dict[str, Any] = {
+    "int": 1,
+    "float": 0.0,
+    "bool": False,
+    "true": True,
+    "str": "x",
+    "date": 1_700_000_000,  # a Unix time (decoded to a datetime)
+}
 # str fields whose value a client may check against a fixed set
 _NAMED_STR = {
     ("Chat", "type"): "private",
@@ -49,7 +56,8 @@ def sample(expr: str, *, key: str = "", owner: str = "", depth: int = 0) -> Any:
         return _SCALARS[expr]
     cls = getattr(_types, expr, None)
     if not (isinstance(cls, type) and issubclass(cls, TelegramObject)):
-        return {}
+        # a word of the type language added without a sample here: loud, not a bad answer
+        raise LookupError(f"FakeTelegram has no sample value of type {expr!r}")
     return _object(cls, depth)
 
 
