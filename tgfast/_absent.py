@@ -47,7 +47,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.utils.media_group": _LATER,
     "tgfast.utils.payload": _LATER,
     "tgfast.utils.serialization": _LATER,
-    "tgfast.utils.token": _LATER,
     "tgfast.utils.web_app": _LATER,
     "tgfast.utils.web_app_signature": _LATER,
     "tgfast.utils.magic_filter": "F and MagicFilter are in tgfast.filters (tgfast.F)",
