@@ -3,12 +3,19 @@ data), each compared with aiogram itself on the same inputs."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+import time
+from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import urlencode
 
 import aiogram.utils.deep_linking as ag_deep
 import aiogram.utils.link as ag_link
 import aiogram.utils.payload as ag_payload
 import aiogram.utils.token as ag_token
+import aiogram.utils.web_app as ag_web_app
 import pytest
 
 import tgfast.deep_linking
@@ -19,6 +26,13 @@ from tgfast.testing import FakeTelegram
 from tgfast.utils.deep_linking import create_deep_link, decode_payload, encode_payload
 from tgfast.utils.link import create_channel_bot_link, create_telegram_link, create_tg_link
 from tgfast.utils.token import TokenValidationError, extract_bot_id, validate_token
+from tgfast.utils.web_app import (
+    WebAppChat,
+    WebAppUser,
+    check_webapp_signature,
+    parse_webapp_init_data,
+    safe_parse_webapp_init_data,
+)
 
 # --- tokens ---------------------------------------------------------------------------
 
@@ -255,3 +269,126 @@ async def test_start_links_against_fake_telegram_as_aiogram(fake: FakeTelegram, 
     app = await utils_deep.create_startapp_link(bot, "x", app_name="shop")
     assert app == await ag_deep.create_startapp_link(stand_in, "x", app_name="shop")  # type: ignore[arg-type]
     assert fake.calls_to("getMe")  # the username came from Telegram
+
+
+# --- web app init data ----------------------------------------------------------------
+
+WEBAPP_TOKEN = "123456:AAE_test-webapp-token"
+USER = {"id": 279058397, "first_name": "Vlad", "username": "vdkfrost", "is_premium": True}
+
+
+def _signed(token: str, **fields: str) -> str:
+    """Init data as Telegram signs it (its documented recipe, written out here)."""
+    check = "\n".join(f"{key}={fields[key]}" for key in sorted(fields))
+    secret = hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()
+    digest = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
+    return urlencode({**fields, "hash": digest})
+
+
+def _init_data(**extra: str) -> str:
+    fields = {
+        "query_id": "AAHdF6IQAAAAAN0XohDhrOrc",
+        "user": json.dumps(USER, ensure_ascii=False),
+        "auth_date": "1700000000",
+        "signature": "abc_-",
+        **extra,
+    }
+    return _signed(WEBAPP_TOKEN, **fields)
+
+
+def _tamper(init_data: str, old: str, new: str) -> str:
+    assert old in init_data
+    return init_data.replace(old, new, 1)
+
+
+VALID = _init_data()
+CHAT = json.dumps({"id": -100123, "type": "supergroup", "title": "Ω group"})
+CASES = {
+    "valid": (WEBAPP_TOKEN, VALID),
+    "valid with chat": (WEBAPP_TOKEN, _init_data(chat=CHAT, can_send_after="30")),
+    "valid unicode": (WEBAPP_TOKEN, _init_data(start_param="☕ x")),
+    "other token": ("123456:other", VALID),
+    "tampered user": (WEBAPP_TOKEN, _tamper(VALID, "279058397", "279058398")),
+    "tampered auth_date": (WEBAPP_TOKEN, _tamper(VALID, "1700000000", "1800000000")),
+    "field added": (WEBAPP_TOKEN, VALID + "&start_param=x"),
+    "missing hash": (WEBAPP_TOKEN, VALID.rpartition("&hash=")[0]),
+    "empty hash": (WEBAPP_TOKEN, VALID.rpartition("&hash=")[0] + "&hash="),
+    "hash uppercased": (WEBAPP_TOKEN, VALID.upper()),
+    "not a query string": (WEBAPP_TOKEN, "just text"),
+    "empty": (WEBAPP_TOKEN, ""),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_webapp_signature_as_aiogram(case: str) -> None:
+    token, init_data = CASES[case]
+    ours = check_webapp_signature(token, init_data)
+    assert ours == ag_web_app.check_webapp_signature(token, init_data)
+    assert ours is case.startswith("valid")
+    if ours:
+        assert safe_parse_webapp_init_data(token, init_data).hash in init_data
+    else:
+        with pytest.raises(ValueError, match="signature"):
+            safe_parse_webapp_init_data(token, init_data)
+        with pytest.raises(ValueError):
+            ag_web_app.safe_parse_webapp_init_data(token, init_data)
+
+
+def test_a_non_ascii_hash_is_refused_not_a_crash() -> None:
+    """aiogram's compare_digest of two str raises TypeError on non-ASCII; a forged hash
+    is just a wrong one here."""
+    forged = VALID.rpartition("&hash=")[0] + "&hash=%E2%98%95"
+    assert check_webapp_signature(WEBAPP_TOKEN, forged) is False
+
+
+@pytest.mark.parametrize("case", [case for case in CASES if case.startswith("valid")])
+def test_parsed_init_data_as_aiogram(case: str) -> None:
+    token, init_data = CASES[case]
+    ours = safe_parse_webapp_init_data(token, init_data)
+    theirs = ag_web_app.safe_parse_webapp_init_data(token, init_data)
+    for name in (
+        "query_id",
+        "chat_type",
+        "chat_instance",
+        "start_param",
+        "can_send_after",
+        "auth_date",
+        "hash",
+    ):
+        assert getattr(ours, name) == getattr(theirs, name), name
+    assert ours.auth_date == datetime(2023, 11, 14, 22, 13, 20, tzinfo=timezone.utc)
+    assert ours.signature == theirs.signature == "abc_-"  # type: ignore[attr-defined]
+    assert isinstance(ours.user, WebAppUser) and theirs.user is not None
+    assert ours.user.to_dict() == theirs.user.model_dump(exclude_none=True) == USER
+    if theirs.chat is not None:
+        assert isinstance(ours.chat, WebAppChat)
+        assert ours.chat.to_dict() == theirs.chat.model_dump(exclude_none=True)
+    else:
+        assert ours.chat is None
+    assert parse_webapp_init_data(init_data) == ours
+
+
+def test_parse_without_check_and_its_errors() -> None:
+    tampered = CASES["tampered user"][1]
+    assert parse_webapp_init_data(tampered).user == WebAppUser(**{**USER, "id": 279058398})
+    for bad in ("user=1&auth_date=1&hash=x", "auth_date=x&hash=y", "query_id=1&hash=y"):
+        with pytest.raises(ValueError):
+            parse_webapp_init_data(bad)
+        with pytest.raises(ValueError):
+            ag_web_app.parse_webapp_init_data(bad)
+    seen: list[str] = []
+
+    def loads(text: str) -> Any:
+        seen.append(text)
+        return json.loads(text)
+
+    assert parse_webapp_init_data(VALID, loads=loads).user is not None
+    assert seen == [json.dumps(USER, ensure_ascii=False)]
+
+
+def test_max_age_refuses_old_init_data() -> None:
+    now = str(int(time.time()))
+    fresh = _init_data(auth_date=now)
+    assert safe_parse_webapp_init_data(WEBAPP_TOKEN, fresh, max_age=60).auth_date
+    with pytest.raises(ValueError, match="older than 60"):
+        safe_parse_webapp_init_data(WEBAPP_TOKEN, VALID, max_age=60)  # from 2023

@@ -43,7 +43,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.utils.keyboard": _LATER,
     "tgfast.utils.media_group": _LATER,
     "tgfast.utils.serialization": _LATER,
-    "tgfast.utils.web_app": _LATER,
     "tgfast.utils.web_app_signature": _LATER,
     "tgfast.utils.magic_filter": "F and MagicFilter are in tgfast.filters (tgfast.F)",
     "tgfast.fsm.storage.mongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
