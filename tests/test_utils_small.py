@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import importlib
+import inspect
 import json
 import time
 from datetime import datetime, timezone
@@ -392,3 +394,46 @@ def test_max_age_refuses_old_init_data() -> None:
     assert safe_parse_webapp_init_data(WEBAPP_TOKEN, fresh, max_age=60).auth_date
     with pytest.raises(ValueError, match="older than 60"):
         safe_parse_webapp_init_data(WEBAPP_TOKEN, VALID, max_age=60)  # from 2023
+
+
+# --- names and signatures -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["token", "link", "deep_linking", "payload", "web_app"])
+def test_every_aiogram_name_is_here_with_its_parameters(name: str) -> None:
+    """Each public name aiogram's module defines is in tgfast's twin (or says why not),
+    and a function takes aiogram's parameters, in aiogram's order and kinds."""
+    theirs = importlib.import_module(f"aiogram.utils.{name}")
+    ours = importlib.import_module(f"tgfast.utils.{name}")
+    names = getattr(theirs, "__all__", None) or [
+        attr
+        for attr, value in vars(theirs).items()
+        if not attr.startswith("_") and getattr(value, "__module__", None) == theirs.__name__
+    ]
+    names += [attr for attr, value in vars(theirs).items() if attr.isupper()]
+    names = [attr for attr in names if attr != "TYPE_CHECKING"]
+    assert names
+    for attr in names:
+        try:
+            value = getattr(ours, attr)
+        except ImportError as exc:
+            assert "aiogram's own documentation" in str(exc), attr
+            continue
+        original = getattr(theirs, attr)
+        if inspect.isfunction(original):
+            expected = inspect.signature(original).parameters.values()
+            got = {p.name: p.kind for p in inspect.signature(value).parameters.values()}
+            for param in expected:
+                if param.kind is param.VAR_KEYWORD:  # **query: tgfast names fragment_ too
+                    assert param.VAR_KEYWORD in got.values(), attr
+                else:
+                    assert got.get(param.name) == param.kind, (attr, param.name)
+            positional = [p.name for p in expected if p.kind is p.POSITIONAL_OR_KEYWORD]
+            assert list(got)[: len(positional)] == positional, attr
+
+
+def test_deep_link_constants_as_aiogram() -> None:
+    assert utils_deep.DEEPLINK_PAYLOAD_LENGTH == ag_deep.DEEPLINK_PAYLOAD_LENGTH
+    for char in map(chr, range(0x250)):
+        ours = utils_deep.BAD_PATTERN.search(char) is None
+        assert ours is (ag_deep.BAD_PATTERN.search(char) is None), char

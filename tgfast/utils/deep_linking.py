@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from ..deep_linking import (
+    MAX_PAYLOAD,
     DeepLinkError,
     create_deep_link,
     create_start_link,
@@ -23,3 +26,9 @@ __all__ = [
     "decode_payload",
     "encode_payload",
 ]
+
+# aiogram's constants, for code that reads them
+BAD_PATTERN = re.compile(r"[^A-Za-z0-9_-]")
+"""A character a deep-link payload may not hold."""
+DEEPLINK_PAYLOAD_LENGTH = MAX_PAYLOAD
+"""The longest ``start``/``startgroup`` payload (``startapp`` takes 512)."""
