@@ -30,6 +30,7 @@ from tgfast.utils.link import create_channel_bot_link, create_telegram_link, cre
 from tgfast.utils.token import TokenValidationError, extract_bot_id, validate_token
 from tgfast.utils.web_app import (
     WebAppChat,
+    WebAppInitData,
     WebAppUser,
     check_webapp_signature,
     parse_webapp_init_data,
@@ -437,3 +438,16 @@ def test_deep_link_constants_as_aiogram() -> None:
     for char in map(chr, range(0x250)):
         ours = utils_deep.BAD_PATTERN.search(char) is None
         assert ours is (ag_deep.BAD_PATTERN.search(char) is None), char
+
+
+def test_model_validate_builds_the_web_app_objects() -> None:
+    data = {"auth_date": 1700000000, "hash": "h", "user": USER, "receiver": {**USER, "id": 2}}
+    parsed = WebAppInitData.model_validate(data)
+    assert isinstance(parsed.user, WebAppUser) and parsed.user.to_dict() == USER
+    assert isinstance(parsed.receiver, WebAppUser) and parsed.receiver.id == 2
+    assert parsed.to_dict() == {**data, "receiver": {**USER, "id": 2}}
+    assert WebAppChat.model_validate({"id": 1, "type": "group", "title": "t"}).title == "t"
+    with pytest.raises(ValueError, match="first_name"):
+        WebAppInitData.model_validate({**data, "user": {"id": 1}})
+    with pytest.raises(ValueError, match="hash"):
+        WebAppInitData.model_validate({"auth_date": 1})

@@ -29,10 +29,36 @@ __all__ = [
     "safe_parse_webapp_init_data",
 ]
 
-_T = TypeVar("_T", bound=TelegramObject)
+_T = TypeVar("_T", bound="_WebAppObject")
 
 
-class WebAppUser(TelegramObject):
+class _WebAppObject(TelegramObject):
+    """Objects of the Mini App protocol, not of the Bot API: the generated decoder does
+    not know them, so ``model_validate`` builds them here."""
+
+    __slots__ = ()
+
+    @classmethod
+    def model_validate(
+        cls: type[_T], obj: Any, *, context: dict[str, Any] | None = None, **_: Any
+    ) -> _T:
+        """A JSON dict (nested objects too) -> an instance; ``ValueError`` when a required
+        field is missing."""
+        if isinstance(obj, cls):
+            return obj
+        if not isinstance(obj, dict):
+            raise ValueError(f"{cls.__name__} is made from a JSON object, not {obj!r}")
+        kwargs = {str(key): value for key, value in obj.items()}
+        for key, attr, tp, required in cls.__tg_fields__:
+            value = kwargs.get(key)
+            if value is None and required:
+                raise ValueError(f"{cls.__name__} lacks its required field {key!r}")
+            if tp in _NESTED and value is not None:
+                kwargs[attr] = _NESTED[tp].model_validate(value)
+        return cls(**kwargs)
+
+
+class WebAppUser(_WebAppObject):
     """The user (or chat partner) a Mini App was opened by.
 
     https://core.telegram.org/bots/webapps#webappuser
@@ -91,7 +117,7 @@ class WebAppUser(TelegramObject):
         self._extra = extra or None
 
 
-class WebAppChat(TelegramObject):
+class WebAppChat(_WebAppObject):
     """The group or channel a Mini App was opened in from the attachment menu.
 
     https://core.telegram.org/bots/webapps#webappchat
@@ -124,7 +150,7 @@ class WebAppChat(TelegramObject):
         self._extra = extra or None
 
 
-class WebAppInitData(TelegramObject):
+class WebAppInitData(_WebAppObject):
     """What Telegram hands a Mini App when it opens (``Telegram.WebApp.initData``).
 
     https://core.telegram.org/bots/webapps#webappinitdata
@@ -187,6 +213,9 @@ class WebAppInitData(TelegramObject):
         self._extra = extra or None
 
 
+_NESTED: dict[str, type[_WebAppObject]] = {"WebAppUser": WebAppUser, "WebAppChat": WebAppChat}
+
+
 def check_webapp_signature(token: str, init_data: str) -> bool:
     """Whether ``init_data`` was signed with ``token`` (compared in constant time)."""
     try:
@@ -203,15 +232,6 @@ def check_webapp_signature(token: str, init_data: str) -> bool:
     return hmac.compare_digest(expected.encode(), received.encode())
 
 
-def _object(cls: type[_T], value: Any, name: str) -> _T:
-    if not isinstance(value, dict):
-        raise ValueError(f"init data field {name!r} is not a JSON object")
-    try:
-        return cls(**{str(key): item for key, item in value.items()})
-    except TypeError as exc:  # a required field missing
-        raise ValueError(f"init data field {name!r}: {exc}") from None
-
-
 def _int(value: str, name: str) -> int:
     try:
         return int(value)
@@ -225,16 +245,13 @@ def parse_webapp_init_data(
     """``init_data`` as a ``WebAppInitData``, unchecked: trust only what
     ``check_webapp_signature`` passed (or use ``safe_parse_webapp_init_data``)."""
     fields: dict[str, Any] = dict(parse_qsl(init_data))
-    for name, cls in (("user", WebAppUser), ("receiver", WebAppUser), ("chat", WebAppChat)):
+    for name in ("user", "receiver", "chat"):
         if name in fields:
-            fields[name] = _object(cls, loads(fields[name]), name)
+            fields[name] = loads(fields[name])
     for name in ("can_send_after", "auth_date"):
         if name in fields:
             fields[name] = _int(fields[name], name)
-    missing = [name for name in ("auth_date", "hash") if name not in fields]
-    if missing:
-        raise ValueError(f"init data lacks {', '.join(missing)}")
-    return WebAppInitData(**fields)
+    return WebAppInitData.model_validate(fields)
 
 
 def safe_parse_webapp_init_data(
