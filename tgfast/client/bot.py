@@ -39,6 +39,7 @@ from ..errors import (
 from ..methods.base import Returns, TelegramMethod
 from ..types import File, User
 from ..types.binding import bind
+from ..utils.token import TokenValidationError, validate_token
 from ._api import BotAPI
 from .encoding import JSON_HEADERS, dumps, multipart, prepare
 from .files import create_partial, open_local_file
@@ -54,7 +55,7 @@ __all__ = ["Bot"]
 T = TypeVar("T")
 log = get_logger("tgfast.client")
 
-_TOKEN = re.compile(r"\d+:[A-Za-z0-9_-]+")
+_TOKEN = re.compile(r"[0-9]+:[A-Za-z0-9_-]+")
 _ERRORS: dict[int, type[TelegramAPIError]] = {
     400: TelegramBadRequest,
     401: TelegramUnauthorized,
@@ -120,8 +121,11 @@ class Bot(BotAPI):
     ) -> None:
         if removed:
             _refuse(removed)
-        if not isinstance(token, str) or not _TOKEN.fullmatch(token):
-            raise TgfastError("malformed bot token: expected '<bot id>:<secret>' from @BotFather")
+        validate_token(token)  # aiogram's rule; then the characters a URL path keeps as is
+        if not _TOKEN.fullmatch(token):
+            raise TokenValidationError(
+                "malformed bot token: its secret may hold only A-Z, a-z, 0-9, _ and -"
+            )
         if default is not None and defaults is not None and default is not defaults:
             raise TypeError("pass the defaults once: default= (aiogram's name) or defaults=")
         if session is not None and not isinstance(session, AiohttpSession):

@@ -1,1 +1,1 @@
-"""aiogram's utilities at aiogram's paths: text decorations and markdown helpers so far."""
+"""aiogram's utilities at aiogram's paths (``tgfast.utils.keyboard``, ``markdown``...)."""
