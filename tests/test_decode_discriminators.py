@@ -205,3 +205,96 @@ def test_rules_that_are_not_a_discriminator_keep_them(decoder: ModuleType) -> No
     with pytest.raises(DecodeError) as info:
         _decode(decoder, T.RichText, ["a", {"text": "b"}])
     assert str(info.value) == "$[1].type: missing required field"
+
+
+def _repeat(key: str, first: str, obj: dict[str, Any]) -> bytes:
+    """``obj`` as JSON with ``"key": first`` written once more before its own ``key``."""
+    body = orjson.dumps(obj)
+    return b"{" + orjson.dumps(key) + b":" + orjson.dumps(first) + b"," + body[1:]
+
+
+@pytest.mark.parametrize("first", ["known", "unknown"])
+@pytest.mark.parametrize(("base", "key", "values"), UNIONS, ids=IDS)
+def test_a_repeated_discriminator_is_a_decode_error(
+    decoder: ModuleType, base: type, key: str, values: dict[str, list[str]], first: str
+) -> None:
+    """orjson keeps the last of two equal keys; which variant that is depends on the
+    parser, so the object is malformed, at any depth, however the key is written."""
+    known = next(iter(values))
+    raw = _repeat(key, known if first == "known" else UNKNOWN, {key: UNKNOWN, "x_other": 1})
+    escaped = raw.replace(f'"{key}"'.encode(), f'"\\u{ord(key[0]):04x}{key[1:]}"'.encode(), 1)
+    nested = b"[" + orjson.dumps({key: UNKNOWN, "x_other": [1, {"a": 2}]}) + b", " + raw + b"]"
+    cases = [
+        (base, raw, f"$.{key}"),
+        (base, escaped, f"$.{key}"),
+        (list[base], nested, f"$[1].{key}"),
+    ]  # type: ignore[valid-type]
+    for tp, data, path in cases:
+        with pytest.raises(DecodeError) as info:
+            decoder.decode(tp, data)
+        assert (info.value.path, info.value.reason) == (path, "repeated discriminator key")
+    # the same key once in each of two sibling objects is not a repeat
+    pair = b"[" + orjson.dumps({key: UNKNOWN}) + b"," + orjson.dumps({key: UNKNOWN}) + b"]"
+    assert len(decoder.decode(list[base], pair)) == 2  # type: ignore[valid-type]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+@pytest.mark.parametrize(("base", "key", "values"), UNIONS, ids=IDS)
+def test_a_variant_with_its_discriminator_repeated_is_a_decode_error(
+    decoder: ModuleType, base: type, key: str, values: dict[str, list[str]], data: st.DataObject
+) -> None:
+    member = data.draw(st.sampled_from(union_members(base)))
+    obj = data.draw(variant_objects(base, member, max_depth=1)).to_dict()
+    assert type(_decode(decoder, base, obj)) is member
+    first = data.draw(st.sampled_from([UNKNOWN, *values]))
+    with pytest.raises(DecodeError) as info:
+        decoder.decode(base, _repeat(key, first, obj))
+    assert (info.value.path, info.value.reason) == (f"$.{key}", "repeated discriminator key")
+
+
+def test_a_repeated_key_in_an_update_names_the_path(decoder: ModuleType) -> None:
+    raw = orjson.dumps(REACTION_UPDATE).replace(
+        b'{"type":"emoji"', b'{"type":"paid", \n "type"\t:\r"emoji"'
+    )
+    with pytest.raises(DecodeError) as info:
+        decoder.decode_update(raw)
+    assert str(info.value) == "$.message_reaction.new_reaction[0].type: repeated discriminator key"
+    with pytest.raises(DecodeError) as info:
+        decoder.decode_updates(b"[" + orjson.dumps({"update_id": 1}) + b"," + raw + b"]")
+    assert (
+        str(info.value) == "$[1].message_reaction.new_reaction[0].type: repeated discriminator key"
+    )
+    # strings that only look like keys are not keys
+    text = orjson.dumps(REACTION_UPDATE).replace(
+        b'"emoji":"x"', b'"emoji":"\\"type\\":1,\\"type\\":", "x_note": ["type", "type"]'
+    )
+    assert decoder.decode_update(text).message_reaction.new_reaction[0].emoji.startswith('"type"')
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    keys=st.lists(st.sampled_from(["type", "status", "x", "typ"]), min_size=0, max_size=4),
+    nest=st.sampled_from(["top", "list", "object"]),
+)
+def test_the_byte_scan_agrees_with_the_exact_check(
+    decoder: ModuleType, keys: list[str], nest: str
+) -> None:
+    """The compiled scan finds candidates in the raw bytes, the exact check (the twin's)
+    names the path: both builds refuse exactly the objects holding ``type`` twice."""
+    body = b"{" + b",".join(orjson.dumps(k) + b':"paid"' for k in ["type", *keys]) + b"}"
+    data = {"top": body, "list": b"[" + body + b"]", "object": b'{"a": ' + body + b"}"}[nest]
+    tp = {"top": T.ReactionType, "list": list[T.ReactionType], "object": dict}[nest]
+    if tp is dict:
+        data = (
+            b'{"update_id": 1, "message_reaction": {"chat": {"id": 1, "type": "private"}, "message_id": 1, "date": 1, "old_reaction": [], "new_reaction": ['
+            + body
+            + b"]}}"
+        )
+    repeated = "type" in keys
+    try:
+        (decoder.decode_update(data) if tp is dict else decoder.decode(tp, data))
+    except DecodeError as e:
+        assert repeated and e.reason == "repeated discriminator key"
+    else:
+        assert not repeated

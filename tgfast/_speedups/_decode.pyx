@@ -13,6 +13,7 @@ from cpython.dict cimport PyDict_Next, PyDict_GetItem
 from cpython.ref cimport Py_INCREF, Py_DECREF
 from cpython.datetime cimport import_datetime, datetime_new, get_utc
 from libc.stdlib cimport calloc, free
+from libc.string cimport memchr
 
 import orjson
 
@@ -21,7 +22,7 @@ from ..types import _types
 from ..types.base import split_alternatives
 from ._decode_py import (
     DEFAULT_MAX_SIZE, JSON_NAMES, MAX_UNIX_TIME, PRIMITIVES, PathError, _bad_tag, expr_of,
-    json_name,
+    json_name, repeated_key,
 )
 
 cdef extern from "Python.h":
@@ -42,6 +43,7 @@ cdef extern from "Python.h":
     bint PyFloat_CheckExact(object)
     bint PyBytes_CheckExact(object)
     Py_ssize_t PyBytes_GET_SIZE(object)
+    char* PyBytes_AS_STRING(object)
     Py_ssize_t PyList_GET_SIZE(object)
     PyObject* PyList_GET_ITEM(object, Py_ssize_t)
     object PyList_New(Py_ssize_t)
@@ -483,11 +485,14 @@ cdef class UnionConv(Conv):
     cdef bint allow_str
     cdef bint allow_list
     cdef bint strict          # a discriminator: it must be a string
+    cdef unsigned int key_bit # the key's bit in _met
     cdef Conv list_conv
 
     cdef object convert(self, object v):
+        global _met
         cdef PyObject* c
         if PyDict_CheckExact(v):
+            _met |= self.key_bit  # 0 when there is no key
             for key, builder in self.presence:
                 if key in <dict>v:
                     return (<ClassBuilder>builder).build(<dict>v)
@@ -634,6 +639,7 @@ cdef class Registry:
         c.allow_str = rule.allow_str
         c.allow_list = rule.allow_list
         c.strict = rule.key is not None and rule.default is None
+        c.key_bit = _key_bit(rule.key) if rule.key is not None else 0
         self.converters[expr] = c
         c.variants = {tag: self.get(cls.__name__) for tag, cls in rule.variants.items()}
         c.default = self.get(rule.default.__name__) if rule.default is not None else None
@@ -641,6 +647,152 @@ cdef class Registry:
         if rule.allow_list:
             c.list_conv = self.get(f"[{expr}]")
         return c
+
+
+# A discriminator key that comes twice in one object picks whichever variant the parser
+# keeps (orjson: the last): such an object is malformed. The check costs one pass over
+# the raw bytes, so it runs only after a decode that met a union (_met != 0); plain
+# messages never pay it. The scan finds candidates; repeated_key (the twin's check) is
+# exact and names the path.
+cdef enum:
+    _MAX_KEYS = 31             # one bit each; bit 31 marks an array frame
+    _MAX_DEPTH = 1100          # orjson refuses more than 1,024 levels
+cdef unsigned int _ARRAY = 0x80000000u
+cdef unsigned int _met = 0     # bits of the discriminator keys met by the decode in progress
+cdef list _keys = []           # bit i -> the key as UTF-8 bytes (kept alive for _key_ptr)
+cdef const char* _key_ptr[_MAX_KEYS]
+cdef Py_ssize_t _key_len[_MAX_KEYS]
+cdef Py_ssize_t _nkeys = 0
+
+
+cdef unsigned int _key_bit(str key):
+    global _nkeys
+    cdef bytes raw = key.encode()
+    cdef Py_ssize_t i
+    if raw in _keys:
+        return 1u << _keys.index(raw)
+    i = len(_keys)
+    if i >= _MAX_KEYS:   # the spec has 3 discriminator keys: never reached
+        return 0
+    _keys.append(raw)
+    _key_ptr[i] = PyBytes_AS_STRING(raw)
+    _key_len[i] = len(raw)
+    _nkeys = i + 1
+    return 1u << i
+
+
+cdef inline unsigned int _bit_of(const char* name, Py_ssize_t size, unsigned int met):
+    cdef Py_ssize_t i, j
+    for i in range(_nkeys):
+        if _key_len[i] == size and met & (1u << i):
+            j = 0
+            while j < size and _key_ptr[i][j] == name[j]:
+                j += 1
+            if j == size:
+                return 1u << i
+    return 0
+
+
+cdef unsigned char _STRUCTURE[256]   # the bytes that start a string, or nest
+cdef unsigned char _IN_STRING[256]   # the bytes that end a string, or escape in one
+for _c in (34, 123, 125, 91, 93, 0):  # " { } [ ] and the NUL that ends every bytes
+    _STRUCTURE[_c] = 1
+for _c in (34, 92):
+    _IN_STRING[_c] = 1
+
+
+cdef inline const char* _string_end(const char* q, const char* end):
+    """The closing quote of the string whose content starts at ``q`` (NULL if none):
+    the first bytes one by one (most strings are short), then memchr."""
+    cdef const char* stop
+    cdef const char* b
+    while q < end:
+        stop = q + 24 if end - q > 24 else end
+        while q < stop and not _IN_STRING[<unsigned char>q[0]]:
+            q += 1
+        if q < stop:
+            if q[0] == 34:
+                return q  # escapes are skipped in pairs: this quote is not one
+            q += 2
+            continue
+        if stop == end:
+            return NULL
+        q = <const char*>memchr(q, 34, end - q)
+        if q == NULL:
+            return NULL
+        b = q
+        while b[-1] == 92:  # behind an odd run of backslashes a quote is escaped
+            b -= 1
+        if (q - b) % 2 == 0:
+            return q
+        q += 1
+    return NULL
+
+
+cdef bint _may_repeat(bytes raw, unsigned int met):
+    """False when no object of ``raw`` (valid JSON) holds a key of ``met`` twice; True
+    when one does, or when an escaped key or the depth leaves it to the exact check."""
+    cdef const char* p = PyBytes_AS_STRING(raw)
+    cdef const char* end = p + PyBytes_GET_SIZE(raw)   # CPython's bytes end with a NUL
+    cdef const char* q
+    cdef const char* b
+    cdef unsigned int frames[_MAX_DEPTH]
+    cdef unsigned int bit
+    cdef int depth = -1
+    cdef char c
+    while True:
+        while not _STRUCTURE[<unsigned char>p[0]]:
+            p += 1
+        if p >= end:
+            return False
+        c = p[0]
+        if c == 34:  # a string; a key when an object's ':' follows
+            q = _string_end(p + 1, end)
+            if q == NULL:
+                return True  # not valid JSON: leave it to the exact check
+            if depth >= 0 and not frames[depth] & _ARRAY:
+                b = q + 1
+                while b[0] == 32 or b[0] == 10 or b[0] == 13 or b[0] == 9:
+                    b += 1
+                if b[0] == 58:
+                    if memchr(p + 1, 92, q - p - 1) != NULL:
+                        return True  # an escaped key: the exact check reads it
+                    bit = _bit_of(p + 1, q - p - 1, met)
+                    if bit:
+                        if frames[depth] & bit:
+                            return True
+                        frames[depth] |= bit
+            p = q + 1
+        elif c == 123 or c == 91:
+            depth += 1
+            if depth == _MAX_DEPTH:
+                return True
+            frames[depth] = _ARRAY if c == 91 else 0
+            p += 1
+        elif c == 0:  # a NUL before the end: not valid JSON
+            return True
+        else:
+            depth -= 1
+            p += 1
+
+
+cdef void _check_repeated(object data, unsigned int met) except *:
+    raw = data if PyBytes_CheckExact(data) else data.encode() if isinstance(data, str) else bytes(data)
+    if _may_repeat(raw, met):
+        keys = {_keys[i].decode() for i in range(len(_keys)) if met & (1u << i)}
+        error = repeated_key(raw, keys)
+        if error is not None:
+            raise error
+
+
+cdef object _decode(Conv conv, object data, object max_size):
+    global _met
+    value = _load(data, max_size)
+    _met = 0
+    result = _run(conv, value)
+    if _met:
+        _check_repeated(data, _met)
+    return result
 
 
 cdef Registry _registry = Registry()
@@ -673,17 +825,17 @@ cdef object _run(Conv conv, object value):
 
 def decode_update(data, *, max_size=DEFAULT_MAX_SIZE):
     """One webhook body -> ``Update``."""
-    return _run(_UPDATE, _load(data, max_size))
+    return _decode(_UPDATE, data, max_size)
 
 
 def decode_updates(data, *, max_size=DEFAULT_MAX_SIZE):
     """A JSON array of updates (a ``getUpdates`` result) -> ``list[Update]``."""
-    return _run(_UPDATES, _load(data, max_size))
+    return _decode(_UPDATES, data, max_size)
 
 
 def decode(tp, data, *, max_size=DEFAULT_MAX_SIZE):
     """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
-    return _run(_registry.get(expr_of(tp)), _load(data, max_size))
+    return _decode(_registry.get(expr_of(tp)), data, max_size)
 
 
 def convert(tp, obj):

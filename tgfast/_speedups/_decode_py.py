@@ -6,6 +6,7 @@ type; decoding then walks orjson's output and checks every value on the way.
 
 from __future__ import annotations
 
+import json
 import sys
 import types as _pytypes
 from collections.abc import Callable
@@ -73,6 +74,54 @@ def _bad_tag(key: str, tag: object, obj: dict[str, Any]) -> PathError:
         err = _wrong("str", tag)
     err.segments.append(f".{key}")
     return err
+
+
+class _Repeated(dict[str, Any]):
+    """A parsed object whose discriminator key came twice (orjson keeps the last)."""
+
+    key = ""
+
+
+def repeated_key(data: bytes | bytearray | memoryview | str, keys: set[str]) -> DecodeError | None:
+    """The error for the first object of ``data`` holding one of ``keys`` twice, if any.
+
+    Only called when the decode met a union: which variant a repeated discriminator
+    picks depends on the parser, so the object is malformed, not one of them."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(items)
+        if len(obj) < len(items):
+            met: set[str] = set()
+            for key, _value in items:
+                if key in met and key in keys:
+                    repeated = _Repeated(obj)
+                    repeated.key = key
+                    return repeated
+                met.add(key)
+        return obj
+
+    raw = bytes(data) if isinstance(data, (bytearray, memoryview)) else data
+    found = _first_repeated(json.loads(raw, object_pairs_hook=pairs), "$")
+    return None if found is None else DecodeError("repeated discriminator key", found)
+
+
+def _first_repeated(value: Any, path: str) -> str | None:
+    if type(value) is _Repeated:
+        return f"{path}.{value.key}"
+    children = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for name, child in children:
+        found = _first_repeated(
+            child, f"{path}.{name}" if isinstance(value, dict) else f"{path}[{name}]"
+        )
+        if found is not None:
+            return found
+    return None
 
 
 def _int(v: Any) -> int:
@@ -330,6 +379,8 @@ class _Registry:
         def convert(v: Any) -> Any:
             tv = type(v)
             if tv is dict:
+                if rule.key is not None:
+                    _met_keys.add(rule.key)
                 for key, conv in presence:
                     if key in v:
                         return conv(v)
@@ -394,6 +445,24 @@ def _load(data: bytes | bytearray | memoryview | str, max_size: int | None) -> A
         raise DecodeError(f"invalid JSON: {e}") from None
 
 
+_met_keys: set[str] = set()
+"""The discriminator keys of the unions met by the decode in progress."""
+
+
+def _decode(
+    conv: Converter, data: bytes | bytearray | memoryview | str, max_size: int | None
+) -> Any:
+    """``_run`` over the parsed ``data``, then the repeated-key check if a union was met."""
+    value = _load(data, max_size)
+    _met_keys.clear()
+    result = _run(conv, value)
+    if _met_keys:
+        error = repeated_key(data, _met_keys)
+        if error is not None:
+            raise error
+    return result
+
+
 def _run(conv: Converter, value: Any) -> Any:
     try:
         return conv(value)
@@ -407,14 +476,14 @@ def decode_update(
     data: bytes | bytearray | memoryview | str, *, max_size: int | None = DEFAULT_MAX_SIZE
 ) -> Update:
     """One webhook body -> ``Update``."""
-    return cast(Update, _run(_UPDATE, _load(data, max_size)))
+    return cast(Update, _decode(_UPDATE, data, max_size))
 
 
 def decode_updates(
     data: bytes | bytearray | memoryview | str, *, max_size: int | None = DEFAULT_MAX_SIZE
 ) -> list[Update]:
     """A JSON array of updates (a ``getUpdates`` result) -> ``list[Update]``."""
-    return cast("list[Update]", _run(_UPDATES, _load(data, max_size)))
+    return cast("list[Update]", _decode(_UPDATES, data, max_size))
 
 
 def decode(
@@ -424,7 +493,7 @@ def decode(
     max_size: int | None = DEFAULT_MAX_SIZE,
 ) -> T:
     """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
-    return cast(T, _run(_registry.get(expr_of(tp)), _load(data, max_size)))
+    return cast(T, _decode(_registry.get(expr_of(tp)), data, max_size))
 
 
 def convert(tp: type[T] | Any, obj: Any) -> T:
