@@ -537,3 +537,57 @@ async def test_answer_sends_text_and_entities_without_the_default_parse_mode(
     assert poll.params["question"] == "Pick one"
     assert poll.params["question_entities"] == [{"type": "bold", "offset": 5, "length": 3}]
     assert "question_parse_mode" not in poll.params
+
+
+# -- names and signatures -----------------------------------------------------------------
+
+
+def _public(module: ModuleType) -> dict[str, Any]:
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("_")
+        and (getattr(value, "__module__", None) == module.__name__ or name in {"NODE_TYPES"})
+    }
+
+
+def test_every_public_name_of_aiogram_is_here() -> None:
+    missing = set(_public(theirs)) - set(dir(ours))
+    assert not missing
+    assert set(theirs.NODE_TYPES) <= set(ours.NODE_TYPES)
+    for kind, node in theirs.NODE_TYPES.items():
+        assert ours.NODE_TYPES[kind].__name__ == node.__name__
+    assert set(ours.__all__) <= set(dir(ours))
+
+
+def _callables() -> list[str]:
+    out = []
+    for name, value in _public(theirs).items():
+        if isinstance(value, type):
+            out.extend(
+                f"{name}.{attr}"
+                for attr, member in vars(value).items()
+                if callable(member) or isinstance(member, classmethod)
+                if not attr.startswith("_") or attr in {"__init__", "__add__", "__getitem__"}
+            )
+        elif callable(value):
+            out.append(name)
+    return sorted(out)
+
+
+@pytest.mark.parametrize("path", _callables())
+def test_signatures_take_aiogram_parameters(path: str) -> None:
+    import inspect
+
+    def resolve(module: ModuleType) -> Any:
+        value: Any = module
+        for part in path.split("."):
+            value = getattr(value, part)
+        return value
+
+    theirs_params = inspect.signature(resolve(theirs)).parameters
+    ours_params = inspect.signature(resolve(ours)).parameters
+    assert list(ours_params) == list(theirs_params)
+    for name, param in theirs_params.items():
+        assert ours_params[name].kind == param.kind, name
+        assert ours_params[name].default == param.default, name
