@@ -423,6 +423,7 @@ def test_generated_trees_render_as_aiogram(spec: Spec) -> None:
     assert len(mine) == len(reference) == len(text.encode("utf-16-le")) // 2
     if "user" not in str(spec):  # a User's repr differs between the frameworks
         assert repr(mine) == reference.as_pretty_string()
+        assert mine.as_pretty_string(indent=True) == reference.as_pretty_string(indent=True)
     # markup: aiogram's decorations given the entities in Telegram's order (its own
     # as_html() gives them inner first and garbles nested nodes that start together,
     # see test_nested_nodes_that_start_together_keep_their_text) and none empty
@@ -591,3 +592,56 @@ def test_signatures_take_aiogram_parameters(path: str) -> None:
     for name, param in theirs_params.items():
         assert ours_params[name].kind == param.kind, name
         assert ours_params[name].default == param.default, name
+
+
+@st.composite
+def any_entities(draw: st.DrawFn) -> tuple[str, list[MessageEntity]]:
+    """A text and entities in any order, crossing or not, some past the end or inside a
+    surrogate pair: what a hand-built list may hold."""
+    text = "".join(draw(st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=12)))
+    size = len(text.encode("utf-16-le")) // 2
+    entities = [
+        MessageEntity(type=kind, offset=offset, length=length)
+        for kind, offset, length in draw(
+            st.lists(
+                st.tuples(
+                    st.sampled_from(["bold", "italic", "code", "mention", "spoiler"]),
+                    st.integers(0, size),
+                    st.integers(0, size + 2),
+                ),
+                max_size=6,
+            )
+        )
+    ]
+    return text, entities
+
+
+def coverage(text: str, entities: list[MessageEntity]) -> list[Counter[str]]:
+    """For each UTF-16 unit of ``text``, the entity types over it (a surrogate pair's
+    halves counted as the pair: a cut inside one moves past it)."""
+    units = text.encode("utf-16-le")
+    size = len(units) // 2
+
+    def move(pos: int) -> int:
+        pos = min(pos, size)
+        low = pos < size and 0xDC <= units[pos * 2 + 1] <= 0xDF
+        return pos + 1 if low else pos
+
+    out: list[Counter[str]] = [Counter() for _ in range(size)]
+    for entity in entities:
+        for pos in range(move(entity.offset), move(entity.offset + entity.length)):
+            out[pos][entity.type] += 1
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_entities())
+def test_from_entities_keeps_every_unit_of_any_entity_list(
+    case: tuple[str, list[MessageEntity]],
+) -> None:
+    text, entities = case
+    node = Text.from_entities(text, entities)
+    rendered, again = node.render()
+    assert rendered == text
+    assert coverage(text, again) == coverage(text, entities)
+    assert all(entity.length > 0 for entity in again)

@@ -10,6 +10,7 @@ cannot reinterpret it. Offsets and lengths count UTF-16 code units, as Telegram 
 from __future__ import annotations
 
 import builtins
+import heapq
 import textwrap
 from collections.abc import Iterable, Iterator
 from datetime import datetime
@@ -17,7 +18,7 @@ from typing import Any, ClassVar, TypeVar
 
 from ..types import MessageEntity, User
 from ..types.enums import MessageEntityType
-from .text_decorations import add_surrogates, html_decoration, markdown_decoration
+from .text_decorations import _boundary, add_surrogates, html_decoration, markdown_decoration
 
 __all__ = [
     "NODE_TYPES",
@@ -102,7 +103,7 @@ class Text(Iterable[NodeType]):
         # outer first; of two over the same range the later one, so that ``render``
         # (inner before outer) lists them in the order given
         spans.sort(key=lambda span: (span[0], -span[1]))
-        return cls(*_nodes(units, spans, 0, size))
+        return cls(*_nodes(units, spans))
 
     def render(
         self, *, _offset: int = 0, _sort: bool = True, _collect_entities: bool = True
@@ -219,7 +220,7 @@ class Text(Iterable[NodeType]):
         ]
         args.extend(f"{key}={value!r}" for key, value in self._params.items() if value is not None)
         inner = sep.join(args)
-        if indent and inner:
+        if indent:
             inner = textwrap.indent(f"\n{inner}\n", "    ")
         return f"{type(self).__name__}({inner})"
 
@@ -284,13 +285,6 @@ def _copy(node: _T, body: tuple[NodeType, ...]) -> _T:
     new._body = body
     new._params = dict(node._params)
     return new
-
-
-def _boundary(units: bytes, pos: int) -> int:
-    """``pos`` (in bytes of UTF-16-LE), moved past the low half of a surrogate pair."""
-    if pos < len(units) and 0xDC <= units[pos + 1] <= 0xDF:
-        return pos + 2
-    return pos
 
 
 def _cut(text: str, start: int, stop: int) -> str:
@@ -467,34 +461,45 @@ NODE_TYPES: dict[str | None, type[Text]] = {
 }  # fmt: skip
 """The node class of each entity type (``None``: plain ``Text``)."""
 
-_Span = tuple[int, int, MessageEntity]
+_Open = tuple[int, MessageEntity | None, list[NodeType]]
+"""An entity being built: where it ends (in bytes of UTF-16-LE), the entity, its nodes."""
 
 
-def _nodes(units: bytes, spans: list[_Span], start: int, end: int) -> list[NodeType]:
-    """The nodes of ``units[start:end]`` with ``spans`` (sorted, all inside the range)."""
-    out: list[NodeType] = []
-    pos = start
-    while spans:
-        first, last, entity = spans[0]
-        inner: list[_Span] = []
-        later: list[_Span] = []
-        for span in spans[1:]:
-            if span[0] >= last:
-                later.append(span)
-            elif span[1] <= last:
-                inner.append(span)
-            else:  # crosses this entity's end: split there
-                inner.append((span[0], last, span[2]))
-                later.append((last, span[1], span[2]))
-        if first > pos:
-            out.append(units[pos:first].decode("utf-16-le"))
-        out.append(_entity_node(entity, _nodes(units, inner, first, last)))
-        pos = last
-        later.sort(key=lambda span: (span[0], -span[1]))
-        spans = later
-    if pos < end:
-        out.append(units[pos:end].decode("utf-16-le"))
-    return out
+def _nodes(units: bytes, spans: list[tuple[int, int, MessageEntity]]) -> list[NodeType]:
+    """The nodes of ``units`` with ``spans`` (start, end, entity; sorted outer first), in
+    one pass with a stack of open entities: one that crosses the end of the open one is
+    split there, its rest taken up again where that one ends."""
+    heap = [(start, -end, index, entity) for index, (start, end, entity) in enumerate(spans)]
+    root: list[NodeType] = []
+    stack: list[_Open] = [(len(units), None, root)]
+    pos = 0
+    while heap:  # sorted, so already a heap
+        start, neg_end, index, entity = heapq.heappop(heap)
+        pos = _close(units, stack, pos, start)
+        if start > pos:
+            stack[-1][2].append(units[pos:start].decode("utf-16-le"))
+            pos = start
+        end = -neg_end
+        if end > stack[-1][0]:  # crosses: the rest comes back where the open one ends
+            heapq.heappush(heap, (stack[-1][0], neg_end, index, entity))
+            end = stack[-1][0]
+        stack.append((end, entity, []))
+    pos = _close(units, stack, pos, len(units))
+    if pos < len(units):
+        root.append(units[pos:].decode("utf-16-le"))
+    return root
+
+
+def _close(units: bytes, stack: list[_Open], pos: int, upto: int) -> int:
+    """Finish the open entities that end by ``upto``; return the position after them."""
+    while len(stack) > 1 and stack[-1][0] <= upto:
+        end, entity, body = stack.pop()
+        if end > pos:
+            body.append(units[pos:end].decode("utf-16-le"))
+            pos = end
+        assert entity is not None  # only the root has none
+        stack[-1][2].append(_entity_node(entity, body))
+    return pos
 
 
 def _entity_node(entity: MessageEntity, body: list[NodeType]) -> Text:
