@@ -6,7 +6,9 @@ Where tgfast departs from aiogram on purpose, a test below says so and why:
 slicing cuts strings in UTF-16 units too (aiogram cuts them in code points), markup
 follows Telegram's documented syntax (see tests/test_text_decorations.py), and
 ``from_entities`` keeps entities aiogram loses (mentions, unknown kinds, crossing or
-empty entities, same-offset entities listed inner first).
+empty entities, same-offset entities listed inner first), ``as_html``/``as_markdown``
+keep the text of nested nodes that start together (aiogram's repeat it), and the list
+helpers take no items without an IndexError.
 """
 
 from __future__ import annotations
@@ -523,6 +525,7 @@ async def test_answer_sends_text_and_entities_without_the_default_parse_mode(
             **Text("Pick ", Bold("one")).as_poll_question_kwargs(),
             options=["a", "b"],
         )
+        await bot.send_gift("GIFT", user_id=1, **Text("For ", Bold("you")).as_gift_text_kwargs())
     first, control = fake.calls_to("sendMessage")
     text, entities = content.render()
     assert first.params["text"] == text
@@ -538,6 +541,9 @@ async def test_answer_sends_text_and_entities_without_the_default_parse_mode(
     assert poll.params["question"] == "Pick one"
     assert poll.params["question_entities"] == [{"type": "bold", "offset": 5, "length": 3}]
     assert "question_parse_mode" not in poll.params
+    (gift,) = fake.calls_to("sendGift")
+    assert gift.params["text_entities"] == [{"type": "bold", "offset": 4, "length": 3}]
+    assert "text_parse_mode" not in gift.params
 
 
 # -- names and signatures -----------------------------------------------------------------
