@@ -38,7 +38,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.utils.callback_answer": _LATER,
     "tgfast.utils.chat_action": _LATER,
     "tgfast.utils.chat_member": _LATER,
-    "tgfast.utils.formatting": _LATER,
     "tgfast.utils.i18n": _LATER,
     "tgfast.utils.media_group": _LATER,
     "tgfast.utils.serialization": _LATER,
