@@ -35,7 +35,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.fsm.scene": _LATER,
     "tgfast.utils.auth_widget": _LATER,
     "tgfast.utils.backoff": "tgfast.backoff.Backoff; start_polling(backoff_config=) takes it",
-    "tgfast.utils.callback_answer": _LATER,
     "tgfast.utils.chat_member": _LATER,
     "tgfast.utils.formatting": _LATER,
     "tgfast.utils.i18n": _LATER,
