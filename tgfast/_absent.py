@@ -40,7 +40,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.utils.i18n": _LATER,
     "tgfast.utils.media_group": _LATER,
     "tgfast.utils.serialization": _LATER,
-    "tgfast.utils.web_app_signature": _LATER,
     "tgfast.utils.magic_filter": "F and MagicFilter are in tgfast.filters (tgfast.F)",
     "tgfast.fsm.storage.mongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
     "tgfast.fsm.storage.pymongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
