@@ -11,7 +11,7 @@ from typing import Any
 import aiogram.utils.callback_answer as ag_callback_answer
 import pytest
 
-from tgfast import Bot, Dispatcher, F, flags
+from tgfast import Bot, Dispatcher, F, TgfastError, flags
 from tgfast.exceptions import CallbackAnswerException
 from tgfast.testing import FakeTelegram
 from tgfast.testing.updates import callback_query, message, update
@@ -70,8 +70,6 @@ def test_construct_from_flag_as_aiogram(flag: Any) -> None:
 
 
 def test_the_exception_is_a_tgfast_error() -> None:
-    from tgfast import TgfastError
-
     assert issubclass(CallbackAnswerException, TgfastError)
 
 
