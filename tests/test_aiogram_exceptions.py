@@ -20,7 +20,6 @@ AIOGRAM_ERRORS = sorted(
     if inspect.isclass(value) and issubclass(value, Exception) and not name.startswith("_")
 )
 MISSING = {
-    "CallbackAnswerException",
     "SceneException",
 }
 # where tgfast's tree differs from aiogram's, on purpose: a network error got no answer,

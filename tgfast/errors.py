@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "CallbackAnswerException",
     "ClientDecodeError",
     "DecodeError",
     "RestartingTelegram",
@@ -30,6 +31,10 @@ class TgfastError(Exception):
 
 class UnsupportedKeywordArgument(TgfastError, TypeError):
     """A keyword a handler registration does not take (aiogram 2's ``commands=[...]``)."""
+
+
+class CallbackAnswerException(TgfastError):
+    """A change to a ``CallbackAnswer`` after it was sent (``tgfast.utils.callback_answer``)."""
 
 
 class DecodeError(TgfastError, ValueError):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ._absent import absent
 from .errors import (
+    CallbackAnswerException,
     ClientDecodeError,
     DecodeError,
     RestartingTelegram,
@@ -36,6 +37,7 @@ from .fsm.storage.base import StorageDataError
 
 __all__ = [
     "AiogramError",
+    "CallbackAnswerException",
     "ClientDecodeError",
     "DataNotDictLikeError",
     "DecodeError",
@@ -67,7 +69,6 @@ DetailedAiogramError = TgfastError  # API errors carry .message (and .descriptio
 DataNotDictLikeError = StorageDataError  # FSM data that is not a mapping
 
 _INSTEAD = {
-    "CallbackAnswerException": "not supported yet: CallbackAnswerMiddleware is not in tgfast",
     "SceneException": "not supported yet: scenes are not in tgfast",
 }
 
