@@ -293,7 +293,8 @@ async def test_simple_middleware_uses_the_language_code(
     i18n = I18n(path=locales)
     dp = Dispatcher()
     dp.include_router(translating_router())
-    assert SimpleI18nMiddleware(i18n).setup(dp) is not None
+    middleware = SimpleI18nMiddleware(i18n)
+    assert middleware.setup(dp) is middleware
     sent, results = await run(
         dp,
         text_message(menu, 1, language_code),
@@ -501,3 +502,19 @@ def test_module_functions_take_aiogram_arguments(i18n: I18n, locales: Path) -> N
         assert gettext("{n} apple", "{n} apples", 2) == "{n} яблука"
         assert gettext(singular="Menu", locale="pt_BR") == "Cardápio"
         assert str(lazy_gettext("{n} apple", plural="{n} apples", n=5)) == "{n} яблук"
+
+
+async def test_setup_can_leave_errors_out(locales: Path) -> None:
+    dp = Dispatcher()
+    dp.include_router(translating_router())
+    seen: list[I18n | None] = []
+
+    @dp.errors()
+    async def root_errors(event: Any) -> None:
+        seen.append(I18n.get_current())
+
+    ConstI18nMiddleware("uk", I18n(path=locales)).setup(dp, exclude={"error"})
+    _sent, results = await run(dp, text_message("/fail", 1, "uk"))
+    # the router's errors handler translates: it has no I18n now, its LookupError is
+    # handled by the dispatcher's own errors handler, which has none either
+    assert seen == [None] and results == [None]
