@@ -518,3 +518,35 @@ async def test_setup_can_leave_errors_out(locales: Path) -> None:
     # the router's errors handler translates: it has no I18n now, its LookupError is
     # handled by the dispatcher's own errors handler, which has none either
     assert seen == [None] and results == [None]
+
+
+async def test_fsm_locale_survives_a_restart_with_redis(locales: Path, redis_url: str) -> None:
+    """The choice is in the storage, not the process: a new dispatcher (a restarted
+    bot, another worker) on the same Redis answers in the chosen locale."""
+    from tgfast.fsm.storage.redis import RedisStorage
+
+    def bot_process(storage: RedisStorage) -> Dispatcher:
+        i18n = I18n(path=locales)
+        middleware = FSMI18nMiddleware(i18n)
+        dp = Dispatcher(storage=storage)
+
+        @dp.message(Command("lang"))
+        async def lang(message: Message, state: FSMContext) -> None:
+            await middleware.set_locale(state, "pt_BR")
+            await message.answer(_("Language: {locale}").format(locale=i18n.current_locale))
+
+        dp.include_router(translating_router())
+        middleware.setup(dp)
+        return dp
+
+    first = RedisStorage.from_url(redis_url)
+    try:
+        sent, _results = await run(bot_process(first), text_message("/lang", 1, "uk"))
+    finally:
+        await first.close()
+    second = RedisStorage.from_url(redis_url)
+    try:
+        sent += (await run(bot_process(second), text_message("Cardápio", 1, "uk")))[0]
+    finally:
+        await second.close()
+    assert sent == ["Idioma: pt_BR", "pt_BR: Você abriu o cardápio."]
