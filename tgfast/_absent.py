@@ -40,7 +40,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.utils.chat_member": _LATER,
     "tgfast.utils.formatting": _LATER,
     "tgfast.utils.i18n": _LATER,
-    "tgfast.utils.media_group": _LATER,
     "tgfast.utils.serialization": _LATER,
     "tgfast.utils.web_app_signature": _LATER,
     "tgfast.utils.magic_filter": "F and MagicFilter are in tgfast.filters (tgfast.F)",
