@@ -1,6 +1,8 @@
 """The bot of the album fleet tests: one answer per album, naming its parts and the
 worker that handed it over; each part a worker handled is noted in ``ALBUM_PARTS_LOG``
-(``worker message_id`` lines), so a test sees how the parts were split."""
+(``worker message_id`` lines), so a test sees how the parts were split. ``ALBUM_DELAY``
+sets the quiet period (0.4 s by default); the sweep for albums of dead workers runs
+every 0.5 s."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ async def note_part(handler: Handler, update: Update, data: dict[str, Any]) -> A
     return await handler(update, data)
 
 
-AlbumMiddleware().setup(dp)
+AlbumMiddleware(float(os.environ.get("ALBUM_DELAY", "0.4")), sweep_every=0.5).setup(dp)
 
 
 @dp.message(F.media_group_id)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
+import signal
 from collections import defaultdict
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,8 +16,9 @@ from typing import Any
 
 import aiohttp
 import pytest
+from redis.asyncio import Redis
 from server_support import deliver_like_telegram
-from supervised import Supervised, answers
+from supervised import Supervised, answers, eventually
 from test_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram, updates
@@ -48,22 +51,30 @@ def albums() -> dict[int, list[dict[str, Any]]]:
     return out
 
 
+Fleet = tuple[Supervised, int, Path]
+
+
 @pytest.fixture
-async def fleet(
-    fake: FakeTelegram, redis_url: str, tmp_path: Path
-) -> AsyncIterator[tuple[Supervised, int, Path]]:
-    """The two workers (``--port-per-worker``: worker w on port + w) and the parts log."""
-    port = consecutive_free_ports(2)
-    parts_log = tmp_path / "parts.log"
-    process = await Supervised.start(
-        "webhook", BOT, "--workers", "2", "--port-per-worker", "--port", str(port),
-        "--redis", redis_url, "--token", fake.token, "--api-url", fake.url,
-        "--secret", SECRET, "--no-rate-limit", cwd=tmp_path, ALBUM_PARTS_LOG=str(parts_log),
-    )  # fmt: skip
-    try:
+async def fleet_of(fake: FakeTelegram, redis_url: str, tmp_path: Path) -> AsyncIterator[Any]:
+    """``await fleet_of(delay)``: two workers (``--port-per-worker``: worker w on port +
+    w) with that quiet period, and the parts log; stopped at the end."""
+    made: list[Supervised] = []
+
+    async def make(delay: float = 0.4) -> Fleet:
+        port = consecutive_free_ports(2)
+        parts_log = tmp_path / "parts.log"
+        process = await Supervised.start(
+            "webhook", BOT, "--workers", "2", "--port-per-worker", "--port", str(port),
+            "--redis", redis_url, "--token", fake.token, "--api-url", fake.url,
+            "--secret", SECRET, "--no-rate-limit", cwd=tmp_path,
+            ALBUM_PARTS_LOG=str(parts_log), ALBUM_DELAY=str(delay), TGFAST_SEEN_LEASE="1",
+        )  # fmt: skip
+        made.append(process)
         await process.wait_ready(2)
-        yield process, port, parts_log
-    finally:
+        return process, port, parts_log
+
+    yield make
+    for process in made:
         await process.close()
 
 
@@ -100,9 +111,9 @@ def assert_each_album_once_complete_in_order(
 
 
 async def test_parts_split_across_workers_and_redelivered_make_one_album_each(
-    fleet: tuple[Supervised, int, Path], fake: FakeTelegram
+    fleet_of: Any, fake: FakeTelegram
 ) -> None:
-    process, port, parts_log = fleet
+    _, port, parts_log = await fleet_of()
     sent = albums()
     url = [f"http://127.0.0.1:{port + w}/webhook" for w in (0, 1)]
 
@@ -156,3 +167,35 @@ async def test_behind_one_port_with_redeliveries(
         assert split, "no album reached both workers: the test proved nothing"
     finally:
         await process.close()
+
+
+async def test_an_album_whose_worker_died_while_waiting_is_taken_over(
+    fleet_of: Any, fake: FakeTelegram, redis_url: str
+) -> None:
+    """Every part to worker 1, which is killed (SIGKILL) once they are stored and before
+    its quiet period ends: worker 0's sweep finds the album quiet and nobody waiting."""
+    process, port, _ = await fleet_of(3.0)
+    victim = process.ready[1]
+    chat = 900
+    parts = [part(n, chat, 50 + n) for n in range(1, 5)]
+    bot_id = fake.token.partition(":")[0]
+    stored = f"tgfast:album:{bot_id}:{chat}:g{chat}:parts"
+    redis = Redis.from_url(redis_url)
+    try:
+        async with aiohttp.ClientSession() as http:
+            for update in parts:
+                await deliver(http, f"http://127.0.0.1:{port + 1}/webhook", update)
+        for _ in range(200):  # the parts stored: the quiet period has begun
+            if await redis.hlen(stored) == len(parts) + 1:  # and "@last"
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the parts were not stored")
+        os.kill(victim, signal.SIGKILL)
+        await eventually(lambda: answers(fake, chat), what="the album taken over")
+        await asyncio.sleep(1.5)  # and no second answer, from the restarted worker say
+    finally:
+        await redis.aclose()
+    ((text, _, pid),) = answers(fake, chat)
+    assert text == "album 51 52 53 54"
+    assert pid != victim

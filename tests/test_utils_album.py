@@ -17,7 +17,7 @@ from tgfast.redis.storage import RedisStorage
 from tgfast.server import UpdateProcessor
 from tgfast.testing import FakeTelegram, updates
 from tgfast.types import ErrorEvent, Message, Update
-from tgfast.utils.album import Added, AlbumMiddleware, AlbumStore, MemoryAlbumStore
+from tgfast.utils.album import Added, AlbumMiddleware, AlbumStore, MemoryAlbumStore, album_key
 
 DELAY = 0.05
 OFFLINE_BOT = True  # the ``bot`` fixture: these handlers call no API (one test has its own)
@@ -229,3 +229,27 @@ async def test_redis_storage_brings_the_redis_album_store(bot: Bot, redis_url: s
         assert bench.calls == [(10, [10, 11])]
     finally:
         await storage.close()
+
+
+async def test_the_sweep_takes_over_an_album_nobody_waits_for(bot: Bot, wire: RespClient) -> None:
+    store = RedisAlbumStore(wire)
+    key = album_key(bot.id, 1, "g")
+    for message_id in (11, 10):  # stored by a worker that died before its check
+        assert await store.add(key, message_id, part(message_id, message_id, "g")) is Added.NEW
+    dp = Dispatcher()
+    got: list[list[int]] = []
+    albums = AlbumMiddleware(DELAY, store=RedisAlbumStore(wire), sweep_every=0.02).setup(dp)
+
+    @dp.message()
+    async def handle(message: Message, album: list[Message]) -> None:
+        got.append([m.message_id for m in album])
+
+    await dp.emit_startup(bot=bot)
+    for _ in range(200):
+        if got:
+            break
+        await asyncio.sleep(0.01)
+    await dp.emit_shutdown(bot=bot)
+    assert got == [[10, 11]]
+    assert albums.waiting == 0
+    assert await wire.execute("KEYS", "*pending") == []  # taken: no longer pending

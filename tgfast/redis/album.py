@@ -4,14 +4,17 @@ Layout, for an album ``k`` (``tgfast.utils.album.album_key``) under ``key_prefix
 
     p:k:parts   hash: message id -> the part's update (JSON); "@last" -> ms of the last new part
     p:k:handed  set: the message ids of the album handed over (only once it was)
+    p:<bot>:pending  sorted set: albums not taken yet, scored by their last part's ms
 
 ``add`` is one script: a part of an album handed over already is answered ``HANDED``
 (or ``LATE`` when its id is not in the set); else ``HSETNX`` stores it once whatever
 the redeliveries, and only a new part moves ``@last``. ``take`` is one script too:
 quiet for ``delay`` (by the Redis server's clock, the one clock all workers share)?
 then it fills ``handed``, reads and deletes ``parts``, all in one atomic step, so one
-caller gets the album and the others get nothing. Both keys expire: ``parts``
-``ttl`` after its last part, ``handed`` ``ttl`` after the album was taken.
+caller gets the album and the others get nothing. Every key expires: ``parts`` (and
+``pending``) ``ttl`` after the last part, ``handed`` ``ttl`` after the album was taken.
+``overdue`` lists the albums quiet for long enough that the workers waiting on them
+must be gone: a live worker takes them over (``AlbumMiddleware``'s sweep).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 """
 
-# KEYS: parts, handed. ARGV: message id, update JSON, ttl ms, max parts.
+# KEYS: parts, handed, pending. ARGV: message id, update JSON, ttl ms, max parts, album.
 _ADD = (
     _NOW
     + """
@@ -50,16 +53,22 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 'stored' end
 if redis.call('HLEN', KEYS[1]) > tonumber(ARGV[4]) then return 'full' end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2], '@last', now)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[3], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return 'new'
 """
 )
 
-# KEYS: parts, handed. ARGV: delay ms, ttl ms. {} nothing, {ms} wait, {0, f, v, ...} taken.
+# KEYS: parts, handed, pending. ARGV: delay ms, ttl ms, album.
+# {} nothing, {ms} wait, {0, field, value, ...} taken.
 _TAKE = (
     _NOW
     + """
 local last = redis.call('HGET', KEYS[1], '@last')
-if not last then return {} end
+if not last then
+  redis.call('ZREM', KEYS[3], ARGV[3])
+  return {}
+end
 local wait = tonumber(last) + tonumber(ARGV[1]) - now
 if wait > 0 then return {wait} end
 local all = redis.call('HGETALL', KEYS[1])
@@ -73,11 +82,21 @@ for i = 1, #all, 2 do
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[3], ARGV[3])
 return out
 """
 )
 
+# KEYS: pending. ARGV: quiet ms, at most. The albums whose last part is older.
+_OVERDUE = (
+    _NOW
+    + """
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, ARGV[2])
+"""
+)
+
 _ADD_SCRIPT = Script(_ADD)
+_OVERDUE_SCRIPT = Script(_OVERDUE)
 _TAKE_SCRIPT = Script(_TAKE)
 _ADDED = {b"new": Added.NEW, b"stored": Added.STORED, b"handed": Added.HANDED,
           b"late": Added.LATE, b"full": Added.FULL}  # fmt: skip
@@ -122,8 +141,8 @@ class RedisAlbumStore:
         p = f"{self._prefix}:{key}"
         try:
             answer = await _ADD_SCRIPT(
-                self._wire, (f"{p}:parts", f"{p}:handed"),
-                (message_id, body, self._ttl, MAX_PARTS + 2),
+                self._wire, (f"{p}:parts", f"{p}:handed", self._pending(key)),
+                (message_id, body, self._ttl, MAX_PARTS + 2, key),
             )  # fmt: skip
         except RedisUnavailable as exc:
             raise RedisUnavailable(f"Redis album store: add failed: {exc}") from exc
@@ -133,8 +152,9 @@ class RedisAlbumStore:
         p = f"{self._prefix}:{key}"
         try:
             answer = await _TAKE_SCRIPT(
-                self._wire, (f"{p}:parts", f"{p}:handed"), (round(delay * 1000), self._ttl)
-            )
+                self._wire, (f"{p}:parts", f"{p}:handed", self._pending(key)),
+                (round(delay * 1000), self._ttl, key),
+            )  # fmt: skip
         except RedisUnavailable as exc:
             raise RedisUnavailable(f"Redis album store: take failed: {exc}") from exc
         if not answer:
@@ -143,6 +163,21 @@ class RedisAlbumStore:
             return int(answer[0]) / 1000
         parts = {int(answer[i]): answer[i + 1] for i in range(1, len(answer), 2)}
         return [decode_update(parts[i]) for i in sorted(parts)]
+
+    def _pending(self, key: str) -> str:
+        bot_id = key.partition(":")[0]  # album_key starts with the bot's id
+        return f"{self._prefix}:{bot_id}:pending"
+
+    async def overdue(self, bot_id: int, quiet: float, limit: int = 100) -> list[str]:
+        """Albums of bot ``bot_id`` not taken although no part came for ``quiet`` seconds
+        (the Redis server's clock): their workers died, or are about to take them."""
+        try:
+            keys = await _OVERDUE_SCRIPT(
+                self._wire, (self._pending(f"{bot_id}:"),), (round(quiet * 1000), limit)
+            )
+        except RedisUnavailable as exc:
+            raise RedisUnavailable(f"Redis album store: overdue failed: {exc}") from exc
+        return [key.decode() for key in keys]
 
     async def close(self) -> None:
         """Close the client if this store made it."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import time
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -176,23 +176,49 @@ class AlbumMiddleware(BaseMiddleware):
     ``delay``: the quiet period, in seconds. ``store``: a ``MemoryAlbumStore``, a
     ``tgfast.redis.RedisAlbumStore``, or None to pick one at the first album (Redis
     when the dispatcher's FSM storage is a ``RedisStorage``, else memory).
+
+    ``sweep_every`` (a store with ``overdue``, Redis): every so many seconds, take over
+    the albums nobody took although they have been quiet for ``delay + sweep_every``
+    seconds: those whose parts all went to workers that died meanwhile. None: never.
     """
 
-    def __init__(self, delay: float = DEFAULT_ALBUM_DELAY, *, store: AlbumStore | None = None):
+    def __init__(
+        self,
+        delay: float = DEFAULT_ALBUM_DELAY,
+        *,
+        store: AlbumStore | None = None,
+        sweep_every: float | None = 2.0,
+    ) -> None:
         if delay < 0:
             raise ValueError(f"delay must not be negative, got {delay}")
+        if sweep_every is not None and sweep_every <= 0:
+            raise ValueError(f"sweep_every must be positive or None, got {sweep_every}")
         self.delay = delay
         self.store = store
+        self.sweep_every = sweep_every
         self._waiting: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # waiting, then feeding
+        self._sweeper: asyncio.Task[None] | None = None
 
     def setup(self, router: Router, kinds: Iterable[str] = ALBUM_KINDS) -> AlbumMiddleware:
-        """Install as an outer middleware of ``router``'s ``kinds``, and ``close`` at its
-        shutdown (so an album collected while the server drains is still handled)."""
+        """Install as an outer middleware of ``router``'s ``kinds``; at its startup, start
+        the sweep (a Redis store), and at its shutdown ``close`` (so an album collected
+        while the server drains is still handled)."""
         for kind in kinds:
             getattr(router, kind).outer_middleware(self)
+        router.startup.register(self.start)
         router.shutdown.register(self.close)
         return self
+
+    async def start(self, bot: Bot, dispatcher: Dispatcher) -> None:
+        """Choose the store (when none was given) and start the sweep: a startup callback."""
+        if self.store is None:
+            self.store = _default_store(dispatcher)
+        self._start_sweep(self.store, dispatcher, bot)
+
+    def _start_sweep(self, store: AlbumStore, dispatcher: Dispatcher, bot: Bot) -> None:
+        if self._sweeper is None and self.sweep_every is not None and hasattr(store, "overdue"):
+            self._sweeper = asyncio.ensure_future(self._sweep(store, dispatcher, bot))
 
     async def __call__(self, handler: Handler, event: Any, data: dict[str, Any]) -> Any:
         group = getattr(event, "media_group_id", None)
@@ -210,10 +236,9 @@ class AlbumMiddleware(BaseMiddleware):
         added = await store.add(key, event.message_id, update)
         if added is Added.NEW or added is Added.STORED:
             if key not in self._waiting:
-                task = asyncio.ensure_future(self._wait(store, key, dispatcher, bot))
-                self._waiting[key] = task
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._waiting[key] = self._spawn(self._wait(store, key, dispatcher, bot))
+                if self._sweeper is None:
+                    self._start_sweep(store, dispatcher, bot)
         elif added is Added.HANDED:
             log.debug("album %s: part %s again, handed over already", key, event.message_id)
         else:  # LATE, FULL: handled alone rather than lost
@@ -235,6 +260,30 @@ class AlbumMiddleware(BaseMiddleware):
             self._waiting.pop(key, None)
         if taken is not None:
             await self._feed(dispatcher, bot, key, taken)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _sweep(self, store: AlbumStore, dispatcher: Dispatcher, bot: Bot) -> None:
+        """Take over the albums whose workers died before their quiet period ended."""
+        every = self.sweep_every
+        assert every is not None
+        overdue = store.overdue  # type: ignore[attr-defined]
+        while True:
+            await asyncio.sleep(every)
+            try:
+                for key in await overdue(bot.id, self.delay + every):
+                    if key in self._waiting:
+                        continue
+                    taken = await store.take(key, self.delay)
+                    if isinstance(taken, list):
+                        log.warning("album %s: nobody took it: taken over", key)
+                        self._spawn(self._feed(dispatcher, bot, key, taken))
+            except Exception as exc:  # noqa: BLE001 - try again at the next sweep
+                log.error("albums: the sweep failed: %r", exc)
 
     async def _take(self, store: AlbumStore, key: str) -> list[Update] | None:
         wait = self.delay
@@ -264,8 +313,12 @@ class AlbumMiddleware(BaseMiddleware):
         return len(self._waiting)
 
     async def close(self) -> None:
-        """Let the albums under way be taken and handled (a shutdown callback); the store
-        is the application's to close."""
+        """Stop the sweep and let the albums under way be taken and handled (a shutdown
+        callback); the store is the application's to close."""
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            await asyncio.gather(sweeper, return_exceptions=True)
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
