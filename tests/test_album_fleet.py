@@ -60,7 +60,7 @@ async def fleet_of(fake: FakeTelegram, redis_url: str, tmp_path: Path) -> AsyncI
     w) with that quiet period, and the parts log; stopped at the end."""
     made: list[Supervised] = []
 
-    async def make(delay: float = 0.4) -> Fleet:
+    async def make(delay: float = 1.0) -> Fleet:
         port = consecutive_free_ports(2)
         parts_log = tmp_path / "parts.log"
         process = await Supervised.start(
@@ -174,7 +174,7 @@ async def test_an_album_whose_worker_died_while_waiting_is_taken_over(
 ) -> None:
     """Every part to worker 1, which is killed (SIGKILL) once they are stored and before
     its quiet period ends: worker 0's sweep finds the album quiet and nobody waiting."""
-    process, port, _ = await fleet_of(3.0)
+    process, port, _ = await fleet_of(5.0)
     victim = process.ready[1]
     chat = 900
     parts = [part(n, chat, 50 + n) for n in range(1, 5)]
@@ -185,14 +185,14 @@ async def test_an_album_whose_worker_died_while_waiting_is_taken_over(
         async with aiohttp.ClientSession() as http:
             for update in parts:
                 await deliver(http, f"http://127.0.0.1:{port + 1}/webhook", update)
-        for _ in range(200):  # the parts stored: the quiet period has begun
+        for _ in range(300):  # the parts stored: the quiet period (5 s) has begun
             if await redis.hlen(stored) == len(parts) + 1:  # and "@last"
                 break
             await asyncio.sleep(0.01)
         else:
             raise AssertionError("the parts were not stored")
         os.kill(victim, signal.SIGKILL)
-        await eventually(lambda: answers(fake, chat), what="the album taken over")
+        await eventually(lambda: answers(fake, chat), timeout=30, what="the album taken over")
         await asyncio.sleep(1.5)  # and no second answer, from the restarted worker say
     finally:
         await redis.aclose()

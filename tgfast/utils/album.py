@@ -233,7 +233,12 @@ class AlbumMiddleware(BaseMiddleware):
         if store is None:
             store = self.store = _default_store(dispatcher)
         key = album_key(bot.id, event.chat.id, group)
-        added = await store.add(key, event.message_id, update)
+        try:
+            added = await store.add(key, event.message_id, update)
+        except Exception as exc:  # noqa: BLE001 - the store is down: handle it now, not lose it
+            log.warning("album %s: part %s could not be stored (%r): handled as an album of "
+                        "one", key, event.message_id, exc)  # fmt: skip
+            return await handler(event, {**data, "album": [event]})
         if added is Added.NEW or added is Added.STORED:
             if key not in self._waiting:
                 self._waiting[key] = self._spawn(self._wait(store, key, dispatcher, bot))
