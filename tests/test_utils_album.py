@@ -264,3 +264,17 @@ async def test_the_sweep_takes_over_an_album_nobody_waits_for(bot: Bot, wire: Re
     assert got == [[10, 11]]
     assert albums.waiting == 0
     assert await wire.execute("KEYS", "*pending") == []  # taken: no longer pending
+
+
+async def test_a_worker_without_redis_says_its_albums_are_not_shared(
+    bot: Bot, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tgfast.server.supervisor import WORKER_ID_ENV
+
+    monkeypatch.setenv(WORKER_ID_ENV, "1")
+    bench = Bench()
+    with caplog.at_level("WARNING", logger="tgfast.album"):
+        await bench.feed(bot, part(1, 10, "g"), part(2, 11, "g"))
+    assert isinstance(bench.albums.store, MemoryAlbumStore)
+    assert "run with --redis" in caplog.text
+    assert bench.calls == [(10, [10, 11])]

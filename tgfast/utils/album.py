@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import os
 import time
 from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ DEFAULT_ALBUM_DELAY = 0.4
 """Seconds without a new part after which an album counts as complete. Telegram sends
 an album's parts within a few milliseconds of each other; a webhook retry or a slow
 balancer may spread them further."""
+
+_WORKER_ID_ENV = "TGFAST_WORKER_ID"  # set in the workers of ``--workers N`` (server.supervisor)
 
 ALBUM_KINDS = ("message", "channel_post", "business_message")
 """Update kinds whose media groups are collected. An edit of one part is about that
@@ -337,4 +340,8 @@ def _default_store(dispatcher: Dispatcher) -> AlbumStore:
         from ..redis.album import RedisAlbumStore
 
         return RedisAlbumStore.sharing(storage)
+    if os.environ.get(_WORKER_ID_ENV) is not None:
+        log.warning("albums are collected in each worker's memory: the parts of an album "
+                    "that reach different workers make several albums; run with --redis, or "
+                    "pass AlbumMiddleware(store=RedisAlbumStore(...))")  # fmt: skip
     return MemoryAlbumStore()
