@@ -36,7 +36,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.utils.auth_widget": _LATER,
     "tgfast.utils.backoff": "tgfast.backoff.Backoff; start_polling(backoff_config=) takes it",
     "tgfast.utils.chat_member": _LATER,
-    "tgfast.utils.media_group": _LATER,
     "tgfast.utils.serialization": _LATER,
     "tgfast.utils.magic_filter": "F and MagicFilter are in tgfast.filters (tgfast.F)",
     "tgfast.fsm.storage.mongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",

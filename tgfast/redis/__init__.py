@@ -10,6 +10,8 @@ from tgfast.redis import RedisShared, RedisUnavailable
 - ``RedisSeenUpdates``: the update ids recently taken, shared by the workers;
 - ``RedisRateLimiter``: the client's flood control with one budget for all workers;
 - ``RedisLeaderLock``: one long-poller among the workers;
+- ``RedisAlbumStore``: the parts of albums waiting for ``AlbumMiddleware``
+  (``tgfast.utils.album``), shared by the workers;
 - ``RedisShared``: storage, seen ids and rate limiter of one bot on one connection
   (``tgfast run --redis URL``);
 - ``RedisUnavailable``: every failure of any of them (a ``StorageError``).
@@ -19,6 +21,7 @@ No module outside this package talks to Redis (``tests/test_redis_boundary.py``)
 
 from __future__ import annotations
 
+from .album import RedisAlbumStore
 from .connect import AnyRedis, Script, connect_redis, redacted_url, ttl_ms, wire_for
 from .errors import RedisUnavailable
 from .leader import DEFAULT_LEADER_TTL, POLLER_KEY_PREFIX, RedisLeaderLock, poller_key
@@ -40,6 +43,7 @@ __all__ = [
     "REDIS_URL_ENV",
     "SEEN_LEASE_ENV",
     "AnyRedis",
+    "RedisAlbumStore",
     "RedisLeaderLock",
     "RedisRateLimiter",
     "RedisSeenUpdates",
