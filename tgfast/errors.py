@@ -8,6 +8,7 @@ __all__ = [
     "ClientDecodeError",
     "DecodeError",
     "RestartingTelegram",
+    "SceneError",
     "TelegramAPIError",
     "TelegramBadRequest",
     "TelegramConflict",
@@ -30,6 +31,11 @@ class TgfastError(Exception):
 
 class UnsupportedKeywordArgument(TgfastError, TypeError):
     """A keyword a handler registration does not take (aiogram 2's ``commands=[...]``)."""
+
+
+class SceneError(TgfastError):
+    """A scene used wrongly: not registered, registered twice, no FSM context
+    (aiogram's ``SceneException``)."""
 
 
 class DecodeError(TgfastError, ValueError):

@@ -18,6 +18,7 @@ from .errors import (
     ClientDecodeError,
     DecodeError,
     RestartingTelegram,
+    SceneError,
     TelegramAPIError,
     TelegramBadRequest,
     TelegramConflict,
@@ -41,6 +42,8 @@ __all__ = [
     "DecodeError",
     "DetailedAiogramError",
     "RestartingTelegram",
+    "SceneError",
+    "SceneException",
     "TelegramAPIError",
     "TelegramBadRequest",
     "TelegramConflict",
@@ -65,10 +68,10 @@ TelegramForbiddenError = TelegramForbidden
 TelegramConflictError = TelegramConflict
 DetailedAiogramError = TgfastError  # API errors carry .message (and .description)
 DataNotDictLikeError = StorageDataError  # FSM data that is not a mapping
+SceneException = SceneError
 
 _INSTEAD = {
     "CallbackAnswerException": "not supported yet: CallbackAnswerMiddleware is not in tgfast",
-    "SceneException": "not supported yet: scenes are not in tgfast",
 }
 
 
