@@ -21,7 +21,6 @@ AIOGRAM_ERRORS = sorted(
 )
 MISSING = {
     "CallbackAnswerException",
-    "SceneException",
 }
 # where tgfast's tree differs from aiogram's, on purpose: a network error got no answer,
 # so it is not an API error (which has Telegram's code and description), and a 413 is an
