@@ -88,17 +88,17 @@ class _Call:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         params = list(inspect.signature(fn).parameters.values())
-        self.names: frozenset[str] | None = None
+        self.names: tuple[str, ...] | None = None  # None: it takes **kwargs, all the data
         if not any(p.kind is p.VAR_KEYWORD for p in params):
             positional = [p for p in params if p.kind in _POSITIONAL][2:]  # past scene, event
             keywords = [p for p in params if p.kind is p.KEYWORD_ONLY]
-            self.names = frozenset(p.name for p in positional + keywords if p.kind in _NAMED)
+            self.names = tuple(p.name for p in positional + keywords if p.kind in _NAMED)
 
     async def __call__(self, scene: Scene, event: Any, data: Mapping[str, Any]) -> Any:
         if self.names is None:
             result = self.fn(scene, event, **data)
         else:
-            result = self.fn(scene, event, **{k: v for k, v in data.items() if k in self.names})
+            result = self.fn(scene, event, **{n: data[n] for n in self.names if n in data})
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -550,7 +550,19 @@ class ScenesManager:
         self.event = event
         self.state = state
         self.data = data
-        self.history = HistoryManager(state)
+        self._history: HistoryManager | None = None
+
+    @property
+    def history(self) -> HistoryManager:
+        """The conversation's scene history (made when first used: most updates in a
+        scene never touch it)."""
+        if self._history is None:
+            self._history = HistoryManager(self.state)
+        return self._history
+
+    @history.setter
+    def history(self, history: HistoryManager) -> None:
+        self._history = history
 
     async def _get_scene(self, scene_type: SceneTarget) -> Scene:
         cls = self.registry.get(scene_type)
