@@ -24,6 +24,7 @@ from tgfast.errors import SceneError, TgfastError
 from tgfast.exceptions import SceneException
 from tgfast.filters import Command
 from tgfast.fsm import FSMContext, MemoryStorage
+from tgfast.fsm import scene as scene_module
 from tgfast.fsm.history import HISTORY_DESTINY, HistoryManager, HistoryRecord
 from tgfast.fsm.scene import (
     After,
@@ -354,6 +355,13 @@ def test_handler_order_and_filters_of_a_scene() -> None:
     assert len(router.message.handlers) == 3 and len(router.message.filters) == 1
     assert router.message.handlers[1].flags == {"chat_action": "typing"}
     assert not router.callback_query.filters  # only the kinds the scene handles
+
+
+def test_aiogram_names_are_here() -> None:
+    ours = vars(scene_module)
+    for name, value in vars(aiogram_scene).items():
+        if getattr(value, "__module__", None) == aiogram_scene.__name__ and name[0] != "_":
+            assert name in ours and name in scene_module.__all__, name
 
 
 def test_markers_cover_every_kind() -> None:

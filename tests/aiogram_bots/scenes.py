@@ -45,6 +45,10 @@ class Name(Scene, state="name"):
         data = await state.get_data()
         await message.answer(f"name? (known: {sorted(data)})")
 
+    @on.callback_query.enter()  # entered by a button press
+    async def ask_after_press(self, query: CallbackQuery) -> None:
+        await query.message.answer("name? (you pressed a button)")
+
     @on.message.leave()
     async def done(self, message: Message) -> None:
         await message.answer("name done")
