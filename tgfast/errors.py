@@ -9,6 +9,7 @@ __all__ = [
     "ClientDecodeError",
     "DecodeError",
     "RestartingTelegram",
+    "SceneError",
     "TelegramAPIError",
     "TelegramBadRequest",
     "TelegramConflict",
@@ -33,8 +34,9 @@ class UnsupportedKeywordArgument(TgfastError, TypeError):
     """A keyword a handler registration does not take (aiogram 2's ``commands=[...]``)."""
 
 
-class CallbackAnswerException(TgfastError):
-    """A change to a ``CallbackAnswer`` after it was sent (``tgfast.utils.callback_answer``)."""
+class SceneError(TgfastError):
+    """A scene used wrongly: not registered, registered twice, no FSM context
+    (aiogram's ``SceneException``)."""
 
 
 class DecodeError(TgfastError, ValueError):

@@ -19,6 +19,7 @@ from .errors import (
     ClientDecodeError,
     DecodeError,
     RestartingTelegram,
+    SceneError,
     TelegramAPIError,
     TelegramBadRequest,
     TelegramConflict,
@@ -43,6 +44,8 @@ __all__ = [
     "DecodeError",
     "DetailedAiogramError",
     "RestartingTelegram",
+    "SceneError",
+    "SceneException",
     "TelegramAPIError",
     "TelegramBadRequest",
     "TelegramConflict",
@@ -67,6 +70,7 @@ TelegramForbiddenError = TelegramForbidden
 TelegramConflictError = TelegramConflict
 DetailedAiogramError = TgfastError  # API errors carry .message (and .description)
 DataNotDictLikeError = StorageDataError  # FSM data that is not a mapping
+SceneException = SceneError
 
 _INSTEAD = {
     "SceneException": "not supported yet: scenes are not in tgfast",

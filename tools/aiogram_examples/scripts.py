@@ -86,12 +86,46 @@ def payments() -> list[Update]:
     ]
 
 
+def _callback(data: str, message_id: int, text: str = "Demo started") -> Update:
+    """A tap on an inline button of the bot's message ``message_id``."""
+    message = {"message_id": message_id, "date": 1_700_000_000, "chat": CHAT, "text": text}
+    query = {"id": f"cq{message_id}", "from": USER, "chat_instance": "ci", "data": data}
+    return {"callback_query": {**query, "message": message}}
+
+
+def scenes() -> list[Update]:
+    """scene.py: the default scene, /demo and its button, the form's scenes with their
+    answers, Back and Cancel, and a second run through the "demo" text."""
+    m = _messages()
+    first = [m("hi"), m("/demo")]
+    return [
+        *first, _callback("start", 103), m("Ada"), m("maybe"), m("Yes"), m("Python"),
+        m("demo"), m("Bob"), m("🔙 Back"), m("No"), m("demo"), m("❌ Cancel"), m("Eve"),
+        m("Yes"), m("🔙 Back"), m("Rust"), m("hello"),
+    ]  # fmt: skip
+
+
+def quiz() -> list[Update]:
+    """quiz_scene.py: /start, the quiz with right and wrong answers, Back, a sticker
+    (no answer), the quiz to its end; then Back past the first question, /quiz during
+    a quiz (which exits it first), Exit, and texts outside the quiz."""
+    m = _messages()
+    texts = [
+        "/start", "/quiz", "Paris", "London", "🔙 Back", "Madrid", None, "Berlin", "Paris",
+        "Rome", "/quiz", "Paris", "🔙 Back", "🔙 Back", "/quiz", "Berlin", "/quiz", "London",
+        "🚫 Exit", "/start", "hello",
+    ]  # fmt: skip
+    return [m(sticker=STICKER) if text is None else m(text) for text in texts]
+
+
 DEFAULT = default
 SCRIPTS: dict[str, Callable[[], list[Update]]] = {
     "finite_state_machine": form,
     "error_handling": errors,
     "specify_updates": updates_of_many_kinds,
     "stars_invoice": payments,
+    "scene": scenes,
+    "quiz_scene": quiz,
 }
 WEBHOOKS: dict[str, tuple[str, str | None]] = {
     "echo_bot_webhook": ("/webhook", "my-secret"),
