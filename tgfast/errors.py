@@ -34,6 +34,10 @@ class UnsupportedKeywordArgument(TgfastError, TypeError):
     """A keyword a handler registration does not take (aiogram 2's ``commands=[...]``)."""
 
 
+class CallbackAnswerException(TgfastError):
+    """A change to a ``CallbackAnswer`` after it was sent (``tgfast.utils.callback_answer``)."""
+
+
 class SceneError(TgfastError):
     """A scene used wrongly: not registered, registered twice, no FSM context
     (aiogram's ``SceneException``)."""
