@@ -19,9 +19,7 @@ AIOGRAM_ERRORS = sorted(
     for name, value in vars(aiogram.exceptions).items()
     if inspect.isclass(value) and issubclass(value, Exception) and not name.startswith("_")
 )
-MISSING = {
-    "SceneException",
-}
+MISSING: set[str] = set()  # every aiogram error has its tgfast class now
 # where tgfast's tree differs from aiogram's, on purpose: a network error got no answer,
 # so it is not an API error (which has Telegram's code and description), and a 413 is an
 # answer, not a network error. A bot catching TelegramAPIError for network errors too

@@ -221,6 +221,8 @@ async def test_fsm_context() -> None:
     assert await context.update_data(c=3) == {"a": 1, "b": 2, "c": 3}
     assert await context.update_data({"a": 0}) == {"a": 0, "b": 2, "c": 3}
     assert await context.update_data() == {"a": 0, "b": 2, "c": 3}
+    # aiogram's own middlewares pass the mapping by keyword
+    assert await context.update_data(data={"d": 4}) == {"a": 0, "b": 2, "c": 3, "d": 4}
     await context.set_data({"x": 1})
     assert await context.get_data() == {"x": 1}
     await context.set_state(None)

@@ -53,9 +53,12 @@ class FSMContext:
         await self.storage.set_data(self.key, data)
 
     async def update_data(
-        self, data: Mapping[str, Any] | None = None, /, **kwargs: Any
+        self, data: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Merge ``data`` and ``kwargs`` into the data (atomically) and return all of it."""
+        """Merge ``data`` and ``kwargs`` into the data (atomically) and return all of it.
+
+        ``data`` is a keyword too, as in aiogram: ``update_data(data={...})`` merges the
+        mapping (so no value can be stored under the name ``data`` through ``kwargs``)."""
         if data is None:
             update: Mapping[str, Any] = kwargs
         elif kwargs:
