@@ -32,7 +32,6 @@ def absent(module: str, reasons: Mapping[str, str]) -> Callable[[str], NoReturn]
 _LATER = "not in tgfast yet: aiogram's utilities and scenes come next (issue #15)"
 _INTERNAL = "aiogram's internals; a bot does not need them on tgfast"
 ABSENT_MODULES: dict[str, str] = {
-    "tgfast.utils.auth_widget": _LATER,
     "tgfast.utils.backoff": "tgfast.backoff.Backoff; start_polling(backoff_config=) takes it",
     "tgfast.utils.chat_member": _LATER,
     "tgfast.utils.serialization": _LATER,
