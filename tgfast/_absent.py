@@ -29,13 +29,9 @@ def absent(module: str, reasons: Mapping[str, str]) -> Callable[[str], NoReturn]
     return __getattr__
 
 
-_LATER = "not in tgfast yet: aiogram's utilities and scenes come next (issue #15)"
 _INTERNAL = "aiogram's internals; a bot does not need them on tgfast"
 ABSENT_MODULES: dict[str, str] = {
-    "tgfast.utils.auth_widget": _LATER,
     "tgfast.utils.backoff": "tgfast.backoff.Backoff; start_polling(backoff_config=) takes it",
-    "tgfast.utils.chat_member": _LATER,
-    "tgfast.utils.serialization": _LATER,
     "tgfast.utils.magic_filter": "F and MagicFilter are in tgfast.filters (tgfast.F)",
     "tgfast.fsm.storage.mongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
     "tgfast.fsm.storage.pymongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
