@@ -11,6 +11,8 @@
 #      build, the suite less `once` and `slow` (the long fleet and load tests);
 #   4. Debian's debug interpreter (python3-dbg): the compiled build under the tests that
 #      exercise its CPython internals, where a reference-count mistake aborts.
+# After the first install, 1 runs in one lane, 2 and 3 and 4 in two more, side by side;
+# each lane's output is printed when all are done, then one line per stage.
 # Extra arguments go to every pytest run, e.g. scripts/test.sh -k decode -x
 # pytest runs as .venv*/bin/pytest, not python -m pytest, so that the installed build is
 # imported and never the source tree in the current directory.
@@ -50,46 +52,104 @@ find_python() {
   return 1
 }
 
-# install VENV PYTHON EXTRAS: a venv with tgfast's compiled build freshly installed
+# install VENV PYTHON EXTRAS: a venv with tgfast's compiled build freshly installed.
+# Builds happen in the source tree (build/), so they take turns: the lanes below overlap
+# their test runs, never their builds.
+LOCK=$(mktemp)
 install() {
   local venv=$1 python=$2 extras=$3
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-  rm -rf build  # setuptools reuses build/lib: a module deleted since would come back
-  "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q --force-reinstall --no-deps .
-  "$venv/bin/python" -m pip install -q ".[$extras]"
+  (
+    flock 9
+    rm -rf build  # setuptools reuses build/lib: a module deleted since would come back
+    "$venv/bin/python" -m pip install -q --upgrade pip
+    "$venv/bin/python" -m pip install -q --force-reinstall --no-deps .
+    "$venv/bin/python" -m pip install -q ".[$extras]"
+  ) 9>"$LOCK"
   "$venv/bin/python" -I -c 'import tgfast, sys; print("tgfast", tgfast.__version__, "on Python", sys.version.split()[0], "compiled" if tgfast.__speedups__ else "PURE", "from", tgfast.__file__); sys.exit(0 if tgfast.__speedups__ else 1)'
 }
 
-PYTHON=${PYTHON:-python3}
-echo "== installing tgfast (accelerated build) =="
-# the bench extra too: tests check that the benchmark harnesses (aiogram contenders) still run
-install .venv "$PYTHON" test,bench
+compiled() {
+  echo "== test suite: compiled build (c and py twins) =="
+  TGFAST_EXPECT_COMPILED=1 .venv/bin/pytest -q tests "$@"
+}
 
-echo "== test suite: compiled build (c and py twins) =="
-TGFAST_EXPECT_COMPILED=1 .venv/bin/pytest -q tests "$@"
+pure() {
+  echo "== building the pure-Python build (TGFAST_NO_EXTENSIONS=1) =="
+  ( flock 9; rm -rf build
+    TGFAST_NO_EXTENSIONS=1 .venv/bin/python -m pip install -q --no-deps --no-cache-dir --target "$PURE" .
+  ) 9>"$LOCK"
+  if find "$PURE/tgfast" -name '*.so' | grep -q .; then
+    echo "pure build contains compiled modules" >&2
+    return 1
+  fi
+  echo "== test suite: pure-Python build =="
+  PYTHONPATH="$PURE" TGFAST_EXPECT_PURE=1 .venv/bin/pytest -q -m "not once" tests "$@"
+}
 
-echo "== building the pure-Python build (TGFAST_NO_EXTENSIONS=1) =="
-pure=$(mktemp -d)
-trap 'rm -rf "$pure"' EXIT
-TGFAST_NO_EXTENSIONS=1 .venv/bin/python -m pip install -q --no-deps --no-cache-dir --target "$pure" .
-if find "$pure/tgfast" -name '*.so' | grep -q .; then
-  echo "pure build contains compiled modules" >&2
-  exit 1
-fi
-
-echo "== test suite: pure-Python build =="
-PYTHONPATH="$pure" TGFAST_EXPECT_PURE=1 .venv/bin/pytest -q -m "not once" tests "$@"
-
-for version in $OTHER_PYTHONS; do
+other() {
+  local version=$1; shift
   echo "== test suite: compiled build on Python $version =="
   install ".venv-$version" "$(find_python "$version")" test,bench  # bench: its tests must import
   TGFAST_EXPECT_COMPILED=1 ".venv-$version/bin/pytest" -q -m "not once and not slow" tests "$@"
-done
+}
 
-if [ "$DEBUG_RUN" = 1 ]; then
+debug() {
   echo "== compiled build on a debug interpreter (python3-dbg) =="
   install .venv-dbg python3-dbg test
   .venv-dbg/bin/python -c 'import sys; assert hasattr(sys, "gettotalrefcount"), "not a debug build"'
   TGFAST_EXPECT_COMPILED=1 .venv-dbg/bin/pytest -q -m "not once and not slow" "${DEBUG_TESTS[@]}" "$@"
-fi
+}
+
+# lane NAME STAGE...: runs the stages one after the other, each "STAGE ARG" a command,
+# into logs/NAME; its status in logs/NAME.rc
+LOGS=$(mktemp -d)
+lane() {
+  local name=$1; shift
+  local status=0 stage
+  for stage in "$@"; do
+    SECONDS=0
+    set +e
+    # shellcheck disable=SC2086  # a stage is a function and its words; -e stops it at a failed step
+    ( set -e; $stage "${ARGS[@]}" ) >>"$LOGS/$name" 2>&1
+    status=$?
+    set -e
+    echo "-- $stage: $([ $status = 0 ] && echo ok || echo "FAILED ($status)") in ${SECONDS}s" >>"$LOGS/$name"
+    [ $status = 0 ] || break
+  done
+  echo $status >"$LOGS/$name.rc"
+}
+
+ARGS=("$@")
+PYTHON=${PYTHON:-python3}
+PURE=$(mktemp -d)
+trap 'rm -rf "$PURE" "$LOGS" "$LOCK"' EXIT
+echo "== installing tgfast (accelerated build) =="
+# the bench extra too: tests check that the benchmark harnesses (aiogram contenders) still run
+install .venv "$PYTHON" test,bench
+
+# The suite waits on servers and subprocesses about half of its time (one run uses 55%
+# of a core), so three lanes share two cores well: the 3.11 compiled run alone (it has
+# the slow fleet tests), the pure build then one other Python, the rest then the debug
+# interpreter. Each lane's output is printed whole when all are done.
+others=($OTHER_PYTHONS)
+second=(pure) third=()
+for index in "${!others[@]}"; do
+  if [ $((index % 2)) = 0 ]; then third+=("other ${others[$index]}"); else second+=("other ${others[$index]}"); fi
+done
+[ "$DEBUG_RUN" = 1 ] && third+=(debug)
+lane compiled compiled &
+lane second "${second[@]}" &
+[ ${#third[@]} -gt 0 ] && lane third "${third[@]}" &
+wait
+
+status=0
+for name in compiled second third; do
+  [ -f "$LOGS/$name.rc" ] || continue
+  echo; echo "######## lane $name ########"
+  cat "$LOGS/$name"
+  [ "$(cat "$LOGS/$name.rc")" = 0 ] || status=1
+done
+echo
+grep -h '^-- ' "$LOGS"/compiled "$LOGS"/second "$LOGS"/third 2>/dev/null || true
+exit $status

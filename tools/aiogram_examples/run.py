@@ -81,8 +81,11 @@ def workspace(examples: Path, framework: str) -> Path:
     return work
 
 
-async def run(work: Path, framework: str, name: str) -> tuple[Calls, str, int | None]:
-    """The calls example ``name`` made on ``framework``, its output and exit status."""
+async def run(
+    work: Path, framework: str, name: str, quiet: float = 1.0
+) -> tuple[Calls, str, int | None]:
+    """The calls example ``name`` made on ``framework``, its output and exit status; the
+    next update goes in once no call has come for ``quiet`` seconds."""
     path = work / f"{name}.py"
     hook = WEBHOOKS.get(name)
     async with FakeTelegram(token="42:TEST") as fake:
@@ -93,7 +96,7 @@ async def run(work: Path, framework: str, name: str) -> tuple[Calls, str, int | 
             env=env, cwd=path.parent,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         )  # fmt: skip
-        await _started(proc, fake, hook is not None)
+        await _started(proc, fake, hook is not None, quiet)
         async with aiohttp.ClientSession() as http:
             for update_id, update in enumerate(SCRIPTS.get(name, DEFAULT)(), 1):
                 update = fake.add_update({"update_id": update_id, **update})
@@ -105,7 +108,7 @@ async def run(work: Path, framework: str, name: str) -> tuple[Calls, str, int | 
                             await response.read()
                     except aiohttp.ClientError:
                         pass  # the example is not listening (it failed): its output says why
-                await _quiet(proc, fake)
+                await _quiet(proc, fake, quiet)
         if proc.returncode is None:
             proc.send_signal(signal.SIGINT)
             try:
@@ -119,7 +122,9 @@ async def run(work: Path, framework: str, name: str) -> tuple[Calls, str, int | 
         return calls, output, proc.returncode
 
 
-async def _started(proc: asyncio.subprocess.Process, fake: FakeTelegram, webhook: bool) -> None:
+async def _started(
+    proc: asyncio.subprocess.Process, fake: FakeTelegram, webhook: bool, quiet: float
+) -> None:
     """Until the example polls (or listens on its webhook port), or exits; at most 60 s."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.returncode is None:
@@ -133,7 +138,7 @@ async def _started(proc: asyncio.subprocess.Process, fake: FakeTelegram, webhook
         elif any(call.method == "getUpdates" for call in fake.calls):
             break
         await asyncio.sleep(0.2)
-    await _quiet(proc, fake)
+    await _quiet(proc, fake, quiet)
 
 
 async def _quiet(proc: asyncio.subprocess.Process, fake: FakeTelegram, period: float = 1.0) -> None:
@@ -167,6 +172,9 @@ async def main() -> int:
     parser.add_argument("names", nargs="*", default=EXAMPLES)
     parser.add_argument("--examples", type=Path, help="an examples/ folder (default: download)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print differing calls")
+    parser.add_argument(
+        "--quiet", type=float, default=1.0, help="seconds without a call before the next update"
+    )
     options = parser.parse_args()
     examples = options.examples or fetch_examples()
     works = {fw: workspace(examples, fw) for fw in ("aiogram", "tgfast")}
@@ -174,8 +182,8 @@ async def main() -> int:
     print(f"{'example':32} {'aiogram':>8} {'tgfast':>8}  verdict")
     same = 0
     for name in options.names:
-        theirs, their_out, _ = await run(works["aiogram"], "aiogram", name)
-        ours, our_out, _ = await run(works["tgfast"], "tgfast", name)
+        theirs, their_out, _ = await run(works["aiogram"], "aiogram", name, options.quiet)
+        ours, our_out, _ = await run(works["tgfast"], "tgfast", name, options.quiet)
         verdict = "same calls" if normalized(theirs) == normalized(ours) else "DIFFERENT"
         same += verdict == "same calls"
         print(f"{name:32} {len(theirs):>8} {len(ours):>8}  {verdict}")
