@@ -1,5 +1,5 @@
 """A real ``tgfast webhook`` process against slow, idle, aborting and malformed clients
-(issue 16, items 2-5): each is cut off or refused within its bound, counted in
+(issue 16, items 2-5 and 10): each is cut off or refused within its bound, counted in
 ``/metrics``, logged in one line, and leaves no memory behind."""
 
 from __future__ import annotations
@@ -291,3 +291,32 @@ def test_log_limiter_writes_one_line_per_cause_per_interval(
 def test_one_line_escapes_what_a_client_sent() -> None:
     assert one_line("bad\r\nX-Forged: 1\x1b[31m") == "bad\\r\\nX-Forged: 1\\x1b[31m"
     assert one_line("x" * 500, limit=10) == "x" * 10 + "..."
+
+
+# -- item 10: a malformed union is a counted 400, the updates around it are handled ---------
+
+
+async def test_a_malformed_discriminator_is_a_counted_400_and_nothing_else_is_lost(
+    webhook: Webhook, fake: FakeTelegram
+) -> None:
+    served, url = await webhook()
+    origin = '{"type":"hidden_user","sender_user_name":"x","date":1}'
+    good = orjson.dumps(message(1, 9, "before", forward_origin=orjson.loads(origin)))
+    repeated = good.replace(b'"type":"hidden_user"', b'"type":"user","type":"hidden_user"')
+    null = good.replace(b'"type":"hidden_user"', b'"type":null')
+    headers = {SECRET_HEADER: SECRET, "Content-Type": "application/json"}
+    async with aiohttp.ClientSession() as http:
+        for body, reason in ((repeated, "repeated discriminator key"), (null, "expected str")):
+            async with http.post(url, data=body, headers=headers) as r:
+                assert r.status == 400, await r.text()
+                assert reason in await r.text()
+        async with http.post(url, data=good.replace(b'"update_id":1', b'"update_id":2'),
+                             headers=headers) as r:  # fmt: skip
+            assert r.status == 200
+    for _ in range(100):  # the handler runs after the 200
+        if fake.calls_to("sendMessage"):
+            break
+        await asyncio.sleep(0.05)
+    assert [c.params["text"] for c in fake.calls_to("sendMessage")] == ["before"]
+    assert _counted(await _metrics(url), "bad_body") == 2
+    assert "$.message.forward_origin.type: repeated discriminator key" in "".join(served.log)
