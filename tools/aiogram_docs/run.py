@@ -21,17 +21,22 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import hashlib
+import hmac
 import inspect
+import json
 import logging
 import os
 import re
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import tgfast
 from tgfast.testing import FakeTelegram
@@ -96,6 +101,7 @@ def _fresh():
     router = Router()
     dp.include_router(router)
     SceneRegistry(dp).add(SettingsScene, AnotherScene)
+    ConstI18nMiddleware("en", I18n(path="locales", default_locale="en")).setup(dp)
     dp.errors()(_failed)
 
 
@@ -198,6 +204,43 @@ def _sets_up(tree: ast.Module) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == "middleware" for n in ast.walk(tree))
 
 
+def _unregistered(tree: ast.Module, annotation: str) -> list[str]:
+    """Top-level functions without a decorator whose first parameter is ``annotation``:
+    the handlers a page shows without registering them."""
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list:
+            first = node.args.args[0].annotation if node.args.args else None
+            if isinstance(first, ast.Name) and first.id == annotation:
+                names.append(node.name)
+    return names
+
+
+def init_data(token: str) -> str:
+    """Mini App init data for ``token``, signed as Telegram signs it (HMAC-SHA256)."""
+    user = json.dumps({"id": 1, "first_name": "User", "language_code": "en"})
+    fields = {"query_id": "q1", "user": user, "auth_date": str(int(time.time()))}
+    lines = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
+    secret = hmac.new(b"WebAppData", token.encode(), hashlib.sha256).digest()
+    fields["hash"] = hmac.new(secret, lines.encode(), hashlib.sha256).hexdigest()
+    return urlencode(fields)
+
+
+class _Request:
+    """What an aiohttp web handler of the docs reads: ``app["bot"]`` and a posted form."""
+
+    def __init__(self, bot: Any) -> None:
+        self.app = {"bot": bot}
+
+    async def post(self) -> dict[str, str]:
+        return {"_auth": init_data(self.app["bot"].token)}
+
+
+async def _answer(handler: Any, bot: Any) -> dict[str, Any]:
+    response = await handler(_Request(bot))
+    return {"status": response.status, "body": json.loads(response.text)}
+
+
 def _updates() -> list[dict[str, Any]]:
     return [
         samples.update(update_id=10, message=samples.message("/settings", message_id=10)),
@@ -239,7 +282,10 @@ async def run_snippet(
     start = len(fake.calls)
     try:
         tree = ast.parse(source)
-        if _feeds(tree):  # a bot of its own: tgfast freezes a router tree once it has run
+        handlers = _unregistered(tree, "Message")
+        if (
+            _feeds(tree) or handlers
+        ):  # a bot of its own: tgfast freezes a router tree once it has run
             namespace["_fresh"]()
             setup = namespace.get("_setup")
             if setup is not None and not _sets_up(tree):
@@ -254,7 +300,11 @@ async def run_snippet(
             namespace["_setup"] = code
         if inspect.iscoroutine(value):
             await asyncio.wait_for(value, 10)
-        if _feeds(tree):
+        for name in handlers:
+            namespace["router"].message.register(namespace[name])
+        for name in _unregistered(tree, "Request"):
+            outcome.values[f"{name}(request)"] = await _answer(namespace[name], namespace["bot"])
+        if _feeds(tree) or handlers:
             del namespace["_errors"][:]
             for update in _updates():
                 await namespace["dp"].feed_raw_update(namespace["bot"], fake.add_update(update))
