@@ -70,6 +70,8 @@ from {fw}.client.telegram import TelegramAPIServer
 
 bot = Bot("42:TEST", session=AiohttpSession(api=TelegramAPIServer.from_base(FAKE_URL)))
 chat_id = user_id = 1
+_ROWS = [[InlineKeyboardButton(text="More", callback_data="more")]]
+_MARKUP_ROWS = [[InlineKeyboardButton(text="Site", url="https://example.com")]]
 result = "Done"
 
 
@@ -147,6 +149,14 @@ FILL_INS = (
     (re.compile(r"<router or dispatcher>"), "router"),
     (re.compile(r"<everything is ok>"), "True"),
     (re.compile(r"^(\s*@[\w.]+)\(\.\.\.\)", re.MULTILINE), r"\1()"),  # @router.message(...)
+    # "another builder with some buttons", "some markup"
+    (re.compile(r"InlineKeyboardBuilder\(\.\.\.\)\.\.\."), "InlineKeyboardBuilder(_ROWS)"),
+    (re.compile(r"inline_keyboard=\[\.\.\.\]"), "inline_keyboard=_MARKUP_ROWS"),
+    # a decorator over "...": the handler it stands for
+    (
+        re.compile(r"^(@.*\n)\.\.\.$", re.MULTILINE),
+        r"\1async def _handler(message: Message) -> None:\n    await message.answer('handled')",
+    ),
 )
 
 
@@ -245,6 +255,7 @@ def _updates() -> list[dict[str, Any]]:
     return [
         samples.update(update_id=10, message=samples.message("/settings", message_id=10)),
         samples.update(update_id=11, message=samples.message("hello", message_id=11)),
+        samples.update(update_id=13, message=samples.message("My menu entry", message_id=13)),
         samples.update(update_id=12, callback_query=samples.callback_query("set:1")),
     ]
 
