@@ -51,10 +51,14 @@ OWN = frozenset({"getUpdates", "getMe", "deleteWebhook", "close", "logOut"})
 _IMPORT_PORT = ("from aiogram", "import aiogram")
 
 PRELUDE = """
+from enum import Enum
+from typing import Any, Dict
 from {fw} import Bot, Dispatcher, Router, F, html, md, flags, types
 from {fw}.types import *
 from {fw}.enums import ParseMode, ChatAction
-from {fw}.filters import Command, CommandStart
+from {fw}.filters import Command, CommandObject, CommandStart, Filter
+from {fw}.filters.callback_data import CallbackData
+from {fw}.dispatcher.flags import get_flag
 from {fw}.fsm.context import FSMContext
 from {fw}.utils.keyboard import InlineKeyboardBuilder, ReplyKeyboardBuilder, KeyboardBuilder
 from {fw}.utils.formatting import *
@@ -149,6 +153,7 @@ FILL_INS = (
     (re.compile(r"<router or dispatcher>"), "router"),
     (re.compile(r"<everything is ok>"), "True"),
     (re.compile(r"^(\s*@[\w.]+)\(\.\.\.\)", re.MULTILINE), r"\1()"),  # @router.message(...)
+    (re.compile(r"\.answer\(\.\.\.\)"), ".answer()"),  # query.answer(...)
     # "another builder with some buttons", "some markup"
     (re.compile(r"InlineKeyboardBuilder\(\.\.\.\)\.\.\."), "InlineKeyboardBuilder(_ROWS)"),
     (re.compile(r"inline_keyboard=\[\.\.\.\]"), "inline_keyboard=_MARKUP_ROWS"),
@@ -256,7 +261,9 @@ def _updates() -> list[dict[str, Any]]:
         samples.update(update_id=10, message=samples.message("/settings", message_id=10)),
         samples.update(update_id=11, message=samples.message("hello", message_id=11)),
         samples.update(update_id=13, message=samples.message("My menu entry", message_id=13)),
+        samples.update(update_id=14, message=samples.message("/start Zm9v", message_id=14)),
         samples.update(update_id=12, callback_query=samples.callback_query("set:1")),
+        samples.update(update_id=15, callback_query=samples.callback_query("my:demo:42")),
     ]
 
 

@@ -15,6 +15,7 @@ PAGES = (
     "utils/keyboard.rst", "utils/formatting.rst", "utils/media_group.rst",
     "utils/chat_action.rst", "utils/callback_answer.rst", "utils/i18n.rst",
     "utils/web_app.rst", "dispatcher/finite_state_machine/scene.rst",
+    "utils/deep_linking.rst", "dispatcher/flags.rst", "dispatcher/filters/callback_data.rst",
 )  # fmt: skip
 _LANGUAGES = frozenset({"", "python", "python3", "py", "pycon"})
 
