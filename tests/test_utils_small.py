@@ -389,6 +389,25 @@ def test_parse_without_check_and_its_errors() -> None:
     assert seen == [json.dumps(USER, ensure_ascii=False)]
 
 
+def test_pydantic_v1_dict_and_json_as_aiogram() -> None:
+    """aiogram's web_app page answers with ``data.user.dict()``: pydantic 1's names, which
+    aiogram's objects answer with a DeprecationWarning; tgfast's do the same."""
+    token, init_data = CASES["valid"]
+    ours = safe_parse_webapp_init_data(token, init_data)
+    theirs = ag_web_app.safe_parse_webapp_init_data(token, init_data)
+    assert ours.user is not None and theirs.user is not None
+    with pytest.warns(DeprecationWarning):
+        theirs_dict = theirs.user.dict()
+    with pytest.warns(DeprecationWarning, match="model_dump"):
+        ours_dict = ours.user.dict()
+    assert ours_dict == theirs_dict
+    with pytest.warns(DeprecationWarning):
+        theirs_json = theirs.user.json(exclude_none=True)
+    with pytest.warns(DeprecationWarning, match="model_dump_json"):
+        ours_json = ours.user.json(exclude_none=True)
+    assert json.loads(ours_json) == json.loads(theirs_json) == USER
+
+
 def test_max_age_refuses_old_init_data() -> None:
     now = str(int(time.time()))
     fresh = _init_data(auth_date=now)

@@ -11,6 +11,7 @@ button press. Bad data at run time is a ``CallbackDataError``.
 from __future__ import annotations
 
 import enum
+import re
 import sys
 import types
 import typing
@@ -39,6 +40,8 @@ MAX_CALLBACK_DATA = 64
 T = TypeVar("T", bound="CallbackData")
 _MISSING: Any = object()
 _set = object.__setattr__
+# an int written as text, as pydantic (so aiogram, whose docs pass bar="42") takes it
+_INT_TEXT = re.compile(r"\s*([+-]?\d+(?:_\d+)*)(?:\.0+)?\s*", re.ASCII)
 
 
 class CallbackDataError(TgfastError, ValueError):
@@ -99,6 +102,11 @@ def _codec(
     if tp is int:
 
         def check_int(value: Any) -> Any:
+            if isinstance(value, str):
+                match = _INT_TEXT.fullmatch(value)
+                if match is None:
+                    raise wrong(value)
+                return int(match.group(1))
             if not isinstance(value, int) or isinstance(value, bool):
                 raise wrong(value)
             return int(value)

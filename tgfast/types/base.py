@@ -14,11 +14,13 @@ methods aiogram's users call on its types; ``model_dump`` uses the attribute nam
 
 from __future__ import annotations
 
+import builtins
 import copy
 import time
+import warnings
 from collections.abc import Collection
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, cast, overload
 
 import orjson
 
@@ -61,7 +63,28 @@ class UnionRule(NamedTuple):
     allow_list: bool = False
 
 
-class TelegramObject:
+class _PydanticV1Names:
+    """pydantic 1's ``dict()`` and ``json()``: aiogram's objects still answer them (with
+    pydantic's DeprecationWarning) and its docs still use them (``data.user.dict()``)."""
+
+    __slots__ = ()
+
+    def dict(self, **kwargs: Any) -> builtins.dict[str, Any]:
+        """Deprecated: ``model_dump(**kwargs)``."""
+        warnings.warn(
+            "`dict` is deprecated; use `model_dump` instead", DeprecationWarning, stacklevel=2
+        )
+        return cast("TelegramObject", self).model_dump(**kwargs)
+
+    def json(self, **kwargs: Any) -> str:
+        """Deprecated: ``model_dump_json(**kwargs)``."""
+        warnings.warn(
+            "`json` is deprecated; use `model_dump_json` instead", DeprecationWarning, stacklevel=2
+        )
+        return cast("TelegramObject", self).model_dump_json(**kwargs)
+
+
+class TelegramObject(_PydanticV1Names):
     """Base of every Bot API type.
 
     ``_extra`` holds the fields Telegram sent that this version of tgfast does not

@@ -1,0 +1,1 @@
+"""aiogram documentation snippets on tgfast: see run.py."""

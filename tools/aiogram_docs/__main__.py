@@ -1,0 +1,6 @@
+import asyncio
+import sys
+
+from .run import main
+
+sys.exit(asyncio.run(main()))
