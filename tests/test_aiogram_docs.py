@@ -18,7 +18,11 @@ from tools.aiogram_docs.snippets import Snippet, extract  # noqa: E402
 
 pytestmark = pytest.mark.timeout(300)
 # run as ``python -m tools.aiogram_docs``, with the repository after the build under test
-RUN = f"import runpy, sys; sys.path.append({str(ROOT)!r}); runpy.run_module('tools.aiogram_docs', run_name='__main__')"
+# (the current directory, first on the path of ``-c``, taken off: ``-P`` is 3.11+)
+RUN = (
+    f"import runpy, sys; sys.path.pop(0); sys.path.append({str(ROOT)!r}); "
+    "runpy.run_module('tools.aiogram_docs', run_name='__main__')"
+)
 # the blocks that cannot run, each for a reason of the docs' own (the placeholders the
 # tool fills in, FILL_INS, are not counted here)
 NOT_RUNNABLE = {
@@ -33,7 +37,7 @@ NOT_RUNNABLE = {
 
 async def test_doc_snippets_behave_as_on_aiogram() -> None:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-P", "-c", RUN,
+        sys.executable, "-c", RUN,
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )  # fmt: skip
     output = (await proc.communicate())[0].decode(errors="replace")
