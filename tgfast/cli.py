@@ -394,6 +394,13 @@ def _check_serving(args: argparse.Namespace) -> None:
             raise UsageError(f"polling with --workers {args.workers} needs --redis: several "
                              "pollers would fetch the same updates (a Redis lock lets one "
                              "poll at a time)")  # fmt: skip
+    if args.redis:  # a bad URL is one line here, not a failure in every worker
+        from .redis import check_redis_url
+
+        try:
+            check_redis_url(args.redis)
+        except ValueError as exc:
+            raise UsageError(f"--redis: {exc}") from None
     if args.fake:
         if args.token or args.api_url or args.local:
             raise UsageError("--fake serves against a built-in fake: drop --token and --api-url "

@@ -18,9 +18,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from ..fsm.storage.base import BaseEventIsolation, KeyBuilder, StorageKey
-from .connect import AnyRedis, Script, connect_redis, wire_for
+from .connect import AnyRedis, Script, client_for_url, close_client, wire_for
 from .errors import RedisUnavailable
-from .resp_client import RespClient
 from .storage import RedisStorage, record_key
 
 __all__ = ["DEFAULT_REDIS_LOCK_KWARGS", "RedisEventIsolation"]
@@ -72,7 +71,10 @@ class RedisEventIsolation(BaseEventIsolation):
         cls, url: str, connection_kwargs: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> RedisEventIsolation:
         """An isolation on a new client for ``url`` (closed by ``close()``)."""
-        isolation = cls(connect_redis(url, **(connection_kwargs or {})), **kwargs)
+        client = client_for_url(
+            url, what="RedisEventIsolation.from_url", **(connection_kwargs or {})
+        )
+        isolation = cls(client, **kwargs)
         isolation._owns_client = True
         return isolation
 
@@ -103,5 +105,5 @@ class RedisEventIsolation(BaseEventIsolation):
         """Close the clients this isolation made (a client given stays open)."""
         if self._owns:
             await self._wire.close()
-        if self._owns_client and not isinstance(self._redis, RespClient):
-            await self._redis.aclose()
+        if self._owns_client:
+            await close_client(self._redis)

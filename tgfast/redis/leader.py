@@ -42,9 +42,8 @@ from typing import Any
 from .._logging import get_logger
 from ..backoff import Backoff
 from ..server.tasks import cancel_and_wait
-from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
+from .connect import AnyRedis, Script, client_for_url, close_client, ttl_ms, wire_for
 from .errors import RedisUnavailable
-from .resp_client import RespClient
 
 __all__ = ["DEFAULT_LEADER_TTL", "POLLER_KEY_PREFIX", "RedisLeaderLock", "poller_key"]
 
@@ -134,9 +133,10 @@ class RedisLeaderLock:
         backoff: Backoff | None = None,
         **redis_kwargs: Any,
     ) -> RedisLeaderLock:
-        """On a new fail-fast client for ``url`` (``connect_redis``), closed by ``close()``."""
+        """On a new fail-fast client for ``url`` (``client_for_url``), closed by ``close()``."""
         ttl_ms("ttl", ttl)  # refuse a bad TTL before making a client
-        lock = cls(connect_redis(url, **redis_kwargs), key, ttl=ttl, backoff=backoff)
+        client = client_for_url(url, what="RedisLeaderLock.from_url", **redis_kwargs)
+        lock = cls(client, key, ttl=ttl, backoff=backoff)
         lock._owns = True
         return lock
 
@@ -249,8 +249,8 @@ class RedisLeaderLock:
         await self.release()
         if self._owns_wire:
             await self._wire.close()
-        if self._owns and not isinstance(self._redis, RespClient):
-            await self._redis.aclose()
+        if self._owns:
+            await close_client(self._redis)
 
     async def __aenter__(self) -> RedisLeaderLock:
         await self.acquire()

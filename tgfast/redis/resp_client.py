@@ -4,8 +4,10 @@ With several workers sharing Redis, each update costs a claim (``EVALSHA``), a
 ``SET key done PX ttl`` and, with a conversation, the FSM state read (``GET``); each send
 through the shared rate limiter an ``EVALSHA``. This is an asyncio Protocol that speaks
 RESP2 itself: one connection, one ``transport.write`` per call, replies matched in order
-to a deque of waiting futures. It is not a general Redis client (no pub/sub, cluster,
-sentinel or RESP3): tgfast's Redis parts send a handful of commands, all through it.
+to a deque of waiting futures. It is not a general Redis client (no pub/sub, cluster
+or RESP3): tgfast's Redis parts send a handful of commands, all through it. With
+``sentinels`` it finds the master through Redis Sentinel and follows a failover
+(``tgfast.redis.sentinel``).
 
 Why not redis-py: ``benchmarks/redis_client.py`` (issue #18's rule: redis-py with
 hiredis within 2x of this client's CPU per command would have replaced it), µs of
@@ -24,7 +26,10 @@ most of redis-py's CPU per command is spent elsewhere in its Python.
 
 Every failure is a ``RedisUnavailable``: an error reply (its text is the server's,
 ``NOSCRIPT ...``), no reply within ``timeout``, a connection that could not be made or
-was lost, or a closed client.
+was lost, or a closed client; a command sent whose connection then went away raises
+a ``RedisConnectionLost`` (it may have run). A ``READONLY`` or ``MASTERDOWN`` reply
+(the server is a replica now) also ends the connection: the next command connects
+again, to the new master.
 """
 
 from __future__ import annotations
@@ -37,14 +42,22 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from .errors import RedisUnavailable
+from .errors import RedisConnectionLost, RedisUnavailable
+from .sentinel import SENTINEL_SCHEMES, Sentinels, parse_sentinel_url
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+DEFAULT_MASTER_WAIT = 5.0
+"""Seconds a command waits for a master through Sentinel (a failover) before failing."""
+
 __all__ = ["Arg", "RespClient"]
 
 Arg: TypeAlias = bytes | str | int | float
+
+
+_NOT_MASTER = ("READONLY", "MASTERDOWN")
+"""Error replies of a server that is not (or no longer) a usable master."""
 
 
 class _ProtocolError(ValueError):
@@ -205,7 +218,7 @@ class _Connection(asyncio.Protocol):
         loop = self._loop
         future = loop.create_future()
         if self._closed is not None or self._transport is None:
-            future.set_exception(RedisUnavailable(self._closed or "not connected"))
+            future.set_exception(RedisConnectionLost(self._closed or "not connected"))
             return future
         now = loop.time()
         self._waiters.append((future, count, now))
@@ -237,10 +250,13 @@ class _Connection(asyncio.Protocol):
             self.drop(f"redis protocol error: {exc}")
             return
         waiters = self._waiters
+        demoted: RedisUnavailable | None = None
         for reply in replies:
             if not waiters:
                 self.drop("redis protocol error: a reply nobody asked for")
                 return
+            if type(reply) is RedisUnavailable and str(reply).startswith(_NOT_MASTER):
+                demoted = reply
             future, count, _ = waiters[0]
             if count:
                 batch = self._batch
@@ -259,6 +275,10 @@ class _Connection(asyncio.Protocol):
                     future.set_exception(reply)
                 else:
                     future.set_result(reply)
+        if demoted is not None:
+            # a failover made this server a replica (or cut it off): the commands still
+            # out fail, and the next one connects again, to the master of the moment
+            self.drop(f"redis stopped being the master: {demoted}")
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.drop("connection to redis lost" + (f": {exc}" if exc else ""))
@@ -292,7 +312,7 @@ class _Connection(asyncio.Protocol):
         waiters, self._waiters = self._waiters, deque()
         for future, _, _ in waiters:
             if not future.done():
-                future.set_exception(RedisUnavailable(message))
+                future.set_exception(RedisConnectionLost(message))
 
     async def wait_closed(self) -> None:
         await asyncio.wait((self._lost,))
@@ -309,11 +329,17 @@ class RespClient:
     ``connect_timeout``, by default ``timeout``) fails every pending command, as a lost
     connection does, with ``RedisUnavailable``; the next command connects again.
     ``close()`` is final.
+
+    With ``sentinels`` (a ``Sentinels``), ``host`` and ``port`` are those of the master
+    the sentinels name at each connect, checked with ``ROLE``. A connect that fails is
+    tried again, every 50 to 500 ms, for ``master_wait`` seconds (by default 5 with
+    sentinels, none without): the commands sent meanwhile wait for the new master of a
+    failover instead of failing at once.
     """
 
     __slots__ = ("_closed", "_conn", "_connect_timeout", "_connecting", "_db", "_host",
-                 "_password", "_path", "_port", "_ssl", "_timeout", "_username",
-                 "_waiting")  # fmt: skip
+                 "_master_wait", "_password", "_path", "_port", "_sentinels", "_ssl",
+                 "_timeout", "_username", "_waiting")  # fmt: skip
 
     def __init__(
         self,
@@ -327,9 +353,17 @@ class RespClient:
         ssl: _ssl.SSLContext | None = None,
         timeout: float = 2.0,
         connect_timeout: float | None = None,
+        sentinels: Sentinels | None = None,
+        master_wait: float | None = None,
     ) -> None:
         if path is not None and ssl is not None:
             raise ValueError("TLS over a unix socket is not supported")
+        if path is not None and sentinels is not None:
+            raise ValueError("sentinels name a TCP master: a unix socket path is not used")
+        if master_wait is None:
+            master_wait = DEFAULT_MASTER_WAIT if sentinels is not None else 0.0
+        elif not master_wait >= 0:
+            raise ValueError(f"master_wait must be 0 or more seconds, got {master_wait!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
         if connect_timeout is None:
@@ -345,21 +379,45 @@ class RespClient:
         self._ssl = ssl
         self._timeout = timeout
         self._connect_timeout = connect_timeout
+        if sentinels is not None:
+            self._host, self._port = "", 0  # the master the sentinels name, at each connect
+        self._sentinels = sentinels
+        self._master_wait = float(master_wait)
         self._conn: _Connection | None = None
         self._connecting: asyncio.Task[None] | None = None
         self._waiting: list[tuple[bytes, int, asyncio.Future[Any]]] = []
         self._closed = False
 
     def __repr__(self) -> str:
-        where = f"unix:{self._path}" if self._path is not None else f"{self._host}:{self._port}"
+        if self._path is not None:
+            where = f"unix:{self._path}"
+        elif self._sentinels is not None:
+            master = f"{self._host}:{self._port}" if self._host else "not asked yet"
+            where = f"{self._sentinels!r}, master {master}"
+        else:
+            where = f"{self._host}:{self._port}"
         return f"<RespClient {where} db={self._db}{' tls' if self._ssl else ''}>"
+
+    @property
+    def sentinels(self) -> Sentinels | None:
+        """The sentinels this client finds its master through, if any."""
+        return self._sentinels
 
     @classmethod
     def from_url(
-        cls, url: str, *, timeout: float = 2.0, connect_timeout: float | None = None
+        cls,
+        url: str,
+        *,
+        timeout: float = 2.0,
+        connect_timeout: float | None = None,
+        master_wait: float | None = None,
     ) -> RespClient:
         """``redis://[user:pass@]host[:port][/db]``, ``rediss://...`` (TLS with the
-        default context) or ``unix://[user:pass@]/path[?db=N]``."""
+        default context), ``unix://[user:pass@]/path[?db=N]`` or, through Sentinel,
+        ``redis+sentinel://[user:pass@]host[:port][,host[:port]...]/service[/db]``
+        (``rediss+sentinel://`` for TLS; see ``tgfast.redis.sentinel``)."""
+        if url.partition("://")[0].lower() in SENTINEL_SCHEMES:
+            return cls._from_sentinel_url(url, timeout, connect_timeout, master_wait)
         try:
             parts = urlsplit(url)
             port = parts.port
@@ -367,14 +425,16 @@ class RespClient:
             raise ValueError(f"bad redis URL: {exc}") from None
         if parts.scheme not in ("redis", "rediss", "unix"):
             raise ValueError(
-                f"bad redis URL: scheme {parts.scheme!r}, expected redis://, rediss:// or unix://"
+                f"bad redis URL: scheme {parts.scheme!r}, expected redis://, rediss://, "
+                "unix:// or redis+sentinel://"
             )
         options = dict(parse_qsl(parts.query, keep_blank_values=True))
         db_text = options.pop("db", None)
         if options:
             raise ValueError(
                 f"bad redis URL: unsupported option(s) {', '.join(sorted(options))} (only db); "
-                "for other options build a redis-py client and use RespClient.like()"
+                "for other options build a redis-py client (pip install 'tgfast[redis]') "
+                "and use RespClient.like()"
             )
         username = unquote(parts.username) if parts.username else None
         password = unquote(parts.password) if parts.password is not None else None
@@ -408,25 +468,62 @@ class RespClient:
         )
 
     @classmethod
+    def _from_sentinel_url(
+        cls,
+        url: str,
+        timeout: float,
+        connect_timeout: float | None,
+        master_wait: float | None,
+    ) -> RespClient:
+        parts = parse_sentinel_url(url)
+        context = _ssl.create_default_context() if parts["tls"] else None
+        sentinels = Sentinels(
+            parts["addresses"], parts["service_name"], username=parts["sentinel_username"],
+            password=parts["sentinel_password"], ssl=context,
+            timeout=connect_timeout or timeout,
+        )  # fmt: skip
+        return cls(
+            db=parts["db"], username=parts["username"], password=parts["password"],
+            ssl=context, timeout=timeout, connect_timeout=connect_timeout,
+            sentinels=sentinels, master_wait=master_wait,
+        )  # fmt: skip
+
+    @classmethod
     def like(cls, redis: Redis, *, timeout: float | None = None) -> RespClient:
-        """The server, db and credentials of a redis-py asyncio client (TCP, TLS or a
-        unix socket), so that one setting configures both. ``timeout`` defaults to the
-        client's ``socket_timeout``, else 2 s; the connect timeout is the client's
+        """The server, db and credentials of a redis-py asyncio client (TCP, TLS, a
+        unix socket, or a master through Sentinel: ``Sentinel(...).master_for(name)``),
+        so that one setting configures both. ``timeout`` defaults to the client's
+        ``socket_timeout``, else 2 s; the connect timeout is the client's
         ``socket_connect_timeout``, else ``timeout``."""
         from redis.asyncio.connection import (
             Connection,
             SSLConnection,
             UnixDomainSocketConnection,
         )
+        from redis.asyncio.sentinel import (
+            SentinelConnectionPool,
+            SentinelManagedConnection,
+            SentinelManagedSSLConnection,
+        )
 
         pool = getattr(redis, "connection_pool", None)
         kind = getattr(pool, "connection_class", None)
-        if pool is None or kind not in (Connection, SSLConnection, UnixDomainSocketConnection):
+        plain = (Connection, SSLConnection, UnixDomainSocketConnection)
+        managed = (SentinelManagedConnection, SentinelManagedSSLConnection)
+        if pool is None or kind not in (*plain, *managed):
             raise TypeError(
-                f"RespClient.like() reads plain redis-py asyncio clients (TCP, TLS, unix "
-                f"socket), not {type(redis).__name__} with {getattr(kind, '__name__', kind)}: "
-                "pass a URL to RespClient.from_url() instead"
+                f"RespClient.like() reads redis-py asyncio clients (TCP, TLS, unix socket, "
+                f"Sentinel), not {type(redis).__name__} with "
+                f"{getattr(kind, '__name__', kind)}: pass a URL to RespClient.from_url() instead"
             )
+        sentinels: Sentinels | None = None
+        if kind in managed:
+            if not (isinstance(pool, SentinelConnectionPool) and pool.is_master):
+                raise TypeError(
+                    "RespClient.like() needs the master of a Sentinel service "
+                    "(Sentinel.master_for()), not a replica: tgfast writes"
+                )
+            sentinels = _sentinels_like(pool, Connection, SSLConnection)
         kwargs: dict[str, Any] = pool.connection_kwargs
         if kwargs.get("credential_provider") is not None:
             raise TypeError(
@@ -444,10 +541,12 @@ class RespClient:
         }
         if kind is UnixDomainSocketConnection:
             return cls(path=kwargs["path"], **common)
+        tls = kind is SSLConnection or kind is SentinelManagedSSLConnection
         return cls(
             host=kwargs.get("host", "localhost"),
             port=int(kwargs.get("port", 6379)),
-            ssl=_ssl_context_like(SSLConnection, kwargs) if kind is SSLConnection else None,
+            ssl=_ssl_context_like(SSLConnection, kwargs) if tls else None,
+            sentinels=sentinels,
             **common,
         )
 
@@ -493,6 +592,8 @@ class RespClient:
         if conn is not None:
             conn.drop("closed")
             await conn.wait_closed()
+        if self._sentinels is not None:
+            await self._sentinels.close()
 
     def _queue(self, payload: bytes, count: int) -> asyncio.Future[Any]:
         """Hold a command until connected; the first one starts the connect.
@@ -516,22 +617,13 @@ class RespClient:
 
     async def _open(self) -> None:
         """Connect, then hand the queued commands over, or fail them all."""
-        conn = _Connection(asyncio.get_running_loop(), self._timeout, self._forget)
+        conn: _Connection | None = None
         error: BaseException | None = None
         try:
-            await asyncio.wait_for(self._handshake(conn), self._connect_timeout)
-        except asyncio.TimeoutError:  # not the builtin one on Python 3.10
-            error = RedisUnavailable(
-                f"connecting to redis at {self!r} took over {self._connect_timeout} s"
-            )
+            conn = await self._connect()
         except asyncio.CancelledError:
             error = RedisUnavailable("closed" if self._closed else "connect cancelled")
             raise
-        except RedisUnavailable as exc:  # AUTH or SELECT refused
-            error = exc
-        except OSError as exc:  # refused, no such host, TLS handshake failed
-            error = RedisUnavailable(f"cannot connect to redis at {self!r}: {exc}")
-            error.__cause__ = exc
         except BaseException as exc:  # each waiting caller gets it
             error = exc
             if not isinstance(exc, Exception):
@@ -539,19 +631,51 @@ class RespClient:
         finally:
             self._connecting = None
             waiting, self._waiting = self._waiting, []
-            if error is None and conn.adopt(waiting):
+            if conn is not None and conn.adopt(waiting):
                 self._conn = conn
             else:
-                conn.drop("connect failed")
+                if conn is not None:
+                    conn.drop("connect failed")
                 for _, _, future in waiting:
                     if not future.done():
                         future.set_exception(error or RedisUnavailable("connection to redis lost"))
 
+    async def _connect(self) -> _Connection:
+        """A connection through its handshake, tried again for ``master_wait`` seconds."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self._master_wait
+        pause = 0.05
+        while True:
+            conn = _Connection(loop, self._timeout, self._forget)
+            try:
+                await asyncio.wait_for(self._handshake(conn), self._connect_timeout)
+                return conn
+            except asyncio.TimeoutError:  # not the builtin one on Python 3.10
+                error = RedisUnavailable(
+                    f"connecting to redis at {self!r} took over {self._connect_timeout} s"
+                )
+            except RedisUnavailable as exc:  # AUTH, SELECT or ROLE refused, no master
+                error = exc
+            except OSError as exc:  # refused, no such host, TLS handshake failed
+                error = RedisUnavailable(f"cannot connect to redis at {self!r}: {exc}")
+                error.__cause__ = exc
+            except BaseException:
+                conn.drop("connect failed")
+                raise
+            conn.drop("connect failed")
+            if self._closed or loop.time() + pause > give_up:
+                raise error
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 0.5)
+
     async def _handshake(self, conn: _Connection) -> None:
         loop = asyncio.get_running_loop()
+        sentinels = self._sentinels
         if self._path is not None:
             await loop.create_unix_connection(lambda: conn, self._path)
         else:
+            if sentinels is not None:
+                self._host, self._port = await sentinels.master()
             await loop.create_connection(lambda: conn, self._host, self._port, ssl=self._ssl)
         hello: list[tuple[Arg, ...]] = []
         if self._username is not None:
@@ -560,13 +684,53 @@ class RespClient:
             hello.append(("AUTH", self._password))
         if self._db:
             hello.append(("SELECT", self._db))
+        if sentinels is not None:
+            hello.append(("ROLE",))
         if not hello:
             return
         replies = await conn.send(b"".join([_encode(command) for command in hello]), len(hello))
         for command, reply in zip(hello, replies, strict=True):
             if isinstance(reply, RedisUnavailable):
-                what = "AUTH" if command[0] == "AUTH" else f"SELECT {self._db}"
+                what = f"SELECT {self._db}" if command[0] == "SELECT" else str(command[0])
                 raise RedisUnavailable(f"{what} failed: {reply}")
+        role = replies[-1][0] if sentinels is not None and replies[-1] else None
+        if sentinels is not None and role != b"master":
+            # a sentinel that has not seen the failover yet names the old master, now
+            # a replica (or a server that restarted as one): ask again
+            what = role.decode(errors="replace") if isinstance(role, bytes) else repr(role)
+            raise RedisUnavailable(
+                f"{self._host}:{self._port}, named master of {sentinels.service_name!r} by "
+                f"the sentinels, is a {what}"
+            )
+
+
+def _sentinels_like(pool: Any, plain: type, tls: type) -> Sentinels:
+    """The ``Sentinels`` of a redis-py ``SentinelConnectionPool``: its service name and
+    the address, credentials and TLS settings of each of its sentinel clients."""
+    addresses: list[tuple[str, int]] = []
+    settings: set[tuple[Any, ...]] = set()
+    context: _ssl.SSLContext | None = None
+    for client in pool.sentinel_manager.sentinels:
+        sentinel_pool = client.connection_pool
+        kind = sentinel_pool.connection_class
+        kwargs: dict[str, Any] = sentinel_pool.connection_kwargs
+        if kind not in (plain, tls) or kwargs.get("credential_provider") is not None:
+            raise TypeError(
+                "RespClient.like() reads sentinels reached over TCP or TLS with a password, "
+                f"not {kind.__name__}: pass a redis+sentinel:// URL to RespClient.from_url()"
+            )
+        addresses.append((kwargs.get("host", "localhost"), int(kwargs.get("port", 26379))))
+        settings.add((kwargs.get("username"), kwargs.get("password"), kind,
+                      kwargs.get("socket_timeout")))  # fmt: skip
+        if kind is tls and context is None:
+            context = _ssl_context_like(tls, kwargs)
+    if len(settings) != 1:
+        raise TypeError("RespClient.like() needs the same settings for every sentinel")
+    username, password, _, timeout = settings.pop()
+    return Sentinels(
+        addresses, pool.service_name, username=username, password=password, ssl=context,
+        timeout=float(timeout or 1.0),
+    )  # fmt: skip
 
 
 def _db_number(text: str) -> int:

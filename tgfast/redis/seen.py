@@ -40,9 +40,9 @@ from typing import Any
 from .._logging import get_logger
 from ..server.seen import Claim
 from ..server.tasks import cancel_and_wait
-from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
+from .connect import AnyRedis, Script, client_for_url, close_client, ttl_ms, wire_for
 from .errors import RedisUnavailable
-from .resp_client import Arg, RespClient
+from .resp_client import Arg
 
 __all__ = ["RedisSeenUpdates"]
 
@@ -236,10 +236,10 @@ class RedisSeenUpdates:
         lease: float | timedelta = 10.0,
         **redis_kwargs: Any,
     ) -> RedisSeenUpdates:
-        """On a new fail-fast client for ``url`` (``connect_redis``), closed by ``close()``."""
+        """On a new fail-fast client for ``url`` (``client_for_url``), closed by ``close()``."""
         ttl_ms("ttl", ttl)  # refuse a bad TTL before making a client
         ttl_ms("lease", lease)
-        client = connect_redis(url, **redis_kwargs)
+        client = client_for_url(url, what="RedisSeenUpdates.from_url", **redis_kwargs)
         seen = cls(client, key_prefix=key_prefix, ttl=ttl, lease=lease)
         seen._owns = True
         return seen
@@ -398,8 +398,8 @@ class RedisSeenUpdates:
             await self._retire()
         if self._owns_wire:
             await self._wire.close()
-        if self._owns and not isinstance(self._redis, RespClient):
-            await self._redis.aclose()
+        if self._owns:
+            await close_client(self._redis)
 
     async def _retire(self) -> None:
         loop = asyncio.get_running_loop()

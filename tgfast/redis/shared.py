@@ -22,10 +22,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .._logging import get_logger
-from .connect import AnyRedis, connect_redis, redacted_url, wire_for
+from .connect import AnyRedis, client_for_url, close_client, redacted_url, wire_for
 from .errors import RedisUnavailable
 from .ratelimit import RedisRateLimiter
-from .resp_client import RespClient
 from .seen import RedisSeenUpdates
 from .storage import RedisStorage
 
@@ -101,9 +100,10 @@ class RedisShared:
         seen_lease: float | None = None,
         **redis_kwargs: Any,
     ) -> RedisShared:
-        """On a new fail-fast client for ``url`` (``connect_redis``), closed by ``close()``."""
+        """On a new fail-fast client for ``url`` (``client_for_url``: redis-py is not
+        needed; ``redis+sentinel://`` follows a failover), closed by ``close()``."""
         shared = cls(
-            connect_redis(url, **redis_kwargs), bot_id=bot_id, rate_limit=rate_limit,
+            client_for_url(url, what="RedisShared.from_url", **redis_kwargs), bot_id=bot_id, rate_limit=rate_limit,
             key_prefix=key_prefix, seen_lease=seen_lease,
             description=f"Redis at {redacted_url(url)}",
         )  # fmt: skip
@@ -143,8 +143,8 @@ class RedisShared:
         await self.seen.close()
         if self._owns_wire:
             await self.wire.close()
-        if self._owns and not isinstance(self.redis, RespClient):
-            await self.redis.aclose()
+        if self._owns:
+            await close_client(self.redis)
 
     def __repr__(self) -> str:
         limits = "shared" if self.rate_limiter is not None else "off"

@@ -20,6 +20,8 @@ redis-py's CPU (with or without hiredis). Every Redis failure is raised as
 ``RedisUnavailable`` (a ``StorageError``) naming the operation; the client's timeouts
 decide how long a failure takes (``from_url``: 1 s to connect, 2 s for a reply), and
 the next command after a lost connection connects again (after a Redis restart, say).
+A command whose connection was lost while it was out, or that reached a replica (a
+failover), is sent once more: through Sentinel that second one waits for the new master.
 
 aiogram's layout, with ``key_builder`` (``DefaultKeyBuilder(...)``, as the aiogram bot
 configured its own): the names the builder makes, the state a plain string and the
@@ -33,7 +35,7 @@ aiogram's path, ``tgfast.fsm.storage.redis.RedisStorage``, re-exports this class
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -46,8 +48,8 @@ from ..fsm.storage.base import (
     StorageDataError,
     StorageKey,
 )
-from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
-from .errors import RedisUnavailable
+from .connect import AnyRedis, Script, client_for_url, close_client, ttl_ms, wire_for
+from .errors import RedisConnectionLost, RedisUnavailable
 from .resp_client import Arg, RespClient
 
 if TYPE_CHECKING:
@@ -97,6 +99,15 @@ def _escape(part: str) -> str:
 
 def _unavailable(what: str, exc: RedisUnavailable) -> NoReturn:
     raise RedisUnavailable(f"Redis FSM storage: {what} failed: {exc}") from exc
+
+
+def _failing_over(exc: RedisUnavailable) -> bool:
+    """Whether a command may be sent again (once): its connection went away with it, or
+    it reached a server demoted by a failover. Every command of this storage has the
+    same effect run twice (a SET, a DEL, a merge of the same fields; the compare-and-set
+    of aiogram's layout reads again when it loses), so the update whose handler sent it
+    goes on, on the new master, instead of failing."""
+    return isinstance(exc, RedisConnectionLost) or str(exc).startswith(("READONLY", "MASTERDOWN"))
 
 
 def _text(value: bytes | str) -> str:
@@ -175,19 +186,22 @@ class RedisStorage(BaseStorage):
         connection_kwargs: Mapping[str, Any] | None = None,
         **redis_kwargs: Any,
     ) -> RedisStorage:
-        """A storage on a new client for ``url`` (``redis://host:6379/0``).
+        """A storage on a new client for ``url`` (``redis://host:6379/0``, or through
+        Sentinel ``redis+sentinel://host:26379,host2:26379/mymaster/0``).
 
         While Redis is down an operation raises ``RedisUnavailable`` within about
-        ``connect_timeout`` (``timeout`` when it stops answering mid-way); see
-        ``connect_redis``, which gets ``redis_kwargs`` (and aiogram's
-        ``connection_kwargs``).
+        ``connect_timeout`` (``timeout`` when it stops answering mid-way; through
+        Sentinel, after waiting up to 5 s for a new master); see ``client_for_url``,
+        which gets ``redis_kwargs`` (and aiogram's ``connection_kwargs``): redis-py's
+        options, the only reason to install it.
         """
         ttl_ms("state_ttl", state_ttl)  # refuse a bad TTL before making a client
         ttl_ms("data_ttl", data_ttl)
-        client = connect_redis(
+        client = client_for_url(
             url,
             connect_timeout=connect_timeout,
             timeout=timeout,
+            what="RedisStorage.from_url",
             **{**(connection_kwargs or {}), **redis_kwargs},
         )
         storage = cls(
@@ -204,7 +218,8 @@ class RedisStorage(BaseStorage):
 
     @property
     def redis(self) -> AnyRedis:
-        """The client given (``from_url``: a redis-py client), for the bot's own use."""
+        """The client given (``from_url``: a redis-py client, or the ``RespClient`` when
+        redis-py is not installed or the URL is a Sentinel one), for the bot's own use."""
         return self._redis
 
     @property
@@ -212,6 +227,22 @@ class RedisStorage(BaseStorage):
         """The ``RespClient`` the commands go through, to share with ``RedisRateLimiter``
         or ``RedisSeenUpdates``."""
         return self._wire
+
+    async def _execute(self, *args: Arg) -> Any:
+        try:
+            return await self._wire.execute(*args)
+        except RedisUnavailable as exc:
+            if not _failing_over(exc):
+                raise
+        return await self._wire.execute(*args)
+
+    async def _run(self, script: Script, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
+        try:
+            return await script(self._wire, keys, args)
+        except RedisUnavailable as exc:
+            if not _failing_over(exc):
+                raise
+        return await script(self._wire, keys, args)
 
     def key_name(self, key: StorageKey, part: str) -> str:
         """The Redis key of one part (``"state"``, ``"data"``, ``"lock"``) of a record."""
@@ -223,17 +254,17 @@ class RedisStorage(BaseStorage):
         name = self.key_name(key, "state")
         try:
             if state is None:
-                await self._wire.execute("DEL", name)
+                await self._execute("DEL", name)
             elif self._state_ttl:
-                await self._wire.execute("SET", name, state, "PX", self._state_ttl)
+                await self._execute("SET", name, state, "PX", self._state_ttl)
             else:
-                await self._wire.execute("SET", name, state)
+                await self._execute("SET", name, state)
         except RedisUnavailable as exc:
             _unavailable("set_state", exc)
 
     async def get_state(self, key: StorageKey) -> StateType:
         try:
-            value = await self._wire.execute("GET", self.key_name(key, "state"))
+            value = await self._execute("GET", self.key_name(key, "state"))
         except RedisUnavailable as exc:
             _unavailable("get_state", exc)
         return None if value is None else _text(value)
@@ -243,7 +274,7 @@ class RedisStorage(BaseStorage):
             return await self._set_json(key, data)
         args = self._encode(data)
         try:
-            await _REPLACE_SCRIPT(self._wire, (self.key_name(key, "data"),), args)
+            await self._run(_REPLACE_SCRIPT, (self.key_name(key, "data"),), args)
         except RedisUnavailable as exc:
             _unavailable("set_data", exc)
 
@@ -251,7 +282,7 @@ class RedisStorage(BaseStorage):
         if self.key_builder is not None:
             return self._json_dict(await self._get_json(key))
         try:
-            flat = await self._wire.execute("HGETALL", self.key_name(key, "data"))
+            flat = await self._execute("HGETALL", self.key_name(key, "data"))
         except RedisUnavailable as exc:
             _unavailable("get_data", exc)
         return _decoded(flat)
@@ -263,14 +294,14 @@ class RedisStorage(BaseStorage):
             return await self._update_json(key, data)
         args = self._encode(data)
         try:
-            flat = await _UPDATE_SCRIPT(self._wire, (self.key_name(key, "data"),), args)
+            flat = await self._run(_UPDATE_SCRIPT, (self.key_name(key, "data"),), args)
         except RedisUnavailable as exc:
             _unavailable("update_data", exc)
         return _decoded(flat)
 
     async def clear(self, key: StorageKey) -> None:
         try:
-            await self._wire.execute("DEL", self.key_name(key, "state"), self.key_name(key, "data"))
+            await self._execute("DEL", self.key_name(key, "state"), self.key_name(key, "data"))
         except RedisUnavailable as exc:
             _unavailable("clear", exc)
 
@@ -278,14 +309,14 @@ class RedisStorage(BaseStorage):
         """Close the clients this storage made (a client given stays open)."""
         if self._owns_wire:
             await self._wire.close()
-        if self._owns and not isinstance(self._redis, RespClient):
-            await self._redis.aclose()  # redis-py >= 5.0.1
+        if self._owns:
+            await close_client(self._redis)
 
     # -- aiogram's layout: the data as one JSON string --------------------------------
 
     async def _get_json(self, key: StorageKey) -> bytes | str | None:
         try:
-            value: bytes | str | None = await self._wire.execute("GET", self.key_name(key, "data"))
+            value: bytes | str | None = await self._execute("GET", self.key_name(key, "data"))
         except RedisUnavailable as exc:
             _unavailable("get_data", exc)
         return value
@@ -294,11 +325,11 @@ class RedisStorage(BaseStorage):
         name = self.key_name(key, "data")
         try:
             if not data:
-                await self._wire.execute("DEL", name)
+                await self._execute("DEL", name)
             elif self._data_ttl:
-                await self._wire.execute("SET", name, self._json(data), "PX", self._data_ttl)
+                await self._execute("SET", name, self._json(data), "PX", self._data_ttl)
             else:
-                await self._wire.execute("SET", name, self._json(data))
+                await self._execute("SET", name, self._json(data))
         except RedisUnavailable as exc:
             _unavailable("set_data", exc)
 
@@ -310,7 +341,7 @@ class RedisStorage(BaseStorage):
             args: list[Arg] = ["0" if old is None else "1", old or b"", self._json(merged)]
             args.append(self._data_ttl)
             try:
-                if await _SWAP_SCRIPT(self._wire, (name,), args):
+                if await self._run(_SWAP_SCRIPT, (name,), args):
                     return merged
             except RedisUnavailable as exc:
                 _unavailable("update_data", exc)
