@@ -133,12 +133,13 @@ def check_redis_url(url: str) -> None:
         parse_sentinel_url(url)
         return
     try:
-        from redis.asyncio.connection import parse_url
+        from redis.asyncio.connection import ConnectionPool
     except ImportError:
         RespClient.from_url(url)  # connects at its first command only
         return
-    try:
-        parse_url(url)
+    try:  # a connection object made, not connected: unknown options fail here
+        pool = ConnectionPool.from_url(url)
+        pool.connection_class(**pool.connection_kwargs)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"bad redis URL: {exc}") from None
 

@@ -485,7 +485,8 @@ class RespClient:
         return cls(
             db=parts["db"], username=parts["username"], password=parts["password"],
             ssl=context, timeout=timeout, connect_timeout=connect_timeout,
-            sentinels=sentinels, master_wait=master_wait,
+            sentinels=sentinels,
+            master_wait=parts["master_wait"] if master_wait is None else master_wait,
         )  # fmt: skip
 
     @classmethod
@@ -645,10 +646,11 @@ class RespClient:
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self._master_wait
         pause = 0.05
+        failed: tuple[str, int] | None = None
         while True:
             conn = _Connection(loop, self._timeout, self._forget)
             try:
-                await asyncio.wait_for(self._handshake(conn), self._connect_timeout)
+                await asyncio.wait_for(self._handshake(conn, failed), self._connect_timeout)
                 return conn
             except asyncio.TimeoutError:  # not the builtin one on Python 3.10
                 error = RedisUnavailable(
@@ -663,19 +665,20 @@ class RespClient:
                 conn.drop("connect failed")
                 raise
             conn.drop("connect failed")
+            failed = (self._host, self._port) if self._sentinels is not None else None
             if self._closed or loop.time() + pause > give_up:
                 raise error
             await asyncio.sleep(pause)
             pause = min(2 * pause, 0.5)
 
-    async def _handshake(self, conn: _Connection) -> None:
+    async def _handshake(self, conn: _Connection, failed: tuple[str, int] | None) -> None:
         loop = asyncio.get_running_loop()
         sentinels = self._sentinels
         if self._path is not None:
             await loop.create_unix_connection(lambda: conn, self._path)
         else:
             if sentinels is not None:
-                self._host, self._port = await sentinels.master()
+                self._host, self._port = await sentinels.master(avoid=failed)
             await loop.create_connection(lambda: conn, self._host, self._port, ssl=self._ssl)
         hello: list[tuple[Arg, ...]] = []
         if self._username is not None:

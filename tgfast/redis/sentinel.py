@@ -12,10 +12,13 @@ and the sentinels), the form of the ``Redis-Sentinel-Url`` package that Prefect 
 docket use too::
 
     redis+sentinel://[[user]:password@]host[:port][,host[:port]...]/service_name[/db]
-        [?db=N&sentinel_username=U&sentinel_password=P]
+        [?db=N&sentinel_username=U&sentinel_password=P&master_wait=SECONDS]
 
 The credentials before ``@`` are the Redis servers'; the sentinels' own (their
 ``requirepass``) are the ``sentinel_*`` options. A sentinel's port defaults to 26379.
+``master_wait`` (tgfast's own option; 5 s by default) is how long a command waits for
+a master before failing: a failover takes the sentinels' ``down-after-milliseconds``
+plus an election and a promotion, a few seconds more.
 """
 
 from __future__ import annotations
@@ -70,12 +73,18 @@ class Sentinels:
         where = ",".join(f"{host}:{port}" for host, port in self.addresses)
         return f"Sentinels({self.service_name!r} at {where})"
 
-    async def master(self) -> tuple[str, int]:
+    async def master(self, avoid: tuple[str, int] | None = None) -> tuple[str, int]:
         """The master's (host, port) as the first sentinel that knows it says; else
-        ``RedisUnavailable`` naming what each one answered."""
+        ``RedisUnavailable`` naming what each one answered.
+
+        ``avoid`` is an address that just failed: a sentinel naming it may not have
+        seen the failover yet, so the next ones are asked; it is the answer only when
+        all of them name it.
+        """
         from .resp_client import RespClient
 
         problems: list[str] = []
+        stale: tuple[str, int] | None = None
         for index, address in enumerate(self.addresses):
             client = self._clients.get(address)
             if client is None:
@@ -94,9 +103,15 @@ class Sentinels:
                 problems.append(f"{address[0]}:{address[1]}: no master named "
                                 f"{self.service_name!r}")  # fmt: skip
                 continue
+            master = reply[0].decode(), int(reply[1])
+            if master == avoid:
+                stale = master
+                continue
             if index:  # ask the one that answered first next time
                 self.addresses.insert(0, self.addresses.pop(index))
-            return reply[0].decode(), int(reply[1])
+            return master
+        if stale is not None:
+            return stale
         raise RedisUnavailable(
             f"no sentinel gave the master of {self.service_name!r}: " + "; ".join(problems)
         )
@@ -111,7 +126,8 @@ class Sentinels:
 def parse_sentinel_url(url: str) -> dict[str, Any]:
     """The parts of a ``redis+sentinel://`` URL (see the module docstring): ``addresses``,
     ``service_name``, ``db``, ``username``, ``password``, ``sentinel_username``,
-    ``sentinel_password`` and ``tls``; ``ValueError`` naming what is wrong."""
+    ``sentinel_password``, ``master_wait`` (None when not given) and ``tls``;
+    ``ValueError`` naming what is wrong."""
     scheme, sep, rest = url.partition("://")
     if not sep or scheme.lower() not in SENTINEL_SCHEMES:
         raise ValueError(f"bad redis URL: scheme {scheme!r}, expected redis+sentinel://")
@@ -140,11 +156,20 @@ def parse_sentinel_url(url: str) -> dict[str, Any]:
     db_text = names[1] if len(names) == 2 else db_text
     sentinel_username = options.pop("sentinel_username", None) or None
     sentinel_password = options.pop("sentinel_password", None)
+    wait_text = options.pop("master_wait", None)
     if options:
         raise ValueError(
             f"bad redis URL: unsupported option(s) {', '.join(sorted(options))} "
-            "(a sentinel URL takes db, sentinel_username, sentinel_password)"
+            "(a sentinel URL takes db, sentinel_username, sentinel_password, master_wait)"
         )
+    master_wait = None
+    if wait_text is not None:
+        try:
+            master_wait = float(wait_text)
+        except ValueError:
+            master_wait = -1.0
+        if not 0 <= master_wait < float("inf"):
+            raise ValueError(f"bad redis URL: master_wait must be seconds, got {wait_text!r}")
     if db_text is not None and not (db_text.isascii() and db_text.isdigit()):
         raise ValueError(f"bad redis URL: db must be a number, got {db_text!r}")
     return {
@@ -155,6 +180,7 @@ def parse_sentinel_url(url: str) -> dict[str, Any]:
         "password": password,
         "sentinel_username": sentinel_username,
         "sentinel_password": sentinel_password,
+        "master_wait": master_wait,
         "tls": scheme.lower() == "rediss+sentinel",
     }
 

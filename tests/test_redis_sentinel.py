@@ -1,0 +1,238 @@
+"""Redis Sentinel in tgfast's own RESP client, against real servers and sentinels:
+the master found through the sentinels and checked with ``ROLE``, a failover followed,
+a demoted server's ``READONLY`` ending the connection; the ``redis+sentinel://`` URL;
+``RespClient.like()`` of redis-py's Sentinel client. The webhook fleet across a
+failover is ``tests/test_sentinel_failover.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+import redis
+from redis.asyncio.sentinel import Sentinel
+from redis_sentinel import SentinelFleet
+from redis_server import RedisServer
+
+from tgfast.fsm.storage.base import StorageKey
+from tgfast.redis import (
+    RedisConnectionLost,
+    RedisStorage,
+    RedisUnavailable,
+    RespClient,
+    Sentinels,
+    check_redis_url,
+    parse_sentinel_url,
+)
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="redis-server")
+
+
+# -- the URL ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "parts"),
+    [
+        ("redis+sentinel://h1:26380,h2,[::1]:26381/mymaster/3",
+         {"addresses": [("h1", 26380), ("h2", 26379), ("::1", 26381)], "service_name": "mymaster",
+          "db": 3, "username": None, "password": None, "tls": False}),
+        ("rediss+sentinel://u:p%40ss@h/svc?db=2&sentinel_password=sp&sentinel_username=su",
+         {"addresses": [("h", 26379)], "service_name": "svc", "db": 2, "username": "u",
+          "password": "p@ss", "sentinel_username": "su", "sentinel_password": "sp", "tls": True}),
+        ("redis+sentinel://:secret@h:1/svc", {"username": None, "password": "secret", "db": 0,
+                                              "master_wait": None}),
+        ("redis+sentinel://h/svc?master_wait=12.5", {"master_wait": 12.5}),
+    ],
+)  # fmt: skip
+def test_sentinel_urls(url: str, parts: dict[str, object]) -> None:
+    parsed = parse_sentinel_url(url)
+    assert {name: parsed[name] for name in parts} == parts
+    check_redis_url(url)
+
+
+@pytest.mark.parametrize(
+    ("url", "error"),
+    [
+        ("redis+sentinel://h:26379", "no service name"),
+        ("redis+sentinel://h:26379/", "no service name"),
+        ("redis+sentinel://h:26379/svc/x", "db must be a number"),
+        ("redis+sentinel://h:26379/svc/1/2", "expected /service_name[/db]"),
+        ("redis+sentinel://h:26379/svc/1?db=2", "db '1' in the path, '2' in the query"),
+        ("redis+sentinel://h:99999/svc", "sentinel port '99999'"),
+        ("redis+sentinel://:pw@,h/svc", "a sentinel without a host"),
+        ("redis+sentinel://h/svc?socket_timeout=1", "unsupported option(s) socket_timeout"),
+        ("redis+sentinel://h/svc#frag", "no #fragment"),
+        ("redis+sentinel://h/svc?master_wait=-1", "master_wait must be seconds, got '-1'"),
+        ("redis+sentinel://h/svc?master_wait=inf", "master_wait must be seconds"),
+        ("redis://h/0?db=1&bogus=1", ""),  # redis-py's own parser, or RespClient's
+        ("mysql://h/0", ""),
+    ],
+)
+def test_bad_sentinel_urls_say_why(url: str, error: str) -> None:
+    with pytest.raises(ValueError, match="^bad redis URL: ") as info:
+        check_redis_url(url)
+    assert error in str(info.value)
+    assert "pw" not in str(info.value)
+
+
+async def test_a_sentinel_url_makes_a_client_that_hides_its_passwords() -> None:
+    client = RespClient.from_url(
+        "redis+sentinel://app:pw1@127.0.0.1:1,127.0.0.1:2/svc/4?sentinel_password=pw2"
+    )
+    try:
+        assert client.sentinels is not None
+        assert client.sentinels.addresses == [("127.0.0.1", 1), ("127.0.0.1", 2)]
+        assert (client.sentinels.service_name, client.sentinels.password) == ("svc", "pw2")
+        assert client._master_wait == 5.0
+        assert (client._db, client._username, client._password) == (4, "app", "pw1")
+        text = repr(client)
+        assert "svc" in text and "master not asked yet" in text
+        assert "pw1" not in text and "pw2" not in text
+    finally:
+        await client.close()
+
+
+async def test_like_reads_a_redis_py_sentinel_master() -> None:
+    sentinel = Sentinel(
+        [("127.0.0.1", 26400), ("127.0.0.2", 26401)],
+        sentinel_kwargs={"password": "sp", "socket_timeout": 0.3},
+    )
+    master = sentinel.master_for("svc", db=5, password="mp", socket_timeout=0.7)
+    try:
+        client = RespClient.like(master)
+        assert client.sentinels is not None
+        assert client.sentinels.addresses == [("127.0.0.1", 26400), ("127.0.0.2", 26401)]
+        assert client.sentinels.service_name == "svc"
+        assert (client.sentinels.password, client.sentinels.timeout) == ("sp", 0.3)
+        assert (client._db, client._password, client._timeout, client._ssl) == (5, "mp", 0.7, None)
+    finally:
+        await master.aclose()
+        await sentinel.aclose()
+
+
+# -- real servers -----------------------------------------------------------------------
+
+
+class NamesThis(Sentinels):
+    """Sentinels that always name one address (to check what the client verifies)."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__([("127.0.0.1", 1)], "svc")
+        self.port = port
+
+    async def master(self, avoid: tuple[str, int] | None = None) -> tuple[str, int]:
+        return "127.0.0.1", self.port
+
+
+@pytest.fixture
+def pair() -> Iterator[tuple[RedisServer, RedisServer]]:
+    """A master and, once in sync, its replica."""
+    with RedisServer() as master, RedisServer() as replica:
+        with redis.Redis(port=replica.port) as admin:
+            admin.replicaof("127.0.0.1", master.port)
+            for _ in range(500):
+                if admin.info("replication")["master_link_status"] == "up":
+                    break
+                time.sleep(0.02)
+            else:
+                raise AssertionError("the replica did not sync")
+        yield master, replica
+
+
+async def test_a_server_the_sentinels_name_must_say_it_is_the_master(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    master, replica = pair
+    wrong = RespClient(sentinels=NamesThis(replica.port), master_wait=0)
+    right = RespClient(sentinels=NamesThis(master.port), master_wait=0)
+    try:
+        with pytest.raises(RedisUnavailable, match=f"127.0.0.1:{replica.port}.* is a slave"):
+            await wrong.execute("SET", "k", "v")
+        assert await right.execute("SET", "k", "v") == b"OK"
+        assert f"master 127.0.0.1:{master.port}" in repr(right)
+    finally:
+        await wrong.close()
+        await right.close()
+
+
+async def test_a_demoted_server_ends_the_connection(pair: tuple[RedisServer, RedisServer]) -> None:
+    """READONLY: the server became a replica under the client (a failover behind one
+    address, as managed Redis does): the connection goes, the next command connects."""
+    master, replica = pair
+    client = RespClient(port=replica.port)  # a "master" that is demoted already
+    try:
+        first = await client.execute("CLIENT", "ID")
+        with pytest.raises(RedisUnavailable, match="^READONLY"):
+            await client.execute("SET", "k", "v")
+        assert client._conn is None  # dropped at the READONLY reply
+        assert await client.execute("CLIENT", "ID") != first  # a new connection
+    finally:
+        await client.close()
+
+
+async def test_the_master_is_found_and_followed_across_a_failover() -> None:
+    with SentinelFleet(down_after_ms=1000, failover_timeout_ms=5000) as fleet:
+        storage = RedisStorage.from_url(fleet.url(db=2))
+        impatient = RespClient.from_url(fleet.url(db=2), master_wait=0)
+        key = StorageKey(bot_id=1, chat_id=2, user_id=3)
+        try:
+            assert isinstance(storage.redis, RespClient)  # a Sentinel URL: tgfast's client
+            await storage.set_state(key, "Form:age")
+            await storage.update_data(key, {"name": "Ann"})
+            assert await impatient.execute("GET", "fsm:1:2:3:::default:state") == b"Form:age"
+            assert f"master 127.0.0.1:{fleet.master.port}" in repr(storage.wire)
+            fleet.sync_replica()
+
+            fleet.kill_master()
+            # no master for a while: a client that does not wait fails, in one error
+            with pytest.raises(RedisUnavailable):
+                await impatient.execute("GET", "fsm:1:2:3:::default:state")
+            # the storage's command waits for the new master (and the one that was out
+            # when the connection went is sent again), then reads what was written
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            assert await storage.get_state(key) == "Form:age"
+            assert await storage.get_data(key) == {"name": "Ann"}
+            waited = loop.time() - started
+            assert f"master 127.0.0.1:{fleet.replica.port}" in repr(storage.wire), fleet.log()
+            fleet.wait_failover()
+            await storage.set_state(key, "Form:done")  # writes go to the new master
+            with fleet.admin(fleet.replica.port) as admin:
+                admin.select(2)
+                assert admin.get("fsm:1:2:3:::default:state") == b"Form:done"
+            print(f"the first command after the kill waited {waited:.2f} s")
+        finally:
+            await storage.close()
+            await impatient.close()
+
+
+async def test_no_sentinel_answering_is_one_error_naming_each() -> None:
+    client = RespClient.from_url(
+        "redis+sentinel://127.0.0.1:1,127.0.0.1:2/svc", master_wait=0, timeout=0.5
+    )
+    try:
+        with pytest.raises(RedisUnavailable, match="no sentinel gave the master of 'svc'") as info:
+            await client.execute("PING")
+        assert "127.0.0.1:1:" in str(info.value) and "127.0.0.1:2:" in str(info.value)
+    finally:
+        await client.close()
+
+
+async def test_a_lost_command_is_a_connection_lost(redis_server: RedisServer) -> None:
+    redis_server.flushall()
+    client = RespClient.from_url(redis_server.url)
+    try:
+        await client.execute("PING")
+        call = asyncio.ensure_future(client.execute("BLPOP", "nothing", 5))
+        await asyncio.sleep(0.1)
+        redis_server.kill()
+        with pytest.raises(RedisConnectionLost):
+            await call
+    finally:
+        await client.close()
+        redis_server.start()
