@@ -30,6 +30,8 @@ DEBUG_TESTS=(tests/test_decode.py tests/test_twins.py tests/test_dealloc.py
 # scale-out tests behind a real nginx; python3-dbg is CPython built with Py_DEBUG
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
+# the failover tests: three sentinels (Debian ships them in their own package)
+command -v redis-sentinel >/dev/null || missing+=(redis-sentinel)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 if [ "$DEBUG_RUN" = 1 ]; then
   command -v python3-dbg >/dev/null || missing+=(python3-dbg python3-dev)
