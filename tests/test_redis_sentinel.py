@@ -236,3 +236,82 @@ async def test_a_lost_command_is_a_connection_lost(redis_server: RedisServer) ->
     finally:
         await client.close()
         redis_server.start()
+
+
+# -- the FSM storage sends a command once more when a failover took it ------------------
+
+
+class OneReplyServer:
+    """Each connection reads one command and gets the next of ``replies`` (None: the
+    connection is closed instead, the command unanswered)."""
+
+    def __init__(self, replies: list[bytes | None]) -> None:
+        self.replies = replies
+        self.commands: list[bytes] = []
+        self.server: asyncio.Server | None = None
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.commands.append(await reader.read(65536))
+        reply = self.replies.pop(0)
+        if reply is not None:
+            writer.write(reply)
+            await writer.drain()
+            await reader.read()  # until the client goes
+        writer.close()
+        await writer.wait_closed()
+
+    async def __aenter__(self) -> int:
+        self.server = await asyncio.start_server(self.handle, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+        await self.server.wait_closed()
+
+
+KEY = StorageKey(bot_id=1, chat_id=2, user_id=3)
+
+
+@pytest.mark.parametrize(
+    "first",
+    [None, b"-READONLY You can't write against a read only replica.\r\n",
+     b"-MASTERDOWN Link with MASTER is down\r\n"],
+    ids=["lost", "readonly", "masterdown"],
+)  # fmt: skip
+async def test_the_storage_sends_a_command_again_after_a_failover_took_it(
+    first: bytes | None,
+) -> None:
+    fake = OneReplyServer([first, b"$8\r\nForm:age\r\n"])
+    async with fake as port:
+        storage = RedisStorage(wire := RespClient(port=port))
+        try:
+            assert await storage.get_state(KEY) == "Form:age"
+        finally:
+            await wire.close()
+    assert len(fake.commands) == 2 and fake.commands[0] == fake.commands[1]
+    assert b"GET" in fake.commands[0]
+
+
+async def test_the_storage_does_not_send_again_what_redis_refused() -> None:
+    fake = OneReplyServer([b"-WRONGTYPE Operation against a key holding the wrong kind\r\n"])
+    async with fake as port:
+        storage = RedisStorage(wire := RespClient(port=port))
+        try:
+            with pytest.raises(RedisUnavailable, match="get_state failed: WRONGTYPE"):
+                await storage.get_state(KEY)
+        finally:
+            await wire.close()
+    assert len(fake.commands) == 1
+
+
+async def test_the_storage_sends_again_once_only() -> None:
+    fake = OneReplyServer([None, None, b"+OK\r\n"])
+    async with fake as port:
+        storage = RedisStorage(wire := RespClient(port=port))
+        try:
+            with pytest.raises(RedisUnavailable, match="set_state failed: connection to redis"):
+                await storage.set_state(KEY, "Form:name")
+        finally:
+            await wire.close()
+    assert len(fake.commands) == 2
