@@ -315,3 +315,37 @@ async def test_the_storage_sends_again_once_only() -> None:
         finally:
             await wire.close()
     assert len(fake.commands) == 2
+
+
+async def test_a_silent_sentinel_is_passed_over(redis_server: RedisServer) -> None:
+    """A sentinel that accepts and never answers costs its timeout, then the next one
+    is asked (and goes first from then on)."""
+    port = str(redis_server.port).encode()
+    named = b"*2\r\n$9\r\n127.0.0.1\r\n$%d\r\n%b\r\n" % (len(port), port)
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+        writer.close()
+
+    async def answering(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.read(65536):
+            writer.write(named)
+        writer.close()
+
+    servers = [await asyncio.start_server(handle, "127.0.0.1", 0) for handle in (silent, answering)]
+    ports = [server.sockets[0].getsockname()[1] for server in servers]
+    client = RespClient.from_url(
+        f"redis+sentinel://127.0.0.1:{ports[0]},127.0.0.1:{ports[1]}/svc",
+        timeout=0.3, master_wait=0,
+    )  # fmt: skip
+    try:
+        started = asyncio.get_running_loop().time()
+        assert await client.execute("PING") == b"PONG"
+        assert 0.25 < asyncio.get_running_loop().time() - started < 2.0
+        assert client.sentinels is not None
+        assert client.sentinels.addresses[0] == ("127.0.0.1", ports[1])
+    finally:
+        await client.close()
+        for server in servers:
+            server.close()
+            await server.wait_closed()

@@ -650,7 +650,9 @@ class RespClient:
         while True:
             conn = _Connection(loop, self._timeout, self._forget)
             try:
-                await asyncio.wait_for(self._handshake(conn, failed), self._connect_timeout)
+                if self._sentinels is not None:  # each sentinel within its own timeout
+                    self._host, self._port = await self._sentinels.master(avoid=failed)
+                await asyncio.wait_for(self._handshake(conn), self._connect_timeout)
                 return conn
             except asyncio.TimeoutError:  # not the builtin one on Python 3.10
                 error = RedisUnavailable(
@@ -671,14 +673,12 @@ class RespClient:
             await asyncio.sleep(pause)
             pause = min(2 * pause, 0.5)
 
-    async def _handshake(self, conn: _Connection, failed: tuple[str, int] | None) -> None:
+    async def _handshake(self, conn: _Connection) -> None:
         loop = asyncio.get_running_loop()
         sentinels = self._sentinels
         if self._path is not None:
             await loop.create_unix_connection(lambda: conn, self._path)
         else:
-            if sentinels is not None:
-                self._host, self._port = await sentinels.master(avoid=failed)
             await loop.create_connection(lambda: conn, self._host, self._port, ssl=self._ssl)
         hello: list[tuple[Arg, ...]] = []
         if self._username is not None:
