@@ -186,6 +186,14 @@ async def test_the_master_is_found_and_followed_across_a_failover() -> None:
             await storage.update_data(key, {"name": "Ann"})
             assert await impatient.execute("GET", "fsm:1:2:3:::default:state") == b"Form:age"
             assert f"master 127.0.0.1:{fleet.master.port}" in repr(storage.wire)
+            # redis-py's Sentinel client, copied: the same sentinels, service and db
+            sentinel = Sentinel([("127.0.0.1", port) for port in fleet.ports])
+            copied = RespClient.like(sentinel.master_for("mymaster", db=2))
+            try:
+                assert await copied.execute("HGET", "fsm:1:2:3:::default:data", "name") == b'"Ann"'
+            finally:
+                await copied.close()
+                await sentinel.aclose()
             fleet.sync_replica()
 
             fleet.kill_master()
