@@ -27,6 +27,7 @@ from tgfast.redis import (
     Sentinels,
     check_redis_url,
     parse_sentinel_url,
+    redacted_url,
 )
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="redis-server")
@@ -78,6 +79,21 @@ def test_bad_sentinel_urls_say_why(url: str, error: str) -> None:
         check_redis_url(url)
     assert error in str(info.value)
     assert "pw" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis+sentinel://u:pw1@h1:1,h2:2/svc", "redis+sentinel://u:***@h1:1,h2:2/svc"),
+        ("rediss+sentinel://:pw1@h1,h2/svc?sentinel_password=pw2&db=1",
+         "rediss+sentinel://:***@h1,h2/svc?sentinel_password=***&db=1"),
+        ("redis://:pw1@h:1/0?password=pw2", "redis://:***@h:1/0?password=***"),
+        ("unix://:pw1@/run/redis.sock?db=2", "unix://:***@/run/redis.sock?db=2"),
+        ("redis://user@h/0", "redis://user@h/0"),
+    ],
+)  # fmt: skip
+def test_redacted_urls_show_no_password(url: str, shown: str) -> None:
+    assert redacted_url(url) == shown
 
 
 async def test_a_sentinel_url_makes_a_client_that_hides_its_passwords() -> None:

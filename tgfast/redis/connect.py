@@ -15,7 +15,6 @@ import math
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeAlias
-from urllib.parse import urlsplit, urlunsplit
 
 from .errors import RedisUnavailable
 from .resp_client import Arg, RespClient
@@ -160,15 +159,27 @@ def wire_for(redis: AnyRedis) -> tuple[RespClient, bool]:
 
 
 def redacted_url(url: str) -> str:
-    """``url`` without its password, for logs and error messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    """``url`` without its passwords (the userinfo's, and any ``...password=`` option,
+    ``sentinel_password`` too), for logs and error messages. The host list is left
+    as written: a ``redis+sentinel://`` URL names several."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
         return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    user = f"{parts.username}:***@" if parts.username else ":***@"
-    return urlunsplit(parts._replace(netloc=user + host))
+    cut = [i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i >= 0]
+    netloc, tail = rest[: min(cut, default=len(rest))], rest[min(cut, default=len(rest)) :]
+    userinfo, at, hosts = netloc.rpartition("@")
+    user, colon, _ = userinfo.partition(":")
+    if at and colon:
+        netloc = f"{user}:***@{hosts}"
+    path, question, query = tail.partition("?")
+    if question:
+        query, hash_mark, fragment = query.partition("#")
+        options = []
+        for option in query.split("&"):
+            name, eq, _ = option.partition("=")
+            options.append(f"{name}=***" if eq and "password" in name.lower() else option)
+        tail = f"{path}?{'&'.join(options)}{hash_mark}{fragment}"
+    return f"{scheme}://{netloc}{tail}"
 
 
 class Script:
