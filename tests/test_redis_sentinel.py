@@ -373,3 +373,15 @@ async def test_a_silent_sentinel_is_passed_over(redis_server: RedisServer) -> No
         for server in servers:
             server.close()
             await server.wait_closed()
+
+
+async def test_a_refused_password_is_not_waited_out(redis_server: RedisServer) -> None:
+    """No failover mends a wrong password: it fails at once, not after ``master_wait``."""
+    client = RespClient(sentinels=NamesThis(redis_server.port), password="wrong", master_wait=5)
+    try:
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(RedisUnavailable, match="^AUTH failed"):
+            await client.execute("PING")
+        assert asyncio.get_running_loop().time() - started < 1.0
+    finally:
+        await client.close()

@@ -57,6 +57,7 @@ Arg: TypeAlias = bytes | str | int | float
 
 
 _NOT_MASTER = ("READONLY", "MASTERDOWN")
+_SETTINGS_REFUSED = ("AUTH failed", "SELECT")
 """Error replies of a server that is not (or no longer) a usable master."""
 
 
@@ -659,6 +660,9 @@ class RespClient:
                     f"connecting to redis at {self!r} took over {self._connect_timeout} s"
                 )
             except RedisUnavailable as exc:  # AUTH, SELECT or ROLE refused, no master
+                if str(exc).startswith(_SETTINGS_REFUSED):
+                    conn.drop("connect failed")
+                    raise  # a wrong password or db: no failover mends that
                 error = exc
             except OSError as exc:  # refused, no such host, TLS handshake failed
                 error = RedisUnavailable(f"cannot connect to redis at {self!r}: {exc}")
