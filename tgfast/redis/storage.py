@@ -229,6 +229,7 @@ class RedisStorage(BaseStorage):
         return self._wire
 
     async def _execute(self, *args: Arg) -> Any:
+        """``wire.execute``, sent once more after a failover took it (``_failing_over``)."""
         try:
             return await self._wire.execute(*args)
         except RedisUnavailable as exc:
@@ -263,10 +264,16 @@ class RedisStorage(BaseStorage):
             _unavailable("set_state", exc)
 
     async def get_state(self, key: StorageKey) -> StateType:
-        try:
-            value = await self._execute("GET", self.key_name(key, "state"))
+        name = self.key_name(key, "state")
+        try:  # every update of a bot with conversations: no extra frame (see _execute)
+            value = await self._wire.execute("GET", name)
         except RedisUnavailable as exc:
-            _unavailable("get_state", exc)
+            if not _failing_over(exc):
+                _unavailable("get_state", exc)
+            try:
+                value = await self._wire.execute("GET", name)
+            except RedisUnavailable as again:
+                _unavailable("get_state", again)
         return None if value is None else _text(value)
 
     async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
