@@ -46,6 +46,7 @@ from .._logging import get_logger
 from ..client.encoding import prepare
 from ..decoding import decode_update
 from ..dispatcher import FAILED, UNHANDLED
+from ..logs import current_update
 from ..methods.base import TelegramMethod
 from ..types.binding import current_bot
 from .keys import update_key
@@ -67,6 +68,7 @@ __all__ = [
 ]
 
 log = get_logger("tgfast.server")
+_DEBUG = 10  # logging.DEBUG
 
 Concurrency: TypeAlias = Literal["chat", "full", "sequential"]
 CONCURRENCY_MODES: tuple[Concurrency, ...] = ("chat", "full", "sequential")
@@ -305,6 +307,7 @@ class UpdateProcessor:
         if current_bot.get() is not self.bot:
             # always in a task of ours (own context): set once, feed_update then skips it
             current_bot.set(self.bot)
+        current_update.set(update)  # the update's fields on what its handler logs
         try:
             started = _perf()
             try:
@@ -313,7 +316,11 @@ class UpdateProcessor:
                 log.error("update %s: dispatcher raised %r", update.update_id, exc, exc_info=exc)
                 result = FAILED
             metrics = self.metrics
-            metrics.latency.observe(_perf() - started)
+            elapsed = _perf() - started
+            metrics.latency.observe(elapsed)
+            if log.isEnabledFor(_DEBUG):
+                log.debug("update %s (%s): %s in %.1f ms", update.update_id, kind,
+                          _outcome(result), elapsed * 1000)  # fmt: skip
             if result is UNHANDLED:
                 metrics.unhandled[kind] += 1
             elif result is FAILED:
@@ -449,3 +456,14 @@ class UpdateProcessor:
             f"UpdateProcessor(concurrency={self.concurrency!r}, in_flight={self.in_flight}, "
             f"max_in_flight={self.max_in_flight}, closed={self._closed})"
         )
+
+
+def _outcome(result: object) -> str:
+    """What became of an update, for the per-update debug line."""
+    if result is UNHANDLED:
+        return "unhandled"
+    if result is FAILED:
+        return "failed"
+    if isinstance(result, TelegramMethod):
+        return f"handled, returned {result.__api_method__}"
+    return "handled"
