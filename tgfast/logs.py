@@ -10,8 +10,8 @@ line; :class:`JsonFormatter` writes one JSON object per line (JSON escapes them 
 While an update is handled, :data:`current_update` holds it. :class:`UpdateContextFilter`,
 put on a handler, adds ``update_id``, ``chat_id``, ``update_kind`` and ``worker`` to each
 record it passes (the app's own records too), read only when something is logged: the
-update path pays one ``ContextVar.set`` per update. ``handler`` is added where tgfast
-knows it (the errors it logs for a handler).
+update path pays one ``ContextVar.set`` per update. ``handler`` is added to a record of
+an error the app's code raised (read from the traceback, see :func:`handler_of`).
 
 The ``tgfast`` command calls :func:`configure` and then :func:`default_handler_if_none`
 after importing the app: an app that configured logging at import (``dictConfig``,
@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import logging.config
+import os
 import sys
 import time
 from contextvars import ContextVar
@@ -43,6 +44,7 @@ __all__ = [
     "configure",
     "current_update",
     "default_handler_if_none",
+    "handler_of",
     "load_config_file",
 ]
 
@@ -96,7 +98,31 @@ class UpdateContextFilter(logging.Filter):
             fields["update_kind"] = event_of(update)[0]
             chat = chat_of(update)
             fields["chat_id"] = None if chat is None else chat.id
+            if record.exc_info and "handler" not in fields:
+                fields["handler"] = handler_of(record.exc_info[1])
         return True
+
+
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def handler_of(exc: BaseException | None) -> str | None:
+    """The function tgfast called that raised ``exc``: the first frame of the traceback,
+    past tgfast's own, that is not tgfast's (a handler, or a middleware or filter of the
+    app), as ``module.qualname``; None when the traceback never leaves tgfast."""
+    tb = None if exc is None else exc.__traceback__
+    inside = False
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        # a compiled module's frames name their .pyx relative to the source tree
+        ours = code.co_filename.startswith((_OWN_DIR, "tgfast/", "tgfast" + os.sep))
+        if ours:
+            inside = True
+        elif inside:
+            name = getattr(code, "co_qualname", code.co_name)  # 3.11+: the qualified name
+            return f"{tb.tb_frame.f_globals.get('__name__', '?')}.{name}"
+        tb = tb.tb_next
+    return None
 
 
 class EscapingFormatter(logging.Formatter):

@@ -52,7 +52,7 @@ class AppImportError(AppLoadError):
         super().__init__(f"importing {target} failed: {type(exc).__name__} (traceback above)")
 
 
-_OWN_DIR = str(Path(__file__).resolve().parent.parent)
+_MACHINERY = (str(Path(__file__).resolve().parent.parent), os.path.dirname(importlib.__file__))
 
 
 def _user_traceback(exc: BaseException) -> str:
@@ -60,7 +60,7 @@ def _user_traceback(exc: BaseException) -> str:
     frames = [
         frame
         for frame in traceback.extract_tb(exc.__traceback__)
-        if not frame.filename.startswith(("<frozen importlib", _OWN_DIR))
+        if not frame.filename.startswith(("<frozen importlib", *_MACHINERY))
     ]
     text = "".join(traceback.format_list(frames))
     head = "Traceback (most recent call last):\n" if frames else ""
