@@ -132,8 +132,8 @@ class UpdateProcessor:
         self._mark_now = seen_store.mark_done if type(seen_store) is MemorySeenUpdates else None
         self._journal = seen_store if isinstance(seen_store, Journal) else None
         self.metrics = metrics if metrics is not None else Metrics()
-        if bot.on_api_call is None:  # API calls by method and status, unless watched already
-            bot.on_api_call = self.metrics.api_call
+        if self.metrics.on_api_call not in bot.api_call_hooks:  # beside the app's own hooks
+            bot.api_call_hooks.append(self.metrics.on_api_call)
         self.in_flight = 0
         """Updates taken and not yet finished: queued, running, or sending their reply."""
         # extra workflow data for every update (aiogram's request handlers take some);
