@@ -42,6 +42,7 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from .. import tracing
 from .._logging import get_logger
 from ..client.encoding import prepare
 from ..decoding import decode_update
@@ -134,6 +135,8 @@ class UpdateProcessor:
         self.metrics = metrics if metrics is not None else Metrics()
         if self.metrics.on_api_call not in bot.api_call_hooks:  # beside the app's own hooks
             bot.api_call_hooks.append(self.metrics.on_api_call)
+        if tracing.tracer is not None:  # OpenTelemetry: spans around handlers and calls
+            tracing.attach(dispatcher, bot)
         self.in_flight = 0
         """Updates taken and not yet finished: queued, running, or sending their reply."""
         # extra workflow data for every update (aiogram's request handlers take some);
@@ -311,7 +314,10 @@ class UpdateProcessor:
         try:
             started = _perf()
             try:
-                result = await self._feed(self.bot, update)
+                if tracing.tracer is None:
+                    result = await self._feed(self.bot, update)
+                else:
+                    result = await tracing.traced_feed(self._feed, self.bot, update, kind)
             except Exception as exc:  # feed_update logs handler errors itself: a bug here
                 log.error("update %s: dispatcher raised %r", update.update_id, exc, exc_info=exc)
                 result = FAILED
