@@ -39,6 +39,9 @@ def test_docs_build_strict(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "types" / "index.html").exists()
+    # the API reference is generated from the docstrings (mkdocstrings)
+    reference = (tmp_path / "reference" / "index.html").read_text(encoding="utf-8")
+    assert "api_call_hooks" in reference and "UpdateContextFilter" in reference
 
 
 def _blocks() -> list[tuple[str, int, str]]:
