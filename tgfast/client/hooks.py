@@ -10,14 +10,14 @@ quick. A hook that raises is logged and the call goes on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["ApiCall", "ApiCallHook"]
 
 
-@dataclass(frozen=True, slots=True)
-class ApiCall:
-    """One attempt of a Bot API call, as it ended."""
+class ApiCall(NamedTuple):
+    """One attempt of a Bot API call, as it ended (a named tuple: made once per attempt,
+    it costs a few hundred nanoseconds where a frozen dataclass costs microseconds)."""
 
     method: str
     """The Bot API method (``sendMessage``)."""

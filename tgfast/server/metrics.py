@@ -121,7 +121,10 @@ class Metrics:
 
     def on_api_call(self, call: ApiCall) -> None:
         """A ``Bot.api_call_hooks`` hook: counts the attempt."""
-        self.api_call(call.method, call.status)
+        status = call.status
+        self.api_calls[call.method, status] += 1
+        if status == 429:
+            self.flood_waits += 1
 
     def api_call(self, method: str, status: int) -> None:
         """One attempt of ``method`` answered with ``status``."""
