@@ -83,8 +83,12 @@ async def test_spans_of_an_update_its_handler_and_its_calls(
     by_name: dict[str, list[sdk_trace.ReadableSpan]] = {}
     for span in mine:
         by_name.setdefault(span.name, []).append(span)
+    (decode,) = by_name["tgfast.decode"]
     (routing,) = by_name["tgfast.routing"]
     (handler,) = by_name["tgfast.handler"]
+    assert decode.parent is not None and decode.parent.span_id == first.context.span_id
+    assert first.start_time == decode.start_time <= decode.end_time <= routing.start_time
+    assert routing.end_time <= handler.start_time <= handler.end_time <= first.end_time
     assert routing.parent is not None and routing.parent.span_id == first.context.span_id
     assert handler.parent is not None and handler.parent.span_id == first.context.span_id
     calls = by_name["telegram sendMessage"]
@@ -119,6 +123,10 @@ async def test_nothing_is_traced_when_not_instrumented(fake: FakeTelegram) -> No
         await message.answer("x")
 
     assert not tracing.enabled()
+    from tgfast.decoding import decode_update
+    from tgfast.server import intake
+
+    assert intake.decode_update is decode_update  # the plain decoder: nothing timed
     async with make_bot(fake) as bot, aiohttp.ClientSession() as http:
         async with served(dp, bot, secret_token="t") as server:
             assert (await post(http, server.url or "", message(1, 1, "a"), secret="t"))[0] == 200

@@ -5,19 +5,19 @@
 
 Each update handled by the serving layer (webhook or polling) gets a span
 ``tgfast.update`` (attributes: ``tgfast.update.id``, ``tgfast.update.kind``,
-``tgfast.chat.id``, ``tgfast.handler``, ``tgfast.outcome``) with two children: the
-routing (filters and outer middlewares, from the update's start to its handler's) and
-``tgfast.handler`` around the handler (its exception recorded). Every Bot API attempt
+``tgfast.chat.id``, ``tgfast.handler``, ``tgfast.outcome``) with children: the
+webhook's decoding of the body (``tgfast.decode``; the span then starts there, and the
+time queued behind the chat's earlier updates is in it), the routing (filters and
+outer middlewares, up to the handler) and ``tgfast.handler`` around the handler (its
+exception recorded). Every Bot API attempt
 made while it runs is a child span ``telegram <method>`` (``telegram.method``,
 ``http.response.status_code``, ``tgfast.retries``, ``telegram.retry_after``, the
 exception). Spans follow the update into the tasks its handler starts: the context
 is a contextvar, which ``asyncio`` copies into each new task.
 
-The update is decoded before it is taken (the webhook answers only after), so its span
-starts at the hand-over to the processor; decoding is measured by the benchmarks.
-
 Cost: nothing unless ``instrument()`` was called (the processor checks one module
-attribute per update); ``opentelemetry-api`` is imported only by ``instrument()``.
+attribute per update; the webhook's decoder is swapped for a timed one only by
+``instrument()``); ``opentelemetry-api`` is imported only by ``instrument()``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,12 @@ tracer: Tracer | None = None
 """The tracer while instrumented; None (the default) turns every bit of this off."""
 
 _update_started: ContextVar[int] = ContextVar("tgfast_update_started_ns", default=0)
+# id(update) -> (update, decode start, decode end), from the webhook's timed decoder to
+# the update's span; bounded: an update refused (503) is never fed and never popped
+_decoded: dict[int, tuple[Any, int, int]] = {}
+_DECODED_MAX = 4096
+_plain_decode: Callable[[bytes], Any] | None = None
+_DECODER = "decode_update"  # the name the webhook intake decodes a body with
 _HANDLER_MIDDLEWARE_KINDS_SKIPPED = frozenset({"update"})
 
 
@@ -63,12 +69,37 @@ def instrument(tracer_provider: TracerProvider | None = None) -> None:
     from . import __version__
 
     tracer = trace.get_tracer("tgfast", __version__, tracer_provider)
+    _time_the_webhook_decoder(True)
 
 
 def uninstrument() -> None:
     """Stop tracing new updates (middlewares and hooks attached stay, and do nothing)."""
     global tracer
     tracer = None
+    _time_the_webhook_decoder(False)
+    _decoded.clear()
+
+
+def _time_the_webhook_decoder(on: bool) -> None:
+    """Swap the webhook intake's ``decode_update`` for one that notes when it ran."""
+    global _plain_decode
+    from .server import intake
+
+    if on and _plain_decode is None:
+        plain = _plain_decode = getattr(intake, _DECODER)
+
+        def decode_update(body: bytes) -> Any:
+            started = time.time_ns()
+            update = plain(body)
+            if len(_decoded) >= _DECODED_MAX:
+                _decoded.clear()
+            _decoded[id(update)] = (update, started, time.time_ns())
+            return update
+
+        setattr(intake, _DECODER, decode_update)
+    elif not on and _plain_decode is not None:
+        setattr(intake, _DECODER, _plain_decode)
+        _plain_decode = None
 
 
 def attach(dispatcher: Dispatcher, bot: Bot) -> None:
@@ -101,11 +132,16 @@ async def traced_feed(
     attributes: dict[str, Any] = {"tgfast.update.id": update.update_id, "tgfast.update.kind": kind}
     if chat is not None:
         attributes["tgfast.chat.id"] = chat.id
-    started = time.time_ns()
-    _update_started.set(started)
+    decoded = _decoded.pop(id(update), None)
+    if decoded is not None and decoded[0] is not update:
+        decoded = None
+    started = time.time_ns() if decoded is None else decoded[1]
     with tracer.start_as_current_span(
         "tgfast.update", kind=SpanKind.CONSUMER, attributes=attributes, start_time=started
     ) as span:
+        if decoded is not None:
+            tracer.start_span("tgfast.decode", start_time=decoded[1]).end(decoded[2])
+        _update_started.set(time.time_ns())
         result = await feed(bot, update)
         if result is UNHANDLED:
             span.set_attribute("tgfast.outcome", "unhandled")
@@ -120,7 +156,7 @@ async def traced_feed(
 async def _handler_span(
     handler: Callable[[Any, dict[str, Any]], Awaitable[Any]], event: Any, data: dict[str, Any]
 ) -> Any:
-    """An inner middleware: the routing span (update start to here) and the handler's."""
+    """An inner middleware: the routing span (feeding start to here) and the handler's."""
     current = tracer
     if current is None:
         return await handler(event, data)
