@@ -49,15 +49,10 @@ from tgfast import Dispatcher
 from tgfast.types import Message
 
 CONFIGURE = {configure}
-if CONFIGURE:
-    logging.config.dictConfig({{
-        "version": 1,
-        "disable_existing_loggers": False,
-        "formatters": {{"app": {{"format": "APP-FORMAT %(levelname)s %(name)s: %(message)s"}}}},
-        "handlers": {{"err": {{"class": "logging.StreamHandler", "formatter": "app",
-                              "stream": "ext://sys.stderr"}}}},
-        "root": {{"handlers": ["err"], "level": "DEBUG"}},
-    }})
+if CONFIGURE:  # the common way, a no-op if the root logger has a handler already
+    logging.basicConfig(
+        format="APP-FORMAT %(levelname)s %(name)s: %(message)s", level=logging.DEBUG
+    )
 
 warnings.filterwarnings("default", message="deprecated thing")  # not -W error's
 dp = Dispatcher()
