@@ -228,6 +228,15 @@ def test_an_app_import_error_shows_the_users_traceback_only(tmp_path: Path) -> N
         assert lines[-2] == "RuntimeError: no config"
         assert lines[-1].startswith(f"tgfast polling: error: importing {target.split(':')[0]}")
         assert "tgfast/" not in done.stderr and "importlib" not in done.stderr
+    (tmp_path / "typo_app.py").write_text("dp = (\n")
+    done = _run(tmp_path, "polling", "typo_app:dp", "--token", "1:x")
+    assert done.returncode == 1
+    lines = done.stderr.splitlines()
+    assert lines[0].endswith('typo_app.py", line 1') and lines[-2].startswith("SyntaxError: ")
+    assert (
+        lines[-1]
+        == "tgfast polling: error: importing typo_app failed: SyntaxError (traceback above)"
+    )
 
 
 # -- in process: the formatters and the fields ---------------------------------------------
