@@ -31,6 +31,8 @@ DEBUG_TESTS=(tests/test_decode.py tests/test_twins.py tests/test_dealloc.py
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+# promtool (Debian's prometheus package) checks the /metrics page (tests/test_server_metrics.py)
+command -v promtool >/dev/null || missing+=(prometheus)
 if [ "$DEBUG_RUN" = 1 ]; then
   command -v python3-dbg >/dev/null || missing+=(python3-dbg python3-dev)
   python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
