@@ -2,7 +2,7 @@
 
 ``TGFAST_NO_EXTENSIONS=1`` gives the pure-Python build. Otherwise every extension
 must compile: a failure fails the install instead of silently shipping the slow
-path (the aio-libs rule).
+path (the aio-libs rule), and ends with one line saying how to get the pure build.
 """
 
 import os
@@ -10,10 +10,25 @@ import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 NO_EXTENSIONS = bool(os.environ.get("TGFAST_NO_EXTENSIONS")) or (
     sys.implementation.name != "cpython"
 )
+HINT = (
+    "*** tgfast: compiling the extensions failed (is a C compiler installed?); "
+    "for the pure-Python build: TGFAST_NO_EXTENSIONS=1 pip install tgfast ***"
+)
+
+
+class BuildExt(build_ext):
+    """``build_ext`` whose failure ends with :data:`HINT` (and fails still)."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # CompileError, a missing compiler, a failed link
+            sys.exit(f"error: {exc}\n{HINT}")
 
 
 def _extensions() -> list[Extension]:
@@ -32,4 +47,4 @@ def _extensions() -> list[Extension]:
     return cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True)
 
 
-setup(ext_modules=_extensions())
+setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExt})

@@ -33,6 +33,8 @@ command -v redis-server >/dev/null || missing+=(redis-server)
 # the failover tests: three sentinels (Debian ships them in their own package)
 command -v redis-sentinel >/dev/null || missing+=(redis-sentinel)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+# promtool (Debian's prometheus package) checks the /metrics page (tests/test_server_metrics.py)
+command -v promtool >/dev/null || missing+=(prometheus)
 if [ "$DEBUG_RUN" = 1 ]; then
   command -v python3-dbg >/dev/null || missing+=(python3-dbg python3-dev)
   python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
@@ -54,19 +56,26 @@ find_python() {
   return 1
 }
 
-# install VENV PYTHON EXTRAS: a venv with tgfast's compiled build freshly installed.
+# install VENV PYTHON GROUPS: a venv with tgfast's compiled build freshly installed, and
+# the dependency groups (pyproject's [dependency-groups], pip >= 25.1), comma-separated
+# (bench is an extra: the benchmarks' contenders).
 # Builds happen in the source tree (build/), so they take turns: the lanes below overlap
 # their test runs, never their builds.
 LOCK=$(mktemp)
 install() {
-  local venv=$1 python=$2 extras=$3
+  local venv=$1 python=$2 groups=$3 group extras=() args=()
+  for group in ${groups//,/ }; do
+    if [ "$group" = bench ]; then extras+=(bench); else args+=(--group "$group"); fi
+  done
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
   (
     flock 9
     rm -rf build  # setuptools reuses build/lib: a module deleted since would come back
     "$venv/bin/python" -m pip install -q --upgrade pip
     "$venv/bin/python" -m pip install -q --force-reinstall --no-deps .
-    "$venv/bin/python" -m pip install -q ".[$extras]"
+    local target=.
+    [ ${#extras[@]} -gt 0 ] && target=".[$(IFS=,; echo "${extras[*]}")]"
+    "$venv/bin/python" -m pip install -q "$target" "${args[@]}"
   ) 9>"$LOCK"
   "$venv/bin/python" -I -c 'import tgfast, sys; print("tgfast", tgfast.__version__, "on Python", sys.version.split()[0], "compiled" if tgfast.__speedups__ else "PURE", "from", tgfast.__file__); sys.exit(0 if tgfast.__speedups__ else 1)'
 }

@@ -1,6 +1,7 @@
 """Log injection (issue #16 item 6): text tgfast does not control (a handler's exception
 message holding user input, an error from Telegram or Redis) cannot forge a log line or
-send a terminal escape: every tgfast logger escapes control characters."""
+send a terminal escape: tgfast's formatters escape control characters (issue #27: in the
+formatter, so that the record keeps its ``msg`` and ``args`` for structured handlers)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ import pytest
 from server_support import TgfastProcess, message, post
 
 from tgfast import Dispatcher
-from tgfast._logging import EscapeFilter, escape, format_exception
+from tgfast._logging import escape, format_exception
 from tgfast.decoding import convert
+from tgfast.logs import EscapingFormatter, JsonFormatter, UpdateContextFilter
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message, Update
 
@@ -76,30 +78,53 @@ except ImportError:  # the pure build
 def test_every_logging_site_escapes(name: str, caplog: pytest.LogCaptureFixture) -> None:
     module: ModuleType = importlib.import_module(name)
     log: logging.Logger = module.log
-    assert any(isinstance(f, EscapeFilter) for f in log.filters)
+    assert any(isinstance(f, UpdateContextFilter) for f in log.filters)
     with caplog.at_level(logging.DEBUG, logger=log.name):
         try:
             raise RuntimeError(EVIL)
         except RuntimeError as exc:
             log.error("site %s: %s (%r)", name, exc, exc, exc_info=exc)
     (record,) = [r for r in caplog.records if r.name == log.name]
-    text = logging.Formatter("%(levelname)s %(message)s").format(record)
+    # the record is as logged: template and values, for structured handlers
+    assert record.msg == "site %s: %s (%r)"
+    assert isinstance(record.args, tuple) and record.args[0] == name
+    assert isinstance(record.args[1], RuntimeError)
+    text = EscapingFormatter("%(levelname)s %(message)s").format(record)
     assert "\x1b" not in text and "\r" not in text
     assert not any(line.startswith("ERROR forged") for line in text.split("\n"))
-    assert ESCAPED in record.getMessage()
+    assert ESCAPED in text
+    assert "Traceback (most recent call last):" in text
+    line = JsonFormatter().format(record)
+    assert "\n" not in line and "\x1b" not in line  # one line: JSON escapes the controls
     assert record.exc_info is not None and record.exc_info[1] is not None  # kept for trackers
 
 
-def test_every_tgfast_logger_is_made_escaping() -> None:
+def test_the_escaping_formatter_ignores_an_unescaped_cached_traceback() -> None:
+    try:
+        raise RuntimeError(EVIL)
+    except RuntimeError as exc:
+        record = logging.LogRecord(
+            "x", logging.ERROR, __file__, 1, "m", None, (RuntimeError, exc, exc.__traceback__)
+        )
+    plain = logging.Formatter().format(record)  # another handler ran first and cached it
+    assert "\nERROR forged line" in plain
+    text = EscapingFormatter().format(record)
+    assert not any(line.startswith("ERROR forged") for line in text.split("\n"))
+    assert record.exc_text is not None and "\nERROR forged line" in record.exc_text  # left as found
+
+
+def test_every_tgfast_logger_carries_the_update_fields() -> None:
     # every logger in tgfast/ is made with get_logger, but webhook.py's and cli.py's,
-    # which share "tgfast.server" (filtered by processing.py) and "tgfast" (trusted text)
+    # which share "tgfast.server" (made by processing.py) and "tgfast" (the command's)
     root = Path(importlib.import_module("tgfast").__file__ or "").parent
     for path in list(root.rglob("*.py")) + list(root.rglob("*.pyx")):
         text = path.read_text(encoding="utf-8")
         for name in re.findall(r"^log = logging\.getLogger\(\"([\w.]+)\"\)", text, re.M):
             assert name in {"tgfast", "tgfast.server"}, (path, name)
     importlib.import_module("tgfast.server.webhook")
-    assert any(isinstance(f, EscapeFilter) for f in logging.getLogger("tgfast.server").filters)
+    assert any(
+        isinstance(f, UpdateContextFilter) for f in logging.getLogger("tgfast.server").filters
+    )
 
 
 @pytest.mark.parametrize("with_errors_handler", [False, True], ids=["unhandled", "errors-raise"])
@@ -122,7 +147,7 @@ async def test_the_dispatcher_logs_a_handler_error_escaped(
     with caplog.at_level(logging.ERROR, logger="tgfast.dispatcher"):
         await dp.feed_update(None, update)  # type: ignore[arg-type]
     assert caplog.records, "nothing logged"
-    fmt = logging.Formatter("%(levelname)s %(message)s")
+    fmt = EscapingFormatter("%(levelname)s %(message)s")
     text = "\n".join(fmt.format(r) for r in caplog.records)
     assert "\x1b" not in text and "\r" not in text
     assert not any(line.startswith("ERROR forged") for line in text.split("\n")), text

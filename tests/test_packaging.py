@@ -75,7 +75,8 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dist]:
 def test_the_sdist_holds_the_sources_and_nothing_else(dist: Dist) -> None:
     with tarfile.open(dist.sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
-    for needed in ("setup.py", "pyproject.toml", "LICENSE", "README.md", "tgfast/py.typed"):
+    for needed in ("setup.py", "pyproject.toml", "LICENSE", "README.md", "PYPI.md",
+                   "CHANGELOG.md", "tgfast/py.typed"):  # fmt: skip
         assert needed in names
     for module in COMPILED:
         assert f"tgfast/_speedups/{module}.pyx" in names
@@ -192,3 +193,55 @@ def test_cibuildwheel_selects_every_release_platform(platform: str, expected: se
     assert not [i for i in identifiers if i.startswith(("pp", "cp38", "cp39")) or "i686" in i]
     supported = {f"cp3{minor}" for minor in range(10, 15)}
     assert {i.split("-")[0] for i in identifiers} == supported
+
+
+def test_no_compiler_ends_with_how_to_get_the_pure_build(tmp_path: Path) -> None:
+    """Without a working C compiler the build fails, and its last line says what to do."""
+    src = clean_copy(tmp_path / "src")
+    env = {k: v for k, v in os.environ.items() if k not in ("TGFAST_NO_EXTENSIONS", "PYTHONPATH")}
+    env.update(CC="/bin/false", LDSHARED="/bin/false")  # a compiler that always fails
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "out"), str(src)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert not list(tmp_path.glob("out/*.whl"))
+    # pip quotes the build's own output up to "[end of output]": the hint ends it
+    lines = [line.strip(" │") for line in output.splitlines()]
+    end = next(i for i, line in enumerate(lines) if line.strip() == "[end of output]")
+    last = next(line for line in reversed(lines[:end]) if line.strip())
+    assert "TGFAST_NO_EXTENSIONS=1 pip install tgfast" in last, output[-3000:]
+    assert "compiling the extensions failed" in last
+
+
+def test_the_metadata_is_what_pypi_shows(dist: Dist) -> None:
+    """Project URLs, classifiers, the PyPI description (PYPI.md), aiogram's extra names,
+    and no tools for working on tgfast among the extras (they are dependency groups)."""
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        (name,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = wheel.read(name).decode()
+    head, _, body = metadata.partition("\n\n")
+    fields = [line.split(": ", 1) for line in head.splitlines() if ": " in line]
+    values = lambda key: [v for k, v in fields if k == key]  # noqa: E731
+    assert {u.split(",")[0] for u in values("Project-URL")} >= {
+        "Homepage",
+        "Source",
+        "Issues",
+        "Changelog",
+        "Documentation",
+    }
+    assert len(values("Classifier")) >= 15
+    assert "Programming Language :: Python :: 3.13" in values("Classifier")
+    assert values("Description-Content-Type") == ["text/markdown"]
+    assert body.startswith("# tgfast") and "TGFAST_NO_EXTENSIONS=1 pip install" in body
+    assert "scripts/test.sh" not in body  # README.md's set-up is for the repository
+    extras = set(values("Provides-Extra"))
+    assert {"redis", "proxy", "socks", "i18n", "otel", "signature"} <= extras
+    assert "test" not in extras and "docs" not in extras
+    requires = " ".join(values("Requires-Dist"))
+    assert "cibuildwheel" not in requires and "mkdocs" not in requires

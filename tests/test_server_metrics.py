@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+import shutil
+import subprocess
 
 import aiohttp
+import prometheus_client
 import pytest
 from server_support import make_bot, message, post, served
 
-from tgfast import Bot, Dispatcher, TelegramNetworkError
-from tgfast.client import RetryPolicy
+from tgfast import Bot, Dispatcher, TelegramNetworkError, TelegramRetryAfter, __version__
+from tgfast.client import ApiCall, RetryPolicy
 from tgfast.methods import SendMessage
 from tgfast.server import Metrics
 from tgfast.server.metrics import Histogram
@@ -142,3 +145,89 @@ async def test_metrics_endpoint_counts_updates_calls_and_refusals(fake: FakeTele
     assert samples["tgfast_updates_in_flight"] == 2  # the two waiting handlers
     assert samples["tgfast_updates_in_flight_limit"] == 2
     assert samples["tgfast_active_chats"] == 2
+
+
+async def test_several_hooks_see_each_attempt_and_metrics_keep_counting(
+    fake: FakeTelegram,
+) -> None:
+    """A user's hook (the old slot and the list) no longer turns off ``api_calls_total``."""
+    dp = Dispatcher()
+
+    @dp.message()
+    async def echo(message: Message) -> None:
+        await message.answer("one")
+        await message.answer("two")
+
+    calls: list[ApiCall] = []
+    old: list[tuple[str, int]] = []
+    async with make_bot(fake) as bot, aiohttp.ClientSession() as http:
+        bot.retry = RetryPolicy(backoff=0.001, max_backoff=0.001)
+        bot.on_api_call = lambda method, status: old.append((method, status))
+        bot.api_call_hooks.append(calls.append)
+        bot.api_call_hooks.append(lambda call: 1 / 0)  # a broken hook is logged, no more
+        async with served(dp, bot, secret_token="m") as server:
+            fake.fail("sendMessage", error_code=429, retry_after=0)
+            assert (await post(http, server.url or "", message(1, 5, "hi"), secret="m"))[0] == 200
+            await server.processor.join()
+            samples = parse(server.metrics.render())
+    assert [(c.method, c.status, c.attempt) for c in calls] == [
+        ("sendMessage", 429, 0), ("sendMessage", 200, 1), ("sendMessage", 200, 0),
+    ]  # fmt: skip
+    assert isinstance(calls[0].exception, TelegramRetryAfter) and calls[0].retry_after == 0
+    assert calls[1].exception is None and calls[1].retry_after is None
+    assert all(c.duration > 0 and c.started > 0 for c in calls)
+    assert old == [("sendMessage", 429), ("sendMessage", 200), ("sendMessage", 200)]
+    assert samples['tgfast_api_calls_total{method="sendMessage",status="200"}'] == 2
+    assert samples['tgfast_api_calls_total{method="sendMessage",status="429"}'] == 1
+
+
+async def test_a_network_error_reaches_the_hooks(fake: FakeTelegram) -> None:
+    calls: list[ApiCall] = []
+    async with Bot(fake.token, server=fake.url, rate_limiter=None) as bot:
+        bot.api_call_hooks.append(calls.append)
+        fake.drop("sendMessage")
+        with pytest.raises(TelegramNetworkError):
+            await bot.send_message(1, "lost")
+    (call,) = calls
+    assert call.status == 0 and isinstance(call.exception, TelegramNetworkError)
+
+
+def test_process_gc_build_and_the_apps_own_metrics_on_one_page() -> None:
+    registry = prometheus_client.CollectorRegistry()
+    orders = prometheus_client.Counter("shop_orders", "Orders taken.", registry=registry)
+    orders.inc(3)
+    metrics = Metrics(app_registry=registry)
+    metrics.received["message"] += 1
+    samples = parse(metrics.render())
+    assert samples["shop_orders_total"] == 3
+    assert samples['tgfast_updates_received_total{kind="message"}'] == 1
+    (build,) = [k for k in samples if k.startswith("tgfast_build_info{")]
+    assert f'version="{__version__}"' in build and samples[build] == 1
+    assert "process_cpu_seconds_total" not in samples  # not in this registry: only the app's
+
+    default = parse(Metrics().render())  # prometheus_client's default registry
+    assert default["process_cpu_seconds_total"] > 0
+    assert default["process_resident_memory_bytes"] > 0 and default["process_open_fds"] > 0
+    assert 'python_gc_collections_total{generation="0"}' in default
+    mine = prometheus_client.Counter("tgfast_test_app_metric", "An app's counter.")
+    try:
+        mine.inc()
+        assert parse(Metrics().render())["tgfast_test_app_metric_total"] == 1
+    finally:
+        prometheus_client.REGISTRY.unregister(mine)
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="promtool not installed (the "
+                    "format rules are checked by parse() in every test here)")  # fmt: skip
+def test_promtool_accepts_the_page() -> None:
+    metrics = Metrics()
+    metrics.received["message"] += 2
+    metrics.api_call('we"ird', 200)
+    metrics.rejected["secret"] += 1
+    metrics.latency.observe(0.02)
+    metrics.gauge("updates_in_flight", "Updates taken and not finished.", lambda: 3)
+    done = subprocess.run(
+        ["promtool", "check", "metrics"], input=metrics.render(), capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -3,10 +3,10 @@
 tgfast logs texts it does not control: a handler's exception message (often holding
 user input), an update that does not decode, an error Telegram or Redis sent back. A
 newline in such a text starts a forged log line, an ANSI escape rewrites the terminal.
-Every tgfast logger carries :class:`EscapeFilter`, which escapes C0/C1 control
-characters the way ``repr`` does (``\\n``, ``\\x1b``) in the formatted message and in
-the exception part of a traceback, while the traceback keeps its own lines. Only logged
-records pay for it: the update path does no work until something is logged.
+The formatters of ``tgfast.logs`` escape C0/C1 control characters the way ``repr``
+does (``\\n``, ``\\x1b``) in the formatted message and in the exception part of a
+traceback, while the traceback keeps its own lines; the record keeps its ``msg`` and
+``args`` for structured handlers. Only formatted records pay for it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import re
 import traceback
 from types import TracebackType
 
-__all__ = ["EscapeFilter", "escape", "format_exception", "get_logger"]
+__all__ = ["escape", "format_exception", "get_logger"]
 
 # C0, DEL, C1, and the Unicode line and paragraph separators (a new line to some viewers)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -58,25 +58,12 @@ def format_exception(exc_info: ExcInfo) -> str:
     return "\n".join(escape(line) for line in text.split("\n"))
 
 
-class EscapeFilter(logging.Filter):
-    """Escapes control characters in a record's message and traceback (see the module)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        record.msg = escape(message)
-        record.args = None
-        if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
-            # a Formatter prints exc_text when set; exc_info stays for error trackers
-            record.exc_text = format_exception(record.exc_info)
-        return True
-
-
-_FILTER = EscapeFilter()
-
-
 def get_logger(name: str) -> logging.Logger:
-    """``logging.getLogger(name)`` with :class:`EscapeFilter` attached (once)."""
+    """``logging.getLogger(name)`` with ``tgfast.logs.UpdateContextFilter`` attached (once):
+    tgfast's records carry the update's fields whatever handler formats them."""
     log = logging.getLogger(name)
-    if _FILTER not in log.filters:
-        log.addFilter(_FILTER)
+    if not any(type(f).__name__ == "UpdateContextFilter" for f in log.filters):
+        from .logs import UpdateContextFilter
+
+        log.addFilter(UpdateContextFilter())
     return log

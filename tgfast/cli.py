@@ -37,7 +37,8 @@ from .client.session import check_base_url
 from .defaults import DefaultBotProperties
 from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
 from .fsm.storage.base import StorageError
-from .server.loader import App, AppLoadError, load_app, load_dispatcher
+from .logs import LogConfigError, configure, default_handler_if_none
+from .server.loader import App, AppImportError, AppLoadError, load_app, load_dispatcher
 from .server.polling import DEFAULT_POLL_TIMEOUT
 from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
 from .server.runner import Signals, run, serve_polling, serve_webhook
@@ -94,6 +95,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="--local: the local server's --dir; files are read there and "
                      "nowhere else")  # fmt: skip
     api.add_argument("--log-level", choices=_LOG_LEVELS, default="info")
+    api.add_argument("--log-config", metavar="FILE",
+                     help="logging.config.dictConfig file, JSON or YAML (with PyYAML), applied "
+                     "before the app is imported (default: the app's own configuration, "
+                     "else one line per record on stderr)")  # fmt: skip
+    api.add_argument("--log-format", choices=("text", "json"), default=None,
+                     help="the default stderr handler's format: text, or one JSON object per "
+                     "line with update_id, chat_id, handler, worker (default: text)")  # fmt: skip
 
     serving = argparse.ArgumentParser(add_help=False)
     serving.add_argument("app", metavar="APP", help="module:attribute or path/to/file.py:attribute "
@@ -212,19 +220,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    worker = this_worker()
-    logging.basicConfig(
-        level=args.log_level.upper(),
-        format="%(asctime)s %(levelname)s "
-        + ("" if worker is None else f"[worker {worker.id}] ")
-        + "%(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    if args.log_config is not None and args.log_format is not None:
+        parser.exit(2, f"{parser.prog} {args.command}: error: --log-format is for the default "
+                    "handler: give the format in the --log-config file instead\n")  # fmt: skip
+    try:
+        configure(args.log_level, args.log_config, args.log_format or "text")
+    except LogConfigError as exc:
+        parser.exit(2, f"{parser.prog} {args.command}: error: --log-config: {exc}\n")
+    if getattr(args, "workers", 0) != 1:  # nothing imports the app first: log from here
+        default_handler_if_none()
     try:
         _check_addresses(args)
         return int(args.handler(args))
     except UsageError as exc:
         parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
+    except AppImportError as exc:  # the user's traceback, then one line
+        sys.stderr.write(exc.traceback)
+        parser.exit(1, f"{parser.prog} {args.command}: error: {exc}\n")
     except AppLoadError as exc:
         parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
     except (TelegramAPIError, TelegramNetworkError, StorageError) as exc:
@@ -648,6 +660,10 @@ def _app(args: argparse.Namespace) -> App:
     app: App | None = getattr(args, "loaded_app", None)
     if app is None:
         app = args.loaded_app = load_app(args.app, args.bot)
+        # the app's own logging configuration, made at import, wins over the default
+        if default_handler_if_none() is None and args.log_format is not None:
+            log.warning("--log-format %s: ignored, logging is configured by the app or "
+                        "--log-config", args.log_format)  # fmt: skip
     return app
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .bot import Bot
+from .hooks import ApiCall, ApiCallHook
 from .ratelimit import Limit, LocalRateLimiter, RateLimiter
 from .retry import NO_RETRY, RetryPolicy
 from .session import AiohttpSession, BaseSession, BotSession
@@ -14,6 +15,8 @@ __all__ = [
     "TELEGRAM",
     "TEST",
     "AiohttpSession",
+    "ApiCall",
+    "ApiCallHook",
     "BaseSession",
     "Bot",
     "BotSession",

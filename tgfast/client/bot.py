@@ -6,6 +6,7 @@ import asyncio
 import io
 import os
 import re
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -43,6 +44,7 @@ from ..utils.token import TokenValidationError, validate_token
 from ._api import BotAPI
 from .encoding import JSON_HEADERS, dumps, multipart, prepare
 from .files import create_partial, open_local_file
+from .hooks import ApiCall, ApiCallHook
 from .ratelimit import LocalRateLimiter, RateLimiter
 from .redaction import TokenRedactor
 from .retry import RetryPolicy, is_repeatable, reached_server
@@ -70,6 +72,7 @@ _NETWORK_ERRORS = (aiohttp.ClientError, asyncio.TimeoutError, OSError)
 _SESSION_USERS: weakref.WeakKeyDictionary[BaseSession, weakref.WeakValueDictionary[int, Bot]] = (
     weakref.WeakKeyDictionary()
 )
+_perf = time.perf_counter
 _REMOVED = ("parse_mode", "disable_web_page_preview", "protect_content")
 
 
@@ -86,9 +89,10 @@ class Bot(BotAPI):
     ``tgfast.client.retry`` for which). The token never appears in a ``repr``, an
     error or a log line.
 
-    ``on_api_call``, when set, is called as ``on_api_call(method, status)`` after
-    every attempt: the HTTP status of the answer, or 0 when none came (network
-    error, timeout). The serving layer's ``/metrics`` counts calls with it.
+    ``api_call_hooks`` are called with an ``ApiCall`` (method, status, duration,
+    exception, attempt, retry_after) after every attempt; several coexist (the
+    serving layer's ``/metrics`` is one, tracing another). ``on_api_call``, the older
+    single slot, is called as ``on_api_call(method, status)``, 0 when no answer came.
     """
 
     __slots__ = (
@@ -98,6 +102,7 @@ class Bot(BotAPI):
         "_own_session",
         "_redact",
         "_urls",
+        "api_call_hooks",
         "defaults",
         "id",
         "on_api_call",
@@ -154,6 +159,7 @@ class Bot(BotAPI):
         self._urls: dict[str, URL] = {}
         self._me: User | None = None
         self.on_api_call: Callable[[str, int], object] | None = None
+        self.api_call_hooks: list[ApiCallHook] = []
 
     @property
     def token(self) -> str:
@@ -220,7 +226,9 @@ class Bot(BotAPI):
         client = self.session.client
         retried = failures = 0
         error: TelegramNetworkError | TelegramAPIError
+        hooks = self.api_call_hooks
         while True:
+            started = _perf() if hooks else 0.0
             try:
                 if files:
                     form = multipart(params, files, defaults)
@@ -234,6 +242,8 @@ class Bot(BotAPI):
                 if self.on_api_call is not None:
                     self.on_api_call(method, 0)
                 error = TelegramNetworkError(method, self._describe(exc, timeout))
+                if hooks:
+                    self._report(method, 0, started, error, retried + failures)
                 if failures < self.retry.attempts and (
                     not reached_server(exc) or is_repeatable(method)
                 ):
@@ -249,9 +259,13 @@ class Bot(BotAPI):
                 except orjson.JSONDecodeError:
                     answer = None
                 if type(answer) is dict and answer.get("ok") is True:
+                    if hooks:
+                        self._report(method, status, started, None, retried + failures)
                     result: T = bind(convert(returns.expr, answer.get("result")), self)
                     return result
             error = self._api_error(method, status, raw)
+            if hooks:
+                self._report(method, status, started, error, retried + failures)
             if isinstance(error, TelegramRetryAfter):
                 if limiter is not None:  # hold the chat back, whether or not we retry
                     limiter.penalize(params.get("chat_id"), error.retry_after)
@@ -274,6 +288,20 @@ class Bot(BotAPI):
                 failures += 1
                 continue
             raise error
+
+    def _report(
+        self, method: str, status: int, started: float, error: BaseException | None, attempt: int
+    ) -> None:
+        """Tell each of ``api_call_hooks`` how an attempt ended."""
+        call = ApiCall(
+            method, status, started, _perf() - started, error, attempt,
+            error.retry_after if isinstance(error, TelegramRetryAfter) else None,
+        )  # fmt: skip
+        for hook in self.api_call_hooks:
+            try:
+                hook(call)
+            except Exception as exc:
+                log.error("api call hook %r raised %r", hook, exc, exc_info=exc)
 
     def _timeout(
         self, method: str, params: dict[str, Any], request_timeout: float | None

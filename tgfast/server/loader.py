@@ -17,6 +17,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +27,44 @@ from ..client import Bot
 from ..dispatcher import Dispatcher
 from ..errors import TgfastError
 
-__all__ = ["DEFAULT_BOT_ATTRIBUTE", "App", "AppLoadError", "load_app", "load_dispatcher"]
+__all__ = [
+    "DEFAULT_BOT_ATTRIBUTE",
+    "App",
+    "AppImportError",
+    "AppLoadError",
+    "load_app",
+    "load_dispatcher",
+]
 
 DEFAULT_BOT_ATTRIBUTE = "bot"
 
 
 class AppLoadError(TgfastError):
     """The ``module:attribute`` given does not lead to a dispatcher."""
+
+
+class AppImportError(AppLoadError):
+    """The app's module raised while it was imported. ``traceback`` is the user's part
+    of it (the frames of tgfast and importlib left out), ending in the exception line."""
+
+    def __init__(self, target: str, exc: BaseException) -> None:
+        self.traceback = _user_traceback(exc)
+        super().__init__(f"importing {target} failed: {type(exc).__name__} (traceback above)")
+
+
+_MACHINERY = (str(Path(__file__).resolve().parent.parent), os.path.dirname(importlib.__file__))
+
+
+def _user_traceback(exc: BaseException) -> str:
+    """``exc``'s traceback without the frames of tgfast and of the import machinery."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if not frame.filename.startswith(("<frozen importlib", *_MACHINERY))
+    ]
+    text = "".join(traceback.format_list(frames))
+    head = "Traceback (most recent call last):\n" if frames else ""
+    return head + text + "".join(traceback.format_exception_only(type(exc), exc))
 
 
 @dataclass(frozen=True)
@@ -130,6 +162,9 @@ def _load_module(target: str) -> object:
         sys.path.insert(0, str(path.resolve().parent))
         try:
             spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.modules.pop(name, None)
+            raise AppImportError(target, exc) from exc
         except BaseException:
             sys.modules.pop(name, None)
             raise
@@ -141,4 +176,6 @@ def _load_module(target: str) -> object:
     except ModuleNotFoundError as exc:
         if exc.name is not None and target.startswith(exc.name):
             raise AppLoadError(f"no module named {target!r} (run from its directory?)") from None
-        raise
+        raise AppImportError(target, exc) from exc
+    except Exception as exc:
+        raise AppImportError(target, exc) from exc

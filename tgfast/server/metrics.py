@@ -1,16 +1,42 @@
-"""Counters for ``/metrics``, rendered by hand in the Prometheus text format.
+"""Counters for ``/metrics``, exposed through ``prometheus_client``.
 
-Everything is a plain ``int``/``float`` bumped in place by the one event-loop thread,
-so counting costs a dict lookup and an add; the text is built only when scraped.
+What is counted per update is a plain ``int``/``float`` bumped in place by the one
+event-loop thread: a dict lookup and an add, 3-4 times cheaper than
+``prometheus_client``'s ``Counter.labels(...).inc()`` with its lock
+(``benchmarks/metrics_cost.py``). A ``prometheus_client`` collector reads them when
+scraped, beside the process, GC and platform metrics and the app's own metrics of
+``prometheus_client``'s default registry (or the one given), so one ``/metrics``
+serves them all, rendered by ``prometheus_client.generate_latest``.
 """
 
 from __future__ import annotations
 
+import platform
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
-__all__ = ["LATENCY_BUCKETS", "Histogram", "Metrics", "Rejected"]
+from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+
+if TYPE_CHECKING:
+    from ..client.hooks import ApiCall
+
+__all__ = [
+    "CONTENT_TYPE",
+    "LATENCY_BUCKETS",
+    "Histogram",
+    "Metrics",
+    "MetricsCollector",
+    "Rejected",
+    "metrics_registry",
+]
 
 LATENCY_BUCKETS: tuple[float, ...] = (
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
@@ -70,13 +96,19 @@ class Histogram:
 class Metrics:
     """What the serving layer counts. One instance per server (or poller).
 
+    ``app_registry``: the ``prometheus_client`` registry whose metrics the same
+    ``/metrics`` serves (its default one; None: tgfast's alone).
     ``received``/``handled``/``failed``/``unhandled`` are by update kind; ``rejected``
     by reason (``Rejected``); ``api_calls`` by ``(method, HTTP status)``, 0 meaning
-    no answer (fed by ``Bot.on_api_call``). Gauges are read when rendered.
+    no answer (fed by a ``Bot.api_call_hooks`` hook). Gauges are read when rendered.
     """
 
-    def __init__(self, namespace: str = "tgfast") -> None:
+    def __init__(
+        self, namespace: str = "tgfast", app_registry: CollectorRegistry | None = REGISTRY
+    ) -> None:
         self.namespace = namespace
+        self.app_registry = app_registry
+        self._registry: CollectorRegistry | None = None
         self.received: defaultdict[str, int] = defaultdict(int)
         self.handled: defaultdict[str, int] = defaultdict(int)
         self.failed: defaultdict[str, int] = defaultdict(int)
@@ -87,8 +119,15 @@ class Metrics:
         self.latency = Histogram()
         self._gauges: dict[str, tuple[str, Callable[[], float]]] = {}
 
+    def on_api_call(self, call: ApiCall) -> None:
+        """A ``Bot.api_call_hooks`` hook: counts the attempt."""
+        status = call.status
+        self.api_calls[call.method, status] += 1
+        if status == 429:
+            self.flood_waits += 1
+
     def api_call(self, method: str, status: int) -> None:
-        """``Bot.on_api_call``: one attempt of ``method`` answered with ``status``."""
+        """One attempt of ``method`` answered with ``status``."""
         self.api_calls[method, status] += 1
         if status == 429:
             self.flood_waits += 1
@@ -99,60 +138,98 @@ class Metrics:
         self._gauges[name] = (help, read)
 
     def render(self) -> str:
-        """The Prometheus text exposition (format 0.0.4)."""
-        ns = self.namespace
-        lines: list[str] = []
+        """The Prometheus text exposition (format 0.0.4) of these counters, the build
+        info, and what ``app_registry`` holds (see :func:`metrics_registry`)."""
+        registry = self._registry
+        if registry is None:
+            registry = self._registry = metrics_registry(self, self.app_registry)
+        return generate_latest(registry).decode()
 
-        def family(name: str, kind: str, help: str) -> str:
-            full = f"{ns}_{name}"
-            lines.append(f"# HELP {full} {help}")
-            lines.append(f"# TYPE {full} {kind}")
-            return full
 
+class MetricsCollector:
+    """A ``prometheus_client`` collector of one :class:`Metrics`' counters, read at
+    scrape time (register it in a registry of your own to export them elsewhere)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[Metric]:
+        m = self.metrics
+        ns = m.namespace
         by_kind = (
-            ("updates_received_total", self.received, "Updates taken for handling, by kind."),
-            ("updates_handled_total", self.handled, "Updates a handler took, by kind."),
-            ("updates_failed_total", self.failed,
+            ("updates_received", m.received, "Updates taken for handling, by kind."),
+            ("updates_handled", m.handled, "Updates a handler took, by kind."),
+            ("updates_failed", m.failed,
              ("Updates whose handler raised (and no errors handler took it) or whose reply "
               "could not be sent, by kind.")),
-            ("updates_unhandled_total", self.unhandled, "Updates no handler matched, by kind."),
+            ("updates_unhandled", m.unhandled, "Updates no handler matched, by kind."),
         )  # fmt: skip
         for name, counts, help in by_kind:
-            full = family(name, "counter", help)
+            family = CounterMetricFamily(f"{ns}_{name}", help, labels=["kind"])
             for kind, n in sorted(counts.items()):
-                lines.append(f'{full}{{kind="{_label(kind)}"}} {n}')
-
-        full = family(
-            "handler_latency_seconds", "histogram", "Time from a handler's start to its end."
-        )
-        for le, n in self.latency.cumulative():
-            lines.append(f'{full}_bucket{{le="{le}"}} {n}')
-        lines.append(f"{full}_sum {_number(self.latency.sum)}")
-        lines.append(f"{full}_count {self.latency.count}")
-
-        full = family("rejected_total", "counter", "Requests or updates refused, by reason.")
-        for reason, n in sorted(self.rejected.items()):
-            lines.append(f'{full}{{reason="{_label(reason)}"}} {n}')
-
-        full = family(
-            "api_calls_total", "counter",
-            "Bot API call attempts by method and HTTP status (0: no answer).",
+                family.add_metric([kind], n)
+            yield family
+        latency = m.latency
+        yield HistogramMetricFamily(
+            f"{ns}_handler_latency_seconds", "Time from a handler's start to its end.",
+            buckets=latency.cumulative(), sum_value=latency.sum,
         )  # fmt: skip
-        for (method, status), n in sorted(self.api_calls.items()):
-            lines.append(f'{full}{{method="{_label(method)}",status="{status}"}} {n}')
+        family = CounterMetricFamily(
+            f"{ns}_rejected", "Requests or updates refused, by reason.", labels=["reason"]
+        )
+        for reason, n in sorted(m.rejected.items()):
+            family.add_metric([reason], n)
+        yield family
+        family = CounterMetricFamily(
+            f"{ns}_api_calls", "Bot API call attempts by method and HTTP status (0: no answer).",
+            labels=["method", "status"],
+        )  # fmt: skip
+        for (method, status), n in sorted(m.api_calls.items()):
+            family.add_metric([method, str(status)], n)
+        yield family
+        yield CounterMetricFamily(
+            f"{ns}_api_flood_waits", "Bot API answers 429 Too Many Requests.", m.flood_waits
+        )
+        for name, (help, read) in m._gauges.items():
+            yield GaugeMetricFamily(f"{ns}_{name}", help, read())
+        yield _build_info(ns)
 
-        full = family("api_flood_waits_total", "counter", "Bot API answers 429 Too Many Requests.")
-        lines.append(f"{full} {self.flood_waits}")
 
-        for name, (help, read) in self._gauges.items():
-            full = family(name, "gauge", help)
-            lines.append(f"{full} {_number(read())}")
-        lines.append("")
-        return "\n".join(lines)
+def _build_info(ns: str) -> GaugeMetricFamily:
+    from .. import __speedups__, __version__
+    from ..types import API_VERSION
+
+    family = GaugeMetricFamily(
+        f"{ns}_build_info", "tgfast's version, build (compiled or pure), Bot API and Python.",
+        labels=["version", "build", "bot_api", "python"],
+    )  # fmt: skip
+    build = "compiled" if __speedups__ else "pure"
+    family.add_metric([__version__, build, API_VERSION, platform.python_version()], 1)
+    return family
 
 
-def _label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+class _Forward:
+    """Another registry's families, collected into ours at scrape time."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self.registry.collect()
+
+
+def metrics_registry(
+    metrics: Metrics, app_registry: CollectorRegistry | None = REGISTRY
+) -> CollectorRegistry:
+    """A registry of ``metrics`` (with ``<namespace>_build_info``) and of what
+    ``app_registry`` holds when scraped: by default ``prometheus_client``'s own, where
+    its process (CPU, memory, descriptors), GC and platform collectors live and the
+    app's ``Counter(...)``s go unless told otherwise."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(MetricsCollector(metrics))
+    if app_registry is not None:
+        registry.register(_Forward(app_registry))
+    return registry
 
 
 def _number(value: float) -> str:

@@ -42,10 +42,12 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from .. import tracing
 from .._logging import get_logger
 from ..client.encoding import prepare
 from ..decoding import decode_update
 from ..dispatcher import FAILED, UNHANDLED
+from ..logs import current_update
 from ..methods.base import TelegramMethod
 from ..types.binding import current_bot
 from .keys import update_key
@@ -67,6 +69,7 @@ __all__ = [
 ]
 
 log = get_logger("tgfast.server")
+_DEBUG = 10  # logging.DEBUG
 
 Concurrency: TypeAlias = Literal["chat", "full", "sequential"]
 CONCURRENCY_MODES: tuple[Concurrency, ...] = ("chat", "full", "sequential")
@@ -130,8 +133,10 @@ class UpdateProcessor:
         self._mark_now = seen_store.mark_done if type(seen_store) is MemorySeenUpdates else None
         self._journal = seen_store if isinstance(seen_store, Journal) else None
         self.metrics = metrics if metrics is not None else Metrics()
-        if bot.on_api_call is None:  # API calls by method and status, unless watched already
-            bot.on_api_call = self.metrics.api_call
+        if self.metrics.on_api_call not in bot.api_call_hooks:  # beside the app's own hooks
+            bot.api_call_hooks.append(self.metrics.on_api_call)
+        if tracing.tracer is not None:  # OpenTelemetry: spans around handlers and calls
+            tracing.attach(dispatcher, bot)
         self.in_flight = 0
         """Updates taken and not yet finished: queued, running, or sending their reply."""
         # extra workflow data for every update (aiogram's request handlers take some);
@@ -305,15 +310,23 @@ class UpdateProcessor:
         if current_bot.get() is not self.bot:
             # always in a task of ours (own context): set once, feed_update then skips it
             current_bot.set(self.bot)
+        current_update.set(update)  # the update's fields on what its handler logs
         try:
             started = _perf()
             try:
-                result = await self._feed(self.bot, update)
+                if tracing.tracer is None:
+                    result = await self._feed(self.bot, update)
+                else:
+                    result = await tracing.traced_feed(self._feed, self.bot, update, kind)
             except Exception as exc:  # feed_update logs handler errors itself: a bug here
                 log.error("update %s: dispatcher raised %r", update.update_id, exc, exc_info=exc)
                 result = FAILED
             metrics = self.metrics
-            metrics.latency.observe(_perf() - started)
+            elapsed = _perf() - started
+            metrics.latency.observe(elapsed)
+            if log.isEnabledFor(_DEBUG):
+                log.debug("update %s (%s): %s in %.1f ms", update.update_id, kind,
+                          _outcome(result), elapsed * 1000)  # fmt: skip
             if result is UNHANDLED:
                 metrics.unhandled[kind] += 1
             elif result is FAILED:
@@ -449,3 +462,14 @@ class UpdateProcessor:
             f"UpdateProcessor(concurrency={self.concurrency!r}, in_flight={self.in_flight}, "
             f"max_in_flight={self.max_in_flight}, closed={self._closed})"
         )
+
+
+def _outcome(result: object) -> str:
+    """What became of an update, for the per-update debug line."""
+    if result is UNHANDLED:
+        return "unhandled"
+    if result is FAILED:
+        return "failed"
+    if isinstance(result, TelegramMethod):
+        return f"handled, returned {result.__api_method__}"
+    return "handled"
