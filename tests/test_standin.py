@@ -131,6 +131,17 @@ def test_aiogram_modules_are_tgfast_modules(tmp_path: Path) -> None:
             assert aiogram.__api_version__ == tgfast.API_VERSION
             assert not hasattr(aiogram, "NoSuchName")
             assert "Router" in dir(aiogram)
+            # aiogram's F is a magic_filter.MagicFilter: libraries test for that class
+            import magic_filter
+            import tgfast.filters.magic
+            assert magic_filter.MagicFilter is tgfast.filters.magic.MagicFilter
+            assert magic_filter.F is F and isinstance(F.text, magic_filter.MagicFilter)
+            try:
+                from magic_filter import AttrDict
+            except ImportError as error:
+                assert "install(magic_filter=False)" in str(error)
+            else:
+                raise AssertionError("magic_filter.AttrDict imported")
             print("identical")
             """,
             library=False,
@@ -164,6 +175,37 @@ def test_refused_when_the_real_aiogram_is_already_imported(tmp_path: Path) -> No
     )
     assert "refused: the real aiogram is already imported" in out
     assert "tgfast.standin.install() before" in out
+
+
+def test_an_imported_magic_filter_is_refused_or_kept(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "magic_filter"
+    real.mkdir(parents=True)
+    (real / "__init__.py").write_text("class MagicFilter: pass\n")
+    out = ok(
+        run(
+            tmp_path,
+            """
+            import sys
+            sys.path.insert(0, "real")
+            import magic_filter
+            import tgfast.standin
+            try:
+                tgfast.standin.install()
+            except tgfast.standin.StandInError as error:
+                print("refused:", error)
+            assert not tgfast.standin.is_installed()
+            tgfast.standin.install(magic_filter=False)
+            import aiogram, tgfast
+            assert aiogram.Router is tgfast.Router
+            assert sys.modules["magic_filter"] is magic_filter
+            assert magic_filter.MagicFilter.__module__ == "magic_filter"
+            print("kept")
+            """,
+            library=False,
+        )
+    )
+    assert "refused: magic_filter is already imported" in out
+    assert out.rstrip().endswith("kept")
 
 
 def test_an_installed_aiogram_is_shadowed_not_loaded(tmp_path: Path) -> None:

@@ -7,6 +7,10 @@ the module ``tgfast.x.y`` itself: the same module objects, hence the same classe
 library's routers, filters and types are tgfast's. Opt-in and per process: nothing
 changes for a process that does not call it, and it refuses once the real aiogram is in.
 
+aiogram's ``F`` is a ``magic_filter.MagicFilter``, and libraries test for that class, so
+``magic_filter`` stands in too (``install(magic_filter=False)`` leaves it alone): its
+``MagicFilter`` and ``F`` are tgfast's.
+
 Only the top-level ``aiogram`` is a module of its own: it answers ``__version__`` with the
 aiogram release tgfast follows (libraries check it) and hands every other name to
 ``tgfast``. A module or name tgfast does not have fails as it does under ``tgfast``, with
@@ -32,11 +36,12 @@ AIOGRAM_VERSION = "3.31.0"
 """The aiogram release whose API tgfast follows: what ``aiogram.__version__`` answers."""
 
 _PACKAGE = "aiogram"
+_MAGIC = "magic_filter"
 _MARK = "__tgfast_standin__"
 
 
 class StandInError(TgfastError, RuntimeError):
-    """The stand-in cannot be installed: the real aiogram is already imported."""
+    """The stand-in cannot be installed: the real aiogram (or magic_filter) is imported."""
 
 
 def _twin_name(fullname: str) -> str:
@@ -123,18 +128,52 @@ class _Meta(Loader):
         module.__api_version__ = API_VERSION  # type: ignore[attr-defined]
 
 
+def _magic_filter_getattr(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(f"module {_MAGIC!r} has no attribute {name!r}")
+    raise ImportError(
+        f"magic_filter.{name}: tgfast stands in for magic_filter in this process "
+        "(tgfast.standin) and has only MagicFilter and F; "
+        "tgfast.standin.install(magic_filter=False) keeps the real magic_filter",
+        name=name,
+    )
+
+
+class _MagicFilter(Loader):
+    """``magic_filter``: aiogram's ``F`` is its ``MagicFilter``; here both are tgfast's."""
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        from .filters.magic import F, MagicFilter
+
+        module.__doc__ = "tgfast's MagicFilter standing in for magic_filter (tgfast.standin)."
+        module.MagicFilter = MagicFilter  # type: ignore[attr-defined]
+        module.F = F  # type: ignore[attr-defined]
+        module.__all__ = ["F", "MagicFilter"]  # type: ignore[attr-defined]
+        module.__getattr__ = _magic_filter_getattr  # type: ignore[method-assign]
+        setattr(module, _MARK, True)
+
+
 class AiogramStandIn(MetaPathFinder):
     """First on ``sys.meta_path``: ``aiogram`` and ``aiogram.*`` resolve to tgfast.
 
     It never answers None for an aiogram name, so no other finder can load an installed
-    aiogram (or a second copy of a tgfast module) behind it.
+    aiogram (or a second copy of a tgfast module) behind it. With ``magic_filter`` it
+    answers for ``magic_filter`` too.
     """
+
+    def __init__(self, *, magic_filter: bool = True) -> None:
+        self.magic_filter = magic_filter
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         if fullname == _PACKAGE:
             return ModuleSpec(fullname, _TopLevel(), is_package=True)
+        if self.magic_filter and fullname == _MAGIC:
+            return ModuleSpec(fullname, _MagicFilter())
         if not fullname.startswith(_PACKAGE + "."):
             return None
         if fullname == _PACKAGE + ".__meta__":
@@ -148,23 +187,30 @@ def is_installed() -> bool:
     return any(isinstance(finder, AiogramStandIn) for finder in sys.meta_path)
 
 
-def _real_aiogram_imported() -> bool:
-    top = sys.modules.get(_PACKAGE)
-    return top is not None and not getattr(top, _MARK, False)
+def _really_imported(name: str) -> bool:
+    module = sys.modules.get(name)
+    return module is not None and not getattr(module, _MARK, False)
 
 
-def install() -> None:
+def install(*, magic_filter: bool = True) -> None:
     """Make ``import aiogram`` (and every ``aiogram.x.y``) resolve to tgfast in this process.
 
     Call it before importing a library built on aiogram. Raises ``StandInError`` if the
     real aiogram is already imported: its classes would then live beside tgfast's and the
-    library would still hand tgfast aiogram's objects. Calling it twice is harmless.
+    library would still hand tgfast aiogram's objects. ``magic_filter=False`` keeps the
+    real ``magic_filter`` (a library's ``isinstance(f, MagicFilter)`` then misses tgfast's
+    ``F``). Calling it again is harmless.
     """
     if is_installed():
         return
-    if _real_aiogram_imported():
+    if _really_imported(_PACKAGE):
         raise StandInError(
             "the real aiogram is already imported in this process: call "
             "tgfast.standin.install() before anything imports aiogram (or a library built on it)"
         )
-    sys.meta_path.insert(0, AiogramStandIn())
+    if magic_filter and _really_imported(_MAGIC):
+        raise StandInError(
+            "magic_filter is already imported in this process: call tgfast.standin.install() "
+            "before anything imports it, or install(magic_filter=False) to keep it"
+        )
+    sys.meta_path.insert(0, AiogramStandIn(magic_filter=magic_filter))
