@@ -242,7 +242,7 @@ def test_what_tgfast_lacks_still_says_why(tmp_path: Path) -> None:
             tgfast.standin.install()
             for statement in (
                 "import aiogram.handlers",
-                "from aiogram.dispatcher.event.handler import FilterObject",
+                "import aiogram.dispatcher.middlewares.manager",
                 "import aiogram.no_such_module",
                 "from aiogram.types import NoSuchType",
             ):
@@ -258,6 +258,7 @@ def test_what_tgfast_lacks_still_says_why(tmp_path: Path) -> None:
     )
     lines = out.splitlines()
     assert len(lines) == 4, out
+    assert not any(line.startswith("imported:") for line in lines), out
     handlers, internal, missing, name = lines
     assert handlers.startswith("ImportError | aiogram.handlers (tgfast standing in for aiogram)")
     assert "class-based handlers are not supported" in handlers
@@ -287,6 +288,60 @@ def test_nothing_changes_without_install(tmp_path: Path) -> None:
         )
     )
     assert out.strip() in ("no aiogram", "the real aiogram")
+
+
+def test_the_aiogram_internals_libraries_use(tmp_path: Path) -> None:
+    out = ok(
+        run(
+            tmp_path,
+            """
+            import asyncio
+            import tgfast.standin
+            tgfast.standin.install()
+
+            from aiogram import F, Router
+            from aiogram.dispatcher.event.handler import FilterObject, HandlerObject
+            from aiogram.dispatcher.event.telegram import TelegramEventObserver
+            import tgfast.dispatcher.observer
+            assert HandlerObject is tgfast.dispatcher.observer.HandlerObject
+
+            class Event:
+                text = "hi"
+
+            def sync_filter(event, limit):
+                return len(event.text) <= limit
+
+            async def async_filter(event):
+                return {"seen": event.text}
+
+            async def main():
+                data = {"limit": 1, "unused": object()}
+                print(await FilterObject(sync_filter).call(Event(), **data))
+                print(await FilterObject(async_filter).call(Event(), **data))
+                print(await FilterObject(F.text == "hi").call(Event(), **data))
+                print(await FilterObject(F.text.startswith("x")).call(Event(), **data))
+
+            asyncio.run(main())
+
+            # a library's own event kind, on a tgfast router
+            router = Router()
+            observer = TelegramEventObserver(router=router, event_name="library_update")
+            router.observers["library_update"] = observer
+            observer.register(lambda event: None, F.x)
+            assert isinstance(observer, tgfast.dispatcher.observer.Observer)
+            print(observer.event_name, len(observer.handlers))
+            try:
+                from aiogram.dispatcher.event.handler import CallableObject
+            except ImportError as error:
+                print(error)
+            """,
+            library=False,
+        )
+    )
+    lines = out.splitlines()
+    assert lines[:5] == ["False", "{'seen': 'hi'}", "True", "False", "library_update 1"], out
+    assert "aiogram.dispatcher.event.handler.CallableObject" in lines[5]
+    assert "has only FilterObject, HandlerObject" in lines[5]
 
 
 @pytest.mark.parametrize("name", ["install", "is_installed", "AiogramStandIn", "StandInError"])

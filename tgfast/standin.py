@@ -11,6 +11,10 @@ aiogram's ``F`` is a ``magic_filter.MagicFilter``, and libraries test for that c
 ``magic_filter`` stands in too (``install(magic_filter=False)`` leaves it alone): its
 ``MagicFilter`` and ``F`` are tgfast's.
 
+Two of aiogram's internal modules that libraries use and bots do not
+(``aiogram.dispatcher.event.handler``: ``FilterObject``; ``aiogram.dispatcher.event.
+telegram``: ``TelegramEventObserver``) are provided here only (``tgfast._standin_internals``).
+
 Only the top-level ``aiogram`` is a module of its own: it answers ``__version__`` with the
 aiogram release tgfast follows (libraries check it) and hands every other name to
 ``tgfast``. A module or name tgfast does not have fails as it does under ``tgfast``, with
@@ -27,6 +31,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any
 
+from ._standin_internals import INTERNALS
 from .errors import TgfastError
 from .types import API_VERSION
 
@@ -156,6 +161,34 @@ class _MagicFilter(Loader):
         setattr(module, _MARK, True)
 
 
+class _Internals(Loader):
+    """An aiogram module tgfast has no twin of, holding the names libraries use from it."""
+
+    def __init__(self, names: dict[str, object]) -> None:
+        self.names = names
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        module.__dict__.update(self.names)
+        module.__all__ = list(self.names)  # type: ignore[attr-defined]
+        module.__getattr__ = _internals_getattr(module.__name__, sorted(self.names))  # type: ignore[method-assign]
+
+
+def _internals_getattr(module: str, names: list[str]) -> Any:
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        raise ImportError(
+            f"{module}.{name}: tgfast stands in for aiogram in this process (tgfast.standin) "
+            f"and has only {', '.join(names)} of this aiogram internal module",
+            name=name,
+        )
+
+    return __getattr__
+
+
 class AiogramStandIn(MetaPathFinder):
     """First on ``sys.meta_path``: ``aiogram`` and ``aiogram.*`` resolve to tgfast.
 
@@ -178,6 +211,8 @@ class AiogramStandIn(MetaPathFinder):
             return None
         if fullname == _PACKAGE + ".__meta__":
             return ModuleSpec(fullname, _Meta())
+        if fullname in INTERNALS:
+            return ModuleSpec(fullname, _Internals(INTERNALS[fullname]))
         module = _import_twin(fullname)
         return ModuleSpec(fullname, _SameModule(module), is_package=hasattr(module, "__path__"))
 
