@@ -10,6 +10,11 @@ checkout's tgfast through a .pth (build it in place first: ``pip install -e .``)
 suite runs twice: as it is, on aiogram; then with ``tgfast.standin.install()`` called
 before pytest starts, so every ``aiogram`` import is tgfast's (the installed aiogram is
 shadowed, never loaded). Prints passed/total for both and the failures grouped by cause.
+
+``--supply-missing`` is a diagnostic, not a measure: the stand-in run first gives tgfast,
+in that process only, the two aiogram names the library needs at import and tgfast does
+not have (``ContentType.ANY``/``UNKNOWN``, ``UNSET_PARSE_MODE`` as ``tgfast.DEFAULT``),
+to show what fails behind them.
 """
 
 from __future__ import annotations
@@ -43,6 +48,14 @@ REQUIREMENTS = [
 ]
 TGFAST_DEPENDENCIES = ["orjson>=3.10", "aiohttp>=3.9", "uvloop>=0.19"]
 # pytest's "E   SomeError: ..." lines; the last one is what was raised
+# --supply-missing: what tgfast lacks that aiogram-dialog needs at import (diagnostic only)
+SUPPLY_MISSING = """
+import enum, tgfast, tgfast.enums, tgfast.types
+_known = {member.name: member.value for member in tgfast.enums.ContentType}
+_wider = enum.Enum("ContentType", {**_known, "UNKNOWN": "unknown", "ANY": "any"}, type=str)
+tgfast.enums.ContentType = tgfast.types.ContentType = _wider
+tgfast.types.UNSET_PARSE_MODE = tgfast.DEFAULT
+"""
 _ERROR_LINE = re.compile(r"^E\s+(\w+(?:Error|Exception)\b.*)$", re.MULTILINE)
 
 
@@ -91,11 +104,13 @@ class Outcome:
     causes: Counter[str] = field(default_factory=Counter)
 
 
-def run_suite(python: Path, sdist: Path, *, standin: bool) -> Outcome:
+def run_suite(python: Path, sdist: Path, *, standin: bool, supply: bool = False) -> Outcome:
     report = SCRATCH / f"{'tgfast' if standin else 'aiogram'}.xml"
-    start = "import tgfast.standin; tgfast.standin.install(); " if standin else ""
+    start = "import tgfast.standin; tgfast.standin.install()\n" if standin else ""
+    if supply:
+        start += SUPPLY_MISSING
     code = (
-        f"{start}import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
+        f"{start}\nimport sys, pytest\nsys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
         f"'--continue-on-collection-errors', '--junitxml={report}', 'tests']))"
     )
     env = {**os.environ, "PYTHONPATH": str(sdist / "src")}
@@ -122,15 +137,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--release", default=RELEASE, help="aiogram-dialog release")
     parser.add_argument("--show", type=int, default=10, help="failure causes to print")
+    parser.add_argument(
+        "--supply-missing",
+        action="store_true",
+        help="diagnostic: supply ContentType.ANY and UNSET_PARSE_MODE in the tgfast run",
+    )
     args = parser.parse_args()
     sdist = fetch_sdist(args.release)
     python = scratch_venv()
     print(f"aiogram-dialog {args.release}, Python {sysconfig.get_python_version()}")
     baseline = run_suite(python, sdist, standin=False)
-    ours = run_suite(python, sdist, standin=True)
+    ours = run_suite(python, sdist, standin=True, supply=args.supply_missing)
     print(f"on aiogram {AIOGRAM_VERSION}: {baseline.passed} of {baseline.total} pass")
+    supplied = " + ContentType.ANY, UNSET_PARSE_MODE supplied" if args.supply_missing else ""
     print(
-        f"on tgfast (tgfast.standin): {ours.passed} of {baseline.total} pass "
+        f"on tgfast (tgfast.standin{supplied}): {ours.passed} of {baseline.total} pass "
         f"({ours.total} collected)"
     )
     print(
