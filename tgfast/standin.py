@@ -11,9 +11,9 @@ aiogram's ``F`` is a ``magic_filter.MagicFilter``, and libraries test for that c
 ``magic_filter`` stands in too (``install(magic_filter=False)`` leaves it alone): its
 ``MagicFilter`` and ``F`` are tgfast's.
 
-Two of aiogram's internal modules that libraries use and bots do not
-(``aiogram.dispatcher.event.handler``: ``FilterObject``; ``aiogram.dispatcher.event.
-telegram``: ``TelegramEventObserver``) are provided here only (``tgfast._standin_internals``).
+Two aiogram internals that libraries use and bots do not, ``FilterObject`` and
+``TelegramEventObserver`` (``aiogram.dispatcher.event.handler`` and ``.telegram``), exist
+under the stand-in only (``tgfast._standin_internals``).
 
 Only the top-level ``aiogram`` is a module of its own: it answers ``__version__`` with the
 aiogram release tgfast follows (libraries check it) and hands every other name to
