@@ -110,7 +110,7 @@ class Bot(BotAPI):
     def __init__(
         self,
         token: str,
-        session: AiohttpSession | None = None,
+        session: BaseSession | None = None,
         default: DefaultBotProperties | None = None,
         *,
         server: str | APIServer | None = None,
@@ -128,11 +128,8 @@ class Bot(BotAPI):
             )
         if default is not None and defaults is not None and default is not defaults:
             raise TypeError("pass the defaults once: default= (aiogram's name) or defaults=")
-        if session is not None and not isinstance(session, AiohttpSession):
-            raise TypeError(
-                f"a tgfast Bot sends through an AiohttpSession, not {type(session).__name__}: "
-                "its own pipeline (rate limits, retries, decoding) replaces make_request"
-            )
+        if session is not None and not isinstance(session, BaseSession):
+            raise TypeError(f"session= takes a BaseSession, not {type(session).__name__}")
         self.__token = token
         self._redact = TokenRedactor(token)
         self.id = int(token.partition(":")[0])
@@ -144,7 +141,7 @@ class Bot(BotAPI):
         self._own_session = session is None
         if session is None:
             session = AiohttpSession(api=server)
-        self.session = session
+        self.session: BaseSession = session
         _SESSION_USERS.setdefault(session, weakref.WeakValueDictionary())[id(self)] = self
         self.defaults = default or defaults or DefaultBotProperties()
         self.rate_limiter: RateLimiter | None = (
@@ -183,6 +180,8 @@ class Bot(BotAPI):
 
     async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
+        if not self.session._direct:  # a session of its own, or request middlewares
+            return await self.session(self, method, request_timeout)
         params = method.build(self.defaults)
         returns: Returns[T] = method.__tg_returns__
         return await self._call(
@@ -204,7 +203,16 @@ class Bot(BotAPI):
         returns: Returns[T],
         request_timeout: float | None = None,
         uploads: bool = False,
+        *,
+        direct: bool = False,
     ) -> T:
+        """Send one call: through the pool, or as a method object through the session
+        when it is not tgfast's own (or has request middlewares) and not ``direct``."""
+        if not direct and not self.session._direct:
+            from ..methods import METHOD_CLASSES
+
+            call = METHOD_CLASSES[method](**params)
+            return await self.session(self, call, request_timeout)
         limiter = self.rate_limiter
         if limiter is not None:
             await limiter.acquire(method, params.get("chat_id"))
@@ -216,8 +224,9 @@ class Bot(BotAPI):
         if uploads:
             params, files = prepare(params, defaults)
         body = dumps(params, defaults) if not files else None
-        timeout = self._timeout(method, params, request_timeout)
-        client = self.session.client
+        session: AiohttpSession = self.session  # type: ignore[assignment]  # _direct: ours
+        timeout = self._timeout(session, method, params, request_timeout)
+        client = session.client
         retried = failures = 0
         error: TelegramNetworkError | TelegramAPIError
         while True:
@@ -276,9 +285,13 @@ class Bot(BotAPI):
             raise error
 
     def _timeout(
-        self, method: str, params: dict[str, Any], request_timeout: float | None
+        self,
+        session: AiohttpSession,
+        method: str,
+        params: dict[str, Any],
+        request_timeout: float | None,
     ) -> aiohttp.ClientTimeout:
-        base = self.session.client_timeout
+        base = session.client_timeout
         if request_timeout is not None:
             return aiohttp.ClientTimeout(total=request_timeout)
         poll = params.get("timeout") if method == "getUpdates" else None
@@ -355,9 +368,17 @@ class Bot(BotAPI):
                     yield chunk
             return
         url = server.file_url(self.__token, file_path)
+        session = self.session
+        if not isinstance(session, AiohttpSession):  # a session of its own: its download
+            stream = session.stream_content(
+                url, timeout=request_timeout or 30, chunk_size=chunk_size
+            )
+            async for chunk in stream:
+                yield chunk
+            return
         timeout = aiohttp.ClientTimeout(total=request_timeout) if request_timeout else None
         try:
-            async with self.session.client.get(url, timeout=timeout) as response:
+            async with session.client.get(url, timeout=timeout) as response:
                 if response.status != 200:
                     raise TelegramNotFound(
                         "download", response.status, self._scrub(f"cannot download {file_path!r}")
@@ -366,7 +387,7 @@ class Bot(BotAPI):
                     yield chunk
         except _NETWORK_ERRORS as exc:
             raise TelegramNetworkError(
-                "download", self._describe(exc, timeout or self.session.client_timeout)
+                "download", self._describe(exc, timeout or session.client_timeout)
             ) from None
 
     @overload
@@ -485,8 +506,11 @@ class Bot(BotAPI):
 
     # -- lifetime -----------------------------------------------------------------------
 
-    async def close(self) -> None:
-        """Close the HTTP session if no other bot uses it (a bot's own always closes)."""
+    # ``close()`` is the Bot API's close (generated, as in aiogram); the HTTP session
+    # closes with ``bot.session.close()``, on leaving ``async with bot`` or ``context()``
+
+    async def _release_session(self) -> None:
+        """Close the session if no other bot uses it (a bot's own always closes)."""
         users = _SESSION_USERS.get(self.session)
         if users is not None:
             users.pop(id(self), None)
@@ -495,13 +519,13 @@ class Bot(BotAPI):
 
     @asynccontextmanager
     async def context(self, auto_close: bool = True) -> AsyncIterator[Bot]:
-        """``async with bot.context(): ...``: the bot, closed on the way out if
-        ``auto_close`` (aiogram's form of ``async with bot``)."""
+        """``async with bot.context(): ...``: the bot, its session closed on the way out
+        if ``auto_close`` (aiogram's form of ``async with bot``)."""
         try:
             yield self
         finally:
             if auto_close:
-                await self.close()
+                await self._release_session()
 
     async def __aenter__(self) -> Bot:
         return self
@@ -512,7 +536,7 @@ class Bot(BotAPI):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.close()
+        await self._release_session()
 
 
 def _refuse(removed: dict[str, Any]) -> None:
