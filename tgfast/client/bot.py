@@ -181,7 +181,7 @@ class Bot(BotAPI):
     async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
         if not self.session._direct:  # a session of its own, or request middlewares
-            return await self.session(self, method, request_timeout)
+            return await self.session(self, method, timeout=request_timeout)
         params = method.build(self.defaults)
         returns: Returns[T] = method.__tg_returns__
         return await self._call(
@@ -212,7 +212,7 @@ class Bot(BotAPI):
             from ..methods import METHOD_CLASSES
 
             call = METHOD_CLASSES[method](**params)
-            return await self.session(self, call, request_timeout)
+            return await self.session(self, call, timeout=request_timeout)
         limiter = self.rate_limiter
         if limiter is not None:
             await limiter.acquire(method, params.get("chat_id"))

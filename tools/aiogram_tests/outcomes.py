@@ -1,7 +1,10 @@
 """A pytest plugin (``-p outcomes``, copied beside the suite it watches) that writes one
 outcome per test id to the JSON file named by ``$AIOGRAM_TESTS_OUTCOMES``: ``passed``,
 ``failed`` (a failure in setup, call or teardown), ``skipped``, ``xfailed`` or
-``xpassed``; with the first line of the error for a failed one."""
+``xpassed``; with the first line of the error for a failed one. Beside them, the
+position of each parametrized test (``file::test[#i-j]``: which value of each parameter),
+to match the tests whose ids differ between frameworks only by a name (an exception
+class's, say)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,15 @@ from typing import Any
 import pytest
 
 _outcomes: dict[str, list[str]] = {}
+_by_position: dict[str, str] = {}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None:
+            positions = "-".join(str(i) for i in callspec.indices.values())
+            _by_position[item.nodeid] = f"{item.nodeid.partition('[')[0]}[#{positions}]"
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -39,4 +51,4 @@ def pytest_sessionfinish(session: Any) -> None:
     path = os.environ.get("AIOGRAM_TESTS_OUTCOMES")
     if path:
         with open(path, "w") as f:
-            json.dump(_outcomes, f, indent=0, sort_keys=True)
+            json.dump({"outcomes": _outcomes, "positions": _by_position}, f, sort_keys=True)

@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 from .exclusions import EXCLUDED, STAND_INS
 
@@ -110,20 +111,25 @@ def compile_catalogues(locales: Path) -> None:
             write_mo(target, catalog)
 
 
+Run = dict[str, dict[str, Any]]
+"""What the collector wrote: ``outcomes`` (test id -> [outcome, error]) and
+``positions`` (parametrized test id -> its ``file::test[#i-j]`` key)."""
+
+
 def run_suite(
     work: Path, framework: str, redis_url: str, only: list[str], verbose: bool
-) -> tuple[dict[str, list[str]], float]:
-    """Run the suite in ``work`` in its own process: outcome per test id, seconds taken."""
+) -> tuple[Run, float]:
+    """Run the suite in ``work`` in its own process: its outcomes, seconds taken."""
     outcomes = work / "outcomes.json"
     plugins = ["-p", "aiogram_tests_outcomes"]
     if framework == "tgfast":
         plugins += ["-p", "aiogram_tests_stand_ins"]
     command = [
-        sys.executable, "-m", "pytest", "tests", *plugins, "-p", "no:cacheprovider",
+        sys.executable, "-m", "pytest", *(only or ["tests"]), *plugins, "-p", "no:cacheprovider",
         "-q", "--tb=no", "--no-header", "--continue-on-collection-errors", "-o", "console_output_style=classic",
         # the pytest-asyncio aiogram locks (1.3) has this default; later ones warn of it
         "-o", "asyncio_default_fixture_loop_scope=function",
-        "--timeout=60", f"--redis={redis_url}", *only,
+        "--timeout=60", f"--redis={redis_url}",
     ]  # fmt: skip
     env = dict(os.environ, AIOGRAM_TESTS_OUTCOMES=str(outcomes), STAND_INS=",".join(STAND_INS))
     env.pop("PYTHONPATH", None)
@@ -152,10 +158,19 @@ def directory(test_id: str) -> str:
     return str(Path(test_id.partition("::")[0]).parent)
 
 
-def outcome_on(outcomes: dict[str, list[str]], test_id: str) -> list[str]:
-    """The outcome of ``test_id``, else its module's (one that failed to import), else
-    ``missing`` (not collected)."""
-    found = outcomes.get(test_id) or outcomes.get(test_id.partition("::")[0])
+def outcome_on(
+    outcomes: dict[str, list[str]], test_id: str, same_position: list[str] | None = None
+) -> list[str]:
+    """The outcome of ``test_id`` (its id ported too: a parameter's id may name a
+    module), else that of the test at the same parameter position (an id naming a class
+    whose name differs), else its module's (one that failed to import), else
+    ``missing``."""
+    found = (
+        outcomes.get(test_id)
+        or outcomes.get(port(test_id))
+        or same_position
+        or outcomes.get(test_id.partition("::")[0])
+    )
     return found or ["missing", "not collected on tgfast"]
 
 
@@ -172,16 +187,18 @@ class Result:
     unused: list[str] = field(default_factory=list)  # patterns that match no test
 
 
-def compare(theirs: dict[str, list[str]], ours: dict[str, list[str]]) -> Result:
+def compare(theirs: Run, ours: Run) -> Result:
     result = Result()
     used: set[str] = set()
-    for test_id, (outcome, _) in sorted(theirs.items()):
+    where_is = theirs["positions"]
+    at = {pos: ours["outcomes"][i] for i, pos in ours["positions"].items() if i in ours["outcomes"]}
+    for test_id, (outcome, _) in sorted(theirs["outcomes"].items()):
         if outcome not in PASSING or "::" not in test_id:
             continue
         where = directory(test_id)
         result.passing[where] += 1
         reason = excluded(test_id)
-        on_tgfast = outcome_on(ours, test_id)
+        on_tgfast = outcome_on(ours["outcomes"], test_id, at.get(where_is.get(test_id, "")))
         if reason is not None:
             used.update(p for p in EXCLUDED if fnmatch.fnmatchcase(test_id, p))
             result.excluded[where] += 1
@@ -240,14 +257,15 @@ def main(argv: list[str] | None = None) -> int:
 
     server = RedisServer()
     server.start()
-    runs: dict[str, dict[str, list[str]]] = {}
+    runs: dict[str, Run] = {}
     try:
         print(f"aiogram {version('aiogram')} tests, tgfast {version('tgfast')}")
         for number, framework in enumerate(FRAMEWORKS):
             work = workspace(suite, framework)
             url = f"redis://127.0.0.1:{server.port}/{number}"
             runs[framework], took = run_suite(work, framework, url, options.only, options.verbose)
-            counts = Counter(outcome for outcome, _ in runs[framework].values())
+            tests = runs[framework]["outcomes"]
+            counts = Counter(outcome for outcome, _ in tests.values())
             print(f"{framework}: {dict(sorted(counts.items()))} in {took:.0f}s")
     finally:
         server.close()

@@ -66,7 +66,6 @@ class AiohttpSession(BaseSession):
             json_dumps=json.dumps if json_dumps is None else json_dumps,
             timeout=timeout,
         )
-        self._direct = type(self).make_request is AiohttpSession.make_request
         self.limit = limit
         self.limit_per_host = limit_per_host
         self.keepalive_timeout = keepalive_timeout
@@ -180,6 +179,10 @@ class AiohttpSession(BaseSession):
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
+    @property
+    def _direct(self) -> bool:
+        return not self.middleware._middlewares and type(self).make_request is _MAKE_REQUEST
+
     async def make_request(
         self, bot: Bot, method: TelegramMethod[TelegramType], timeout: float | None = None
     ) -> TelegramType:
@@ -216,6 +219,8 @@ class AiohttpSession(BaseSession):
         proxy = "" if self._proxy is None else ", proxy=<set>"
         return f"{type(self).__name__}(limit={self.limit}, timeout={self.timeout}{proxy})"
 
+
+_MAKE_REQUEST = AiohttpSession.make_request
 
 BotSession = AiohttpSession
 """tgfast's earlier name for the session."""

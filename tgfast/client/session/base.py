@@ -68,29 +68,17 @@ _ERRORS: Final[dict[int, type[TelegramAPIError]]] = {
 }
 
 
-class _Middlewares(RequestMiddlewareManager):
-    """A session's middlewares; adding one takes the session off the ``Bot``'s direct
-    path, so that the middleware sees every call."""
-
-    __slots__ = ("_session",)
-
-    def __init__(self, session: BaseSession) -> None:
-        super().__init__()
-        self._session = session
-
-    def register(self, middleware: Any) -> Any:
-        self._session._direct = False
-        return super().register(middleware)
-
-
 class BaseSession(abc.ABC):
     """The server a session sends to (``api``), its ``timeout`` in seconds, its JSON
     functions (``json_loads`` reads answers in ``check_response``, ``json_dumps`` writes
     values in ``prepare_value``) and its request ``middleware``."""
 
-    _direct: bool = False
-    """Whether a ``Bot`` may skip ``make_request`` and send through its own pipeline
-    (tgfast's ``AiohttpSession`` while it has no middleware)."""
+    @property
+    def _direct(self) -> bool:
+        """Whether a ``Bot`` may skip ``make_request`` and send through its own pipeline
+        (tgfast's ``AiohttpSession``, while nothing replaced or wraps its
+        ``make_request``)."""
+        return False
 
     def __init__(
         self,
@@ -104,7 +92,7 @@ class BaseSession(abc.ABC):
         self.json_loads = json_loads
         self.json_dumps = json_dumps
         self.timeout = timeout
-        self.middleware: RequestMiddlewareManager = _Middlewares(self)
+        self.middleware = RequestMiddlewareManager()
 
     @abc.abstractmethod
     async def make_request(
@@ -132,7 +120,7 @@ class BaseSession(abc.ABC):
     ) -> TelegramType:
         """``make_request`` inside the middlewares: how a ``Bot`` sends through this."""
         if not self.middleware:
-            return await self.make_request(bot, method, timeout)
+            return await self.make_request(bot, method, timeout=timeout)
         chain = self.middleware.wrap_middlewares(self.make_request, timeout=timeout)
         return cast(TelegramType, await chain(bot, method))
 
@@ -155,8 +143,11 @@ class BaseSession(abc.ABC):
                 name, status_code, bot.redact(f"not a Bot API answer: {str(answer)[:120]!r}")
             )
         if answer["ok"] and 200 <= status_code <= 226:
+            result = answer.get("result")
+            if result is None:  # no result to decode (aiogram's answers allow it)
+                return Response(ok=True)
             try:
-                result = bind(convert(method.__returns__, answer.get("result")), bot)
+                result = bind(convert(method.__returns__, result), bot)
             except TgfastError as exc:
                 raise ClientDecodeError(name, status_code, f"the result: {exc}") from exc
             return Response(ok=True, result=result)
