@@ -296,4 +296,7 @@ EXCLUDED: dict[str, str] = {
     _T + "test_filters/test_callback_data.py::TestCallbackDataFilter::test_str": CALLBACK_DATA,
     _T + "test_flags/test_decorator.py::TestFlagDecorator::test_call_with_function": FLAGS,
     _T + "test_flags/test_decorator.py::TestFlagDecorator::test_with_value": FLAGS,
+    _T
+    + "test_utils/test_formatting.py::TestNode::test_render_plain_only"
+    + '[node13-<pre><code language="language-python">test</code></pre>]': ITEM_10,
 }
