@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from enum import Enum
 from typing import Any
+from unittest.mock import AsyncMock, patch
 
 import pytest
 
@@ -220,7 +221,6 @@ async def fake() -> AsyncIterator[FakeTelegram]:
 async def test_middlewares_wrap_the_default_session_in_order(fake: FakeTelegram) -> None:
     session = AiohttpSession(api=TelegramAPIServer.from_base(fake.url))
     async with Bot(fake.token, session=session, rate_limiter=None) as bot:
-        assert session._direct
         await bot.get_me()  # the direct path: no method object, no middleware
         seen: list[str] = []
         session.middleware(Tag(seen, "outer"))
@@ -230,7 +230,7 @@ async def test_middlewares_wrap_the_default_session_in_order(fake: FakeTelegram)
             seen.append("inner")
             return await make_request(b, m)
 
-        assert not session._direct and list(session.middleware)[1] is inner
+        assert list(session.middleware)[1] is inner
         sent = await bot.send_message(1, "hi")
         assert sent.text == "hi" and sent.bot is bot
         assert seen == ["outer:SendMessage", "inner", "/outer"]
@@ -275,3 +275,17 @@ def test_response_is_the_bot_api_answer() -> None:
         "parameters": None,
     }
     assert response == Response(ok=True, result=ME) != Response(ok=False)
+
+
+async def test_a_patched_make_request_sees_every_call() -> None:
+    # the way aiogram's users mock the network in their own tests
+    bot = Bot("42:TEST")
+    with patch.object(AiohttpSession, "make_request", new_callable=AsyncMock) as mocked:
+        mocked.return_value = ME
+        assert await bot.get_me() == ME
+        call = SendMessage(chat_id=1, text="x")
+        await bot(call)
+    first, second = mocked.await_args_list
+    assert type(first.args[1]) is GetMe and first.kwargs == {"timeout": None}
+    assert second.args == (bot, call)
+    await bot.session.close()

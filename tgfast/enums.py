@@ -33,6 +33,7 @@ class TopicIconColor(int, Enum):
     ROSE = 0xFF93B2
     RED = 0xFB6F5F
 
+
 _MISSING = {
     "BotSubscriptionUpdatedState": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",
     "InputRichBlockType": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",

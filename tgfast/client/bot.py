@@ -46,7 +46,7 @@ from .files import create_partial, open_local_file
 from .ratelimit import LocalRateLimiter, RateLimiter
 from .redaction import TokenRedactor
 from .retry import RetryPolicy, is_repeatable, reached_server
-from .session.aiohttp import AiohttpSession
+from .session.aiohttp import _MAKE_REQUEST, AiohttpSession
 from .session.base import BaseSession
 from .telegram import TELEGRAM, APIServer, TelegramServer
 
@@ -180,12 +180,13 @@ class Bot(BotAPI):
 
     async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
-        if not self.session._direct:  # a session of its own, or request middlewares
-            return await self.session(self, method, timeout=request_timeout)
+        session = self.session
+        if type(session).make_request is not _MAKE_REQUEST or session.middleware._middlewares:
+            return await session(self, method, timeout=request_timeout)  # not the direct path
         params = method.build(self.defaults)
         returns: Returns[T] = method.__tg_returns__
         return await self._call(
-            method.__api_method__, params, returns, request_timeout, method.__uploads__
+            method.__api_method__, params, returns, request_timeout, method.__uploads__, direct=True
         )
 
     async def me(self) -> User:
@@ -206,13 +207,18 @@ class Bot(BotAPI):
         *,
         direct: bool = False,
     ) -> T:
-        """Send one call: through the pool, or as a method object through the session
-        when it is not tgfast's own (or has request middlewares) and not ``direct``."""
-        if not direct and not self.session._direct:
+        """Send one call through the pool (the direct path), unless the session is not
+        tgfast's own ``AiohttpSession``, or its ``make_request`` was replaced (patched,
+        overridden) or has request middlewares: then as a method object through the
+        session. ``direct``: the caller has checked (or is ``make_request`` itself)."""
+        session: AiohttpSession = self.session  # type: ignore[assignment]
+        if not direct and (
+            type(session).make_request is not _MAKE_REQUEST or session.middleware._middlewares
+        ):
             from ..methods import METHOD_CLASSES
 
             call = METHOD_CLASSES[method](**params)
-            return await self.session(self, call, timeout=request_timeout)
+            return await session(self, call, timeout=request_timeout)
         limiter = self.rate_limiter
         if limiter is not None:
             await limiter.acquire(method, params.get("chat_id"))
@@ -224,7 +230,6 @@ class Bot(BotAPI):
         if uploads:
             params, files = prepare(params, defaults)
         body = dumps(params, defaults) if not files else None
-        session: AiohttpSession = self.session  # type: ignore[assignment]  # _direct: ours
         timeout = self._timeout(session, method, params, request_timeout)
         client = session.client
         retried = failures = 0

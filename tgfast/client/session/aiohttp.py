@@ -179,10 +179,6 @@ class AiohttpSession(BaseSession):
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
-    @property
-    def _direct(self) -> bool:
-        return not self.middleware._middlewares and type(self).make_request is _MAKE_REQUEST
-
     async def make_request(
         self, bot: Bot, method: TelegramMethod[TelegramType], timeout: float | None = None
     ) -> TelegramType:

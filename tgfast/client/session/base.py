@@ -73,13 +73,6 @@ class BaseSession(abc.ABC):
     functions (``json_loads`` reads answers in ``check_response``, ``json_dumps`` writes
     values in ``prepare_value``) and its request ``middleware``."""
 
-    @property
-    def _direct(self) -> bool:
-        """Whether a ``Bot`` may skip ``make_request`` and send through its own pipeline
-        (tgfast's ``AiohttpSession``, while nothing replaced or wraps its
-        ``make_request``)."""
-        return False
-
     def __init__(
         self,
         api: APIServer | None = None,
