@@ -62,7 +62,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.loggers": "tgfast logs under logging.getLogger('tgfast') and its children",
     "tgfast.__meta__": "tgfast.__version__",
     "tgfast.dispatcher.event.event": _INTERNAL,
-    "tgfast.dispatcher.event.handler": _INTERNAL + " (a handler's flags: tgfast.dispatcher.flags)",
     "tgfast.dispatcher.event.telegram": _INTERNAL,
     "tgfast.dispatcher.middlewares.data": _INTERNAL,
     "tgfast.dispatcher.middlewares.error": _INTERNAL + " (errors go to @router.errors())",
