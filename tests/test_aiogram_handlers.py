@@ -133,3 +133,21 @@ def test_an_absent_name_is_a_missing_attribute_that_says_why() -> None:
     with pytest.raises(ImportError, match="cannot import name 'NoSuchName'"):
         exec("from tgfast.types import NoSuchName", namespace)  # not listed: Python's own
     assert not hasattr(tgfast.enums, "NoSuchName")
+
+
+async def test_aiogram_handler_objects_for_calling_a_middleware_in_a_test() -> None:
+    from tgfast.dispatcher.event.handler import CallableObject, FilterObject, HandlerObject
+    from tgfast.dispatcher.flags import get_flag
+
+    async def handler(message: Message, bot: Bot) -> str:
+        return "done"
+
+    # a test hands a middleware the handler its data would hold
+    data = {"handler": HandlerObject(callback=handler, flags={"chat_action": "typing"})}
+    assert get_flag(data, "chat_action") == "typing"
+    call = CallableObject(handler)
+    assert call.awaitable and call.params == {"message", "bot"} and not call.varkw
+    assert await call.call(None, bot=1, other=2) == "done"  # only what it declares
+    check = FilterObject(F.text == "hi")
+    assert await check.call(message_update("hi").message) is True
+    assert not await check.call(message_update("no").message)
