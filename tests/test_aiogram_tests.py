@@ -77,7 +77,7 @@ def test_compare_counts_by_directory_and_names_what_fails() -> None:
             "tests/d/test_a.py::test_two": passed,
             "tests/d/test_a.py::test_p[AError]": passed,
             "tests/d/test_b.py::test_skipped_there": ["skipped", ""],
-            "tests/test_fsm/storage/test_mongo.py::test_x": passed,
+            "tests/test_fsm/storage/test_mongo_mock.py::test_x": passed,
         },
         "positions": {"tests/d/test_a.py::test_p[AError]": "tests/d/test_a.py::test_p[#0]"},
     }
@@ -86,7 +86,7 @@ def test_compare_counts_by_directory_and_names_what_fails() -> None:
             "tests/d/test_a.py::test_one": passed,
             "tests/d/test_a.py::test_two": failed,
             "tests/d/test_a.py::test_p[BError]": passed,  # the same test, another class name
-            "tests/test_fsm/storage/test_mongo.py::test_x": failed,
+            "tests/test_fsm/storage/test_mongo_mock.py::test_x": failed,
         },
         "positions": {"tests/d/test_a.py::test_p[BError]": "tests/d/test_a.py::test_p[#0]"},
     }
