@@ -151,3 +151,13 @@ async def test_aiogram_handler_objects_for_calling_a_middleware_in_a_test() -> N
     check = FilterObject(F.text == "hi")
     assert await check.call(message_update("hi").message) is True
     assert not await check.call(message_update("no").message)
+
+
+def test_magic_filter_as_keeps_falsy_values_and_is_at_aiogram_s_path() -> None:
+    from tgfast.filters.magic import MagicFilter as Ours
+    from tgfast.utils.magic_filter import MagicFilter
+
+    assert MagicFilter is Ours and isinstance(F, MagicFilter)
+    assert F.cast(int).as_("value").resolve("0") == {"value": 0}  # 0 is a value
+    assert F.as_("value").resolve([]) is None  # an empty collection is not
+    assert F.as_("value").resolve(None) is None

@@ -289,3 +289,13 @@ async def test_a_patched_make_request_sees_every_call() -> None:
     assert type(first.args[1]) is GetMe and first.kwargs == {"timeout": None}
     assert second.args == (bot, call)
     await bot.session.close()
+
+
+async def test_aiohttp_session_make_request_sends_through_itself(fake: FakeTelegram) -> None:
+    # aiogram's form: a session sends a method for a bot, whichever session the bot has
+    bot = Bot(fake.token, session=Recording())
+    async with AiohttpSession(api=TelegramAPIServer.from_base(fake.url)) as session:
+        me = await session.make_request(bot, GetMe())
+    assert me.is_bot and me.bot is bot
+    assert [call.method for call in fake.calls] == ["getMe"]
+    assert bot.session.requests == []  # type: ignore[attr-defined]

@@ -55,7 +55,6 @@ def absent(module: str, reasons: Mapping[str, str]) -> Callable[[str], NoReturn]
 
 _INTERNAL = "aiogram's internals; a bot does not need them on tgfast"
 ABSENT_MODULES: dict[str, str] = {
-    "tgfast.utils.magic_filter": "F and MagicFilter are in tgfast.filters (tgfast.F)",
     "tgfast.fsm.storage.mongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
     "tgfast.fsm.storage.pymongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
     "tgfast.client.context_controller": "objects bind their bot with .as_(bot); .bot reads it",

@@ -206,12 +206,14 @@ class Bot(BotAPI):
         uploads: bool = False,
         *,
         direct: bool = False,
+        via: AiohttpSession | None = None,
     ) -> T:
         """Send one call through the pool (the direct path), unless the session is not
         tgfast's own ``AiohttpSession``, or its ``make_request`` was replaced (patched,
         overridden) or has request middlewares: then as a method object through the
-        session. ``direct``: the caller has checked (or is ``make_request`` itself)."""
-        session: AiohttpSession = self.session  # type: ignore[assignment]
+        session. ``direct``: the caller has checked; ``via``: the pool to send through
+        (``AiohttpSession.make_request`` sends through its own)."""
+        session: AiohttpSession = via or self.session  # type: ignore[assignment]
         if not direct and (
             type(session).make_request is not _MAKE_REQUEST or session.middleware._middlewares
         ):
@@ -223,7 +225,9 @@ class Bot(BotAPI):
         if limiter is not None:
             await limiter.acquire(method, params.get("chat_id"))
         url = self._urls.get(method)
-        if url is None:
+        if via is not None and via is not self.session:  # another session: its server
+            url = URL(via.api.api_url(self.__token, method))
+        elif url is None:
             url = self._urls[method] = URL(self.server.api_url(self.__token, method))
         files = None
         defaults = self.defaults

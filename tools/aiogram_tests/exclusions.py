@@ -42,7 +42,6 @@ REDIS_MOCK = (
     "(the real-server tests of the same suite pass)"
 )
 DOCS = "links into aiogram's own documentation"
-MAGIC_FILTER_MODULE = "aiogram.utils.magic_filter: tgfast's F is tgfast.filters.MagicFilter"
 AIOHTTP_INTERNALS = (
     "AiohttpSession's internals (_session, _connector_init, _should_reset_connector, "
     "build_form_data of a pydantic-declared method, create_session patched)"
@@ -131,7 +130,6 @@ EXCLUDED: dict[str, str] = {
     _T + "test_utils/test_class_attrs_resolver.py::*": UTIL_INTERNALS,
     _T + "test_utils/test_mixins.py::*": UTIL_INTERNALS,
     _T + "test_utils/test_dataclass.py::*": UTIL_INTERNALS,
-    _T + "test_utils/test_magic_filter.py::*": MAGIC_FILTER_MODULE,
     _T + "test_utils/test_link.py::*": DOCS,
     _T
     + "test_api/test_client/test_default.py::TestBotDefaultsAreWired::test_model_field_defaults_to_sentinel[*": PYDANTIC,

@@ -191,6 +191,7 @@ class AiohttpSession(BaseSession):
             timeout,
             method.__uploads__,
             direct=True,
+            via=self,
         )
 
     async def stream_content(
