@@ -131,7 +131,7 @@ async def tgfast_contender(storage_kind: str, url: str | None) -> Contender:
 
     async def close() -> None:
         await storage.close()
-        await bot.close()
+        await bot.session.close()
 
     return Contender("tgfast", storage_kind, conversation, lambda: done[0], close)
 

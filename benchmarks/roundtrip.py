@@ -207,7 +207,7 @@ async def open_tgfast(url: str) -> Client:
             m.message_id, m.chat.id, m.from_user.id if m.from_user else 0, m.text or ""
         )
 
-    return Client(call, lambda m: m.message_id, full_check, bot.close)
+    return Client(call, lambda m: m.message_id, full_check, bot.session.close)
 
 
 async def open_tgfast_answer(url: str) -> Client:
@@ -227,7 +227,7 @@ async def open_tgfast_answer(url: str) -> Client:
         return message.answer(text)
 
     await client.close()
-    return Client(call, client.message_id, client.full_check, bot.close)
+    return Client(call, client.message_id, client.full_check, bot.session.close)
 
 
 OPENERS: dict[str, Callable[[str], Awaitable[Client]]] = {

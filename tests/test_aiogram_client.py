@@ -35,7 +35,6 @@ import tgfast.types as tt
 from tgfast.client.bot import Bot
 from tgfast.client.default import DEFAULT, BotDefaults, Default, DefaultBotProperties
 from tgfast.client.session.aiohttp import AiohttpSession
-from tgfast.client.session.base import BaseSession
 from tgfast.client.telegram import (
     PRODUCTION,
     TEST,
@@ -81,8 +80,6 @@ def test_every_aiogram_name_has_a_twin(path: str) -> None:
 # the names aiogram's classes have that tgfast's twins deliberately lack, and why
 SESSION_INTERNALS = {
     "build_form_data": "aiogram's session encodes calls; tgfast's Bot encodes them itself",
-    "check_response": "the same: Bot decodes answers and raises the errors",
-    "prepare_value": "the same: tgfast.client.encoding",
 }
 
 
@@ -97,12 +94,10 @@ def test_the_classes_have_aiogram_s_members() -> None:
     theirs = public_members(AiogramSession())
     assert theirs - public_members(AiohttpSession()) == set(SESSION_INTERNALS)
     # Bot: every member that is not a Bot API method, and every API method tgfast's
-    # spec has, under the same name (the Bot API's close is tgfast's close_instance)
+    # spec has, under the same name
     api = {m.__dict__["__api_method__"] for m in vars(aiogram.methods).values() if _is_method(m)}
     snake = {_snake(name): name for name in api}
     for name in public_members(aiogram.client.bot.Bot):
-        if name == "close":
-            continue
         if name not in snake or snake[name] in METHODS:
             assert hasattr(Bot, name), name
     for name in ("session", "default", "token", "id"):
@@ -183,16 +178,6 @@ async def test_a_session_passed_in_is_closed_with_its_last_bot(fake: FakeTelegra
     async with Bot(fake.token, session=session).context() as bot:
         await bot.get_me()
     assert session.closed
-
-
-def test_a_custom_session_class_is_refused() -> None:
-    class Custom(BaseSession):
-        pass
-
-    with pytest.raises(TypeError, match="AiohttpSession"):
-        Bot("1:a", session=Custom())  # type: ignore[arg-type]
-    with pytest.raises(NotImplementedError, match="on_api_call"):
-        Custom().middleware  # noqa: B018
 
 
 # -- the same calls through aiogram's Bot and tgfast's ------------------------------------

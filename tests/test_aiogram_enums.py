@@ -13,7 +13,7 @@ import tgfast.types
 # a property of the sources and of aiogram, not of the build
 pytestmark = pytest.mark.once
 
-UNSUPPORTED = {"BotSubscriptionUpdatedState", "InputRichBlockType", "Currency", "TopicIconColor"}
+UNSUPPORTED = {"BotSubscriptionUpdatedState", "InputRichBlockType", "Currency"}
 BOT_API_10_2 = "new in Bot API 10.2 (tgfast follows 10.1)"
 AIOGRAM_ONLY = "aiogram's own value, not the Bot API's"
 # values aiogram's enums have and tgfast's do not, each with its reason (issue #14 tracks

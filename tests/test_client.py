@@ -101,7 +101,7 @@ def test_every_method_of_the_spec_is_on_bot_with_all_its_parameters() -> None:
     assert len(METHODS) == 180
     for name, md in METHODS.items():
         fn = getattr(Bot, md.attr)
-        assert md.attr == ("close_instance" if name == "close" else _snake(name))
+        assert md.attr == _snake(name)
         assert inspect.iscoroutinefunction(fn), name
         sig = inspect.signature(fn)
         expected = {p.attr for p in md.params} | {"self", "request_timeout"}
@@ -696,25 +696,37 @@ async def test_a_shared_session_outlives_its_bots(fake: FakeTelegram) -> None:
     session = BotSession(limit=4)
     one = Bot(fake.token, server=fake.url, session=session, rate_limiter=None)
     two = Bot(fake.token, server=fake.url, session=session, rate_limiter=None)
-    await one.get_me()
-    await two.get_me()
-    assert one.session.client is two.session.client
-    await one.close()
+    async with one:
+        await one.get_me()
+        await two.get_me()
+        assert one.session.client is two.session.client
     assert not session.closed
     await two.get_me()
     await session.close()
     assert session.closed
 
 
-async def test_bot_close_closes_its_own_session(fake: FakeTelegram) -> None:
+async def test_leaving_async_with_closes_the_bots_own_session(fake: FakeTelegram) -> None:
     bot = Bot(fake.token, server=fake.url, rate_limiter=None)
-    await bot.get_me()
-    client = bot.session.client
-    await bot.close()
+    async with bot:
+        await bot.get_me()
+        client = bot.session.client
     assert client.closed
     # a closed bot opens a new pool if used again, and closes it again
-    await bot.get_me()
-    await bot.close()
+    async with bot.context():
+        await bot.get_me()
+    assert bot.session.closed
+
+
+async def test_bot_close_is_the_bot_api_close(fake: FakeTelegram) -> None:
+    # as in aiogram: the Bot API's close (before moving a bot to a local server); the
+    # HTTP session stays open until bot.session.close()
+    bot = Bot(fake.token, server=fake.url, rate_limiter=None)
+    assert await bot.close() is True
+    assert [call.method for call in fake.calls] == ["close"]
+    assert not bot.session.closed
+    await bot.session.close()
+    assert bot.session.closed
 
 
 # -- shortcuts ----------------------------------------------------------------------------

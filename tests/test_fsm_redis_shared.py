@@ -449,7 +449,7 @@ async def test_shared_parts_use_one_connection(redis_server: RedisServer) -> Non
         bot = Bot("42:test-token")
         shared.install(dp, bot)
         assert dp.storage is shared.storage and bot.rate_limiter is shared.rate_limiter
-        await bot.close()
+        await bot.session.close()
     finally:
         await shared.close()
     for _ in range(100):  # closing is the server's news a moment later

@@ -4,7 +4,9 @@ aiogram keeps each type, method and enum in a module of its own
 (``aiogram.types.message``); tgfast generates each family into one module. A finder last
 on ``sys.meta_path`` makes ``tgfast.types.message`` (and the like) a small module holding
 the names of ``tgfast.types`` whose snake-case name is ``message``, made when first
-imported. Real submodules (``tgfast.types.base``) are found first and win.
+imported. Real submodules (``tgfast.types.base``) are found first and win. Like aiogram's
+modules, which import what they use, such a module also gives the other public names of
+its package and the enums (``from tgfast.types.message import ContentType``).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+from typing import Any
 
 __all__ = ["PerObjectModules", "install_per_object_modules"]
 
@@ -47,6 +50,21 @@ class _Reexport(Loader):
         for name in self.names:
             setattr(module, name, getattr(source, name))
         module.__all__ = list(self.names)  # type: ignore[attr-defined]
+        setattr(module, "__getattr__", _beside(module.__name__, source))  # noqa: B010
+
+
+def _beside(name: str, package: ModuleType) -> Callable[[str], Any]:
+    """A per-object module's ``__getattr__``: the public names of its package, then the
+    enums; else AttributeError as for any module."""
+
+    def __getattr__(attr: str) -> Any:
+        enums = importlib.import_module("tgfast.enums")
+        for source in (package, enums):
+            if attr in getattr(source, "__all__", ()):
+                return getattr(source, attr)
+        raise AttributeError(f"module {name!r} has no attribute {attr!r}", name=attr)
+
+    return __getattr__
 
 
 class PerObjectModules(MetaPathFinder):

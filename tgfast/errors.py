@@ -66,6 +66,9 @@ class TelegramAPIError(TgfastError):
     method that failed. Subclasses name the codes a bot commonly handles.
     """
 
+    url: str | None = None
+    """A page that explains the error (aiogram's attribute; none of tgfast's set one)."""
+
     def __init__(self, method: str, error_code: int, description: str) -> None:
         super().__init__(f"{method}: {description} [{error_code}]")
         self.method = method

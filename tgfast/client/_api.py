@@ -258,7 +258,7 @@ class BotAPI:
         params: dict[str, Any] = {}
         return await self._call('logOut', params, _R_bool, request_timeout)
 
-    async def close_instance(
+    async def close(
         self,
         *,
         request_timeout: float | None = None,

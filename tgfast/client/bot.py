@@ -48,7 +48,7 @@ from .hooks import ApiCall, ApiCallHook
 from .ratelimit import LocalRateLimiter, RateLimiter
 from .redaction import TokenRedactor
 from .retry import RetryPolicy, is_repeatable, reached_server
-from .session.aiohttp import AiohttpSession
+from .session.aiohttp import _MAKE_REQUEST, AiohttpSession
 from .session.base import BaseSession
 from .telegram import TELEGRAM, APIServer, TelegramServer
 
@@ -115,7 +115,7 @@ class Bot(BotAPI):
     def __init__(
         self,
         token: str,
-        session: AiohttpSession | None = None,
+        session: BaseSession | None = None,
         default: DefaultBotProperties | None = None,
         *,
         server: str | APIServer | None = None,
@@ -133,11 +133,8 @@ class Bot(BotAPI):
             )
         if default is not None and defaults is not None and default is not defaults:
             raise TypeError("pass the defaults once: default= (aiogram's name) or defaults=")
-        if session is not None and not isinstance(session, AiohttpSession):
-            raise TypeError(
-                f"a tgfast Bot sends through an AiohttpSession, not {type(session).__name__}: "
-                "its own pipeline (rate limits, retries, decoding) replaces make_request"
-            )
+        if session is not None and not isinstance(session, BaseSession):
+            raise TypeError(f"session= takes a BaseSession, not {type(session).__name__}")
         self.__token = token
         self._redact = TokenRedactor(token)
         self.id = int(token.partition(":")[0])
@@ -149,7 +146,7 @@ class Bot(BotAPI):
         self._own_session = session is None
         if session is None:
             session = AiohttpSession(api=server)
-        self.session = session
+        self.session: BaseSession = session
         _SESSION_USERS.setdefault(session, weakref.WeakValueDictionary())[id(self)] = self
         self.defaults = default or defaults or DefaultBotProperties()
         self.rate_limiter: RateLimiter | None = (
@@ -189,10 +186,13 @@ class Bot(BotAPI):
 
     async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
         """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
+        session = self.session
+        if type(session).make_request is not _MAKE_REQUEST or session.middleware._middlewares:
+            return await session(self, method, timeout=request_timeout)  # not the direct path
         params = method.build(self.defaults)
         returns: Returns[T] = method.__tg_returns__
         return await self._call(
-            method.__api_method__, params, returns, request_timeout, method.__uploads__
+            method.__api_method__, params, returns, request_timeout, method.__uploads__, direct=True
         )
 
     async def me(self) -> User:
@@ -210,20 +210,38 @@ class Bot(BotAPI):
         returns: Returns[T],
         request_timeout: float | None = None,
         uploads: bool = False,
+        *,
+        direct: bool = False,
+        via: AiohttpSession | None = None,
     ) -> T:
+        """Send one call through the pool (the direct path), unless the session is not
+        tgfast's own ``AiohttpSession``, or its ``make_request`` was replaced (patched,
+        overridden) or has request middlewares: then as a method object through the
+        session. ``direct``: the caller has checked; ``via``: the pool to send through
+        (``AiohttpSession.make_request`` sends through its own)."""
+        session: AiohttpSession = via or self.session  # type: ignore[assignment]
+        if not direct and (
+            type(session).make_request is not _MAKE_REQUEST or session.middleware._middlewares
+        ):
+            from ..methods import METHOD_CLASSES
+
+            call = METHOD_CLASSES[method](**params)
+            return await session(self, call, timeout=request_timeout)
         limiter = self.rate_limiter
         if limiter is not None:
             await limiter.acquire(method, params.get("chat_id"))
         url = self._urls.get(method)
-        if url is None:
+        if via is not None and via is not self.session:  # another session: its server
+            url = URL(via.api.api_url(self.__token, method))
+        elif url is None:
             url = self._urls[method] = URL(self.server.api_url(self.__token, method))
         files = None
         defaults = self.defaults
         if uploads:
             params, files = prepare(params, defaults)
         body = dumps(params, defaults) if not files else None
-        timeout = self._timeout(method, params, request_timeout)
-        client = self.session.client
+        timeout = self._timeout(session, method, params, request_timeout)
+        client = session.client
         retried = failures = 0
         error: TelegramNetworkError | TelegramAPIError
         hooks = self.api_call_hooks
@@ -304,9 +322,13 @@ class Bot(BotAPI):
                 log.error("api call hook %r raised %r", hook, exc, exc_info=exc)
 
     def _timeout(
-        self, method: str, params: dict[str, Any], request_timeout: float | None
+        self,
+        session: AiohttpSession,
+        method: str,
+        params: dict[str, Any],
+        request_timeout: float | None,
     ) -> aiohttp.ClientTimeout:
-        base = self.session.client_timeout
+        base = session.client_timeout
         if request_timeout is not None:
             return aiohttp.ClientTimeout(total=request_timeout)
         poll = params.get("timeout") if method == "getUpdates" else None
@@ -383,9 +405,17 @@ class Bot(BotAPI):
                     yield chunk
             return
         url = server.file_url(self.__token, file_path)
+        session = self.session
+        if not isinstance(session, AiohttpSession):  # a session of its own: its download
+            stream = session.stream_content(
+                url, timeout=request_timeout or 30, chunk_size=chunk_size
+            )
+            async for chunk in stream:
+                yield chunk
+            return
         timeout = aiohttp.ClientTimeout(total=request_timeout) if request_timeout else None
         try:
-            async with self.session.client.get(url, timeout=timeout) as response:
+            async with session.client.get(url, timeout=timeout) as response:
                 if response.status != 200:
                     raise TelegramNotFound(
                         "download", response.status, self._scrub(f"cannot download {file_path!r}")
@@ -394,7 +424,7 @@ class Bot(BotAPI):
                     yield chunk
         except _NETWORK_ERRORS as exc:
             raise TelegramNetworkError(
-                "download", self._describe(exc, timeout or self.session.client_timeout)
+                "download", self._describe(exc, timeout or session.client_timeout)
             ) from None
 
     @overload
@@ -513,8 +543,11 @@ class Bot(BotAPI):
 
     # -- lifetime -----------------------------------------------------------------------
 
-    async def close(self) -> None:
-        """Close the HTTP session if no other bot uses it (a bot's own always closes)."""
+    # ``close()`` is the Bot API's close (generated, as in aiogram); the HTTP session
+    # closes with ``bot.session.close()``, on leaving ``async with bot`` or ``context()``
+
+    async def _release_session(self) -> None:
+        """Close the session if no other bot uses it (a bot's own always closes)."""
         users = _SESSION_USERS.get(self.session)
         if users is not None:
             users.pop(id(self), None)
@@ -523,13 +556,13 @@ class Bot(BotAPI):
 
     @asynccontextmanager
     async def context(self, auto_close: bool = True) -> AsyncIterator[Bot]:
-        """``async with bot.context(): ...``: the bot, closed on the way out if
-        ``auto_close`` (aiogram's form of ``async with bot``)."""
+        """``async with bot.context(): ...``: the bot, its session closed on the way out
+        if ``auto_close`` (aiogram's form of ``async with bot``)."""
         try:
             yield self
         finally:
             if auto_close:
-                await self.close()
+                await self._release_session()
 
     async def __aenter__(self) -> Bot:
         return self
@@ -540,7 +573,7 @@ class Bot(BotAPI):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.close()
+        await self._release_session()
 
 
 def _refuse(removed: dict[str, Any]) -> None:

@@ -36,7 +36,7 @@ class HandlerObject:
     def __init__(
         self,
         callback: Callable[..., Any],
-        filters: tuple[Any, ...],
+        filters: tuple[Any, ...] | list[Any] | None = None,
         flags: Mapping[str, Any] | None = None,
     ) -> None:
         if not callable(callback):
@@ -45,6 +45,7 @@ class HandlerObject:
             raise TypeError(f"flags must be a dict of flag names, not {type(flags).__name__}")
         self.callback = callback
         self.injection = Injection(callback)
+        filters = filters or ()
         self.filters = tuple(_filter_injection(f) for f in filters)
         self.flags: dict[str, Any] = dict(flags or {})
         for f in filters:  # aiogram's hook: a filter may set flags of its handler

@@ -305,14 +305,17 @@ class MagicFilter:
         return self._op(cast, f"{self._text}.cast({_name(function)})")
 
     def as_(self, name: str) -> MagicFilter:
-        """Inject the value as ``name`` into the handler's data when it is truthy."""
+        """Inject the value as ``name`` into the handler's data; no match when it is
+        None or an empty collection (a 0 or a False is a value, as in aiogram)."""
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"as_() needs a parameter name, not {name!r}")
 
         def inject(value: Any, event: Any) -> Any:
             if value.__class__ is _Injected:
                 value = value.data
-            return _Injected({name: value}) if value else None
+            if value is None or (isinstance(value, Iterable) and not value):
+                return None
+            return _Injected({name: value})
 
         return self._op(inject, f"{self._text}.as_({name!r})")
 

@@ -13,7 +13,7 @@ from ..types import API_VERSION
 from . import _methods
 from ._methods import *  # noqa: F403
 from ._methods import METHOD_CLASSES
-from .base import TelegramMethod
+from .base import Response, TelegramMethod
 from .description import MethodDescription, ParamDescription
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ __all__ = [
     "METHOD_CLASSES",
     "MethodDescription",
     "ParamDescription",
+    "Response",
     "TelegramMethod",
     *_methods.__all__,
 ]
@@ -49,8 +50,6 @@ _aiogram_names = absent(
         "Request": "aiogram's HTTP request model is internal to its sessions; tgfast's Bot "
         "builds requests from a method's `build()` (`method.as_webhook_reply()` for a webhook "
         "answer)",
-        "Response": "aiogram's API response model is internal to its sessions; `await bot(method)` "
-        "returns the decoded result and raises tgfast.TelegramAPIError subclasses on errors",
     },
 )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+import orjson
+
 from ..defaults import DEFAULT, DefaultBotProperties
 from ..errors import TgfastError
 from ..types.base import TelegramObject, json_value
@@ -12,10 +14,13 @@ from ..types.binding import current_bot
 
 if TYPE_CHECKING:
     from ..client import Bot
+    from ..types import ResponseParameters
 
-__all__ = ["Returns", "TelegramMethod"]
+__all__ = ["Response", "Returns", "TelegramMethod", "TelegramType"]
 
 T = TypeVar("T")
+TelegramType = TypeVar("TelegramType", bound=Any)
+"""What a method returns (aiogram's name for its result type variable)."""
 M = TypeVar("M", bound="TelegramMethod[Any]")
 
 
@@ -36,6 +41,34 @@ class Returns(Generic[T]):
         return f"Returns({self.expr!r})"
 
 
+def result_type(expr: str) -> Any:
+    """The Python type a result expression decodes to: ``"[Message]"`` ->
+    ``list[Message]``, ``"Message|bool"`` -> ``Message | bool``."""
+    from .. import types
+
+    if "|" in expr:
+        parts = [result_type(part) for part in expr.split("|")]
+        union = parts[0]
+        for part in parts[1:]:
+            union = union | part
+        return union
+    if expr.startswith("["):
+        return list[result_type(expr[1:-1])]  # type: ignore[misc]
+    builtin = {"bool": bool, "int": int, "float": float, "str": str, "": type(None)}
+    return builtin[expr] if expr in builtin else getattr(types, expr)
+
+
+class _Returning:
+    """``Method.__returning__``: the result's Python type, as aiogram's methods have it
+    (``Response[Method.__returning__]``), worked out from ``__returns__`` on first use."""
+
+    def __get__(self, obj: object, cls: type[TelegramMethod[Any]]) -> Any:
+        returning = result_type(cls.__returns__)
+        if "__returning__" not in vars(cls):
+            type.__setattr__(cls, "__returning__", returning)
+        return returning
+
+
 class TelegramMethod(TelegramObject, Generic[T]):
     """A Bot API call as data: its parameters, and the type it answers with.
 
@@ -54,6 +87,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
     __tg_defaults__: ClassVar[dict[str, str]] = {}
     __tg_returns__: ClassVar[Returns[Any]] = Returns("")
     """``__returns__`` as a ``Returns``, made once per class for ``Bot.__call__``."""
+    __returning__: ClassVar[Any] = _Returning()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -112,3 +146,53 @@ class TelegramMethod(TelegramObject, Generic[T]):
     def as_webhook_reply(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The body of a webhook response that makes Telegram perform this call."""
         return {"method": self.__api_method__, **self.build(defaults)}
+
+
+class Response(Generic[TelegramType]):
+    """A Bot API answer, ``{"ok": ..., "result": ...}``, as an object: what a custom
+    session's ``check_response`` returns and what aiogram's test doubles queue up
+    (``Response[Message](ok=True, result=message)``). tgfast's own session never makes
+    one: it decodes the answer straight into the result."""
+
+    __slots__ = ("description", "error_code", "ok", "parameters", "result")
+
+    def __init__(
+        self,
+        *,
+        ok: bool,
+        result: TelegramType | None = None,
+        description: str | None = None,
+        error_code: int | None = None,
+        parameters: ResponseParameters | None = None,
+    ) -> None:
+        self.ok = ok
+        self.result = result
+        self.description = description
+        self.error_code = error_code
+        self.parameters = parameters
+
+    def model_dump(self, *, exclude_none: bool = False) -> dict[str, Any]:
+        """The answer as the Bot API's JSON value (objects as their dicts)."""
+        out = {
+            "ok": self.ok,
+            "result": json_value(self.result),
+            "description": self.description,
+            "error_code": self.error_code,
+            "parameters": json_value(self.parameters),
+        }
+        return {k: v for k, v in out.items() if v is not None} if exclude_none else out
+
+    def model_dump_json(self, *, exclude_none: bool = False) -> str:
+        """``model_dump()`` as JSON text."""
+        return orjson.dumps(self.model_dump(exclude_none=exclude_none)).decode()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Response):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Response({fields})"

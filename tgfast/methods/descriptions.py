@@ -85,7 +85,7 @@ METHODS: dict[str, MethodDescription] = {
     ),
     'close': MethodDescription(
         name='close',
-        attr='close_instance',
+        attr='close',
         returns='bool',
         href='https://core.telegram.org/bots/api#close',
         description="Use this method to close the bot instance before moving it from one local server to another. You need to delete the webhook before calling this method to ensure that the bot isn't launched again after server restart. The method will return error 429 in the first 10 minutes after the bot is launched. Returns True on success. Requires no parameters.",

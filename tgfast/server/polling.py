@@ -32,6 +32,7 @@ import orjson
 
 from .._logging import get_logger
 from ..backoff import Backoff
+from ..client.session.aiohttp import AiohttpSession
 from ..decoding import convert
 from ..errors import (
     DecodeError,
@@ -233,10 +234,13 @@ class Poller:
         """The slow path for a batch holding an update that does not decode: read the raw
         items, skip the bad one (logged, counted) and keep the others."""
         bot = self.bot
+        session = bot.session
+        if not isinstance(session, AiohttpSession):  # a session of its own: its error stands
+            raise TelegramNetworkError("getUpdates", "the batch does not decode")
         url = bot.server.api_url(bot.token, "getUpdates")
         try:
             body = orjson.dumps({**params, "timeout": 0})
-            async with bot.session.client.post(url, data=body, headers=_JSON) as r:
+            async with session.client.post(url, data=body, headers=_JSON) as r:
                 raw = await r.read()
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
             # the library's text may quote the URL, which holds the token

@@ -139,7 +139,7 @@ async def serve_webhook(
         if own_signals:
             signals.remove()
         if close_bot:
-            await bot.close()
+            await bot._release_session()  # the HTTP session, unless other bots share it
 
 
 async def serve_polling(
@@ -211,7 +211,7 @@ async def serve_polling(
         if own_signals:
             signals.remove()
         if close_bot:
-            await bot.close()
+            await bot._release_session()  # the HTTP session, unless other bots share it
 
 
 async def _wind_down(

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .._absent import absent
+from ..defaults import DEFAULT
 from . import _types as t
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "RichTextUnion",
     "StoryAreaTypeUnion",
     "TransactionPartnerUnion",
+    "UNSET_PARSE_MODE",
 ]
 
 BackgroundFillUnion = t.BackgroundFill
@@ -75,6 +77,8 @@ StoryAreaTypeUnion = t.StoryAreaType
 TransactionPartnerUnion = t.TransactionPartner
 
 ChatIdUnion = int | str
+UNSET_PARSE_MODE = DEFAULT
+"""aiogram's marker for a parse mode left to the bot's defaults: tgfast's ``DEFAULT``."""
 DateTime = datetime
 DateTimeUnion = datetime | timedelta | int
 InputFileUnion = str | t.InputFile
@@ -100,7 +104,6 @@ _ABSENT.update(
     KeyboardButtonRequestUser=_REMOVED + ": KeyboardButtonRequestUsers",
     UserShared=_REMOVED + ": UsersShared",
     Downloadable="aiogram's protocol: bot.download takes a file id or anything with .file_id",
-    UNSET_PARSE_MODE="aiogram's marker: tgfast.DEFAULT marks a parameter the bot's defaults fill",
 )
 
 

@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from ..client import Bot
 
 __all__ = [
+    "UNSET_DISABLE_WEB_PAGE_PREVIEW",
+    "UNSET_PARSE_MODE",
+    "UNSET_PROTECT_CONTENT",
     "FieldRow",
     "TelegramObject",
     "UnionRule",
@@ -40,6 +43,9 @@ __all__ = [
 ]
 
 _T = TypeVar("_T", bound="TelegramObject")
+
+# aiogram's markers of a parameter left to the bot's defaults: tgfast has one, DEFAULT
+UNSET_PARSE_MODE = UNSET_DISABLE_WEB_PAGE_PREVIEW = UNSET_PROTECT_CONTENT = DEFAULT
 
 FieldRow = tuple[str, str, str, bool]
 """One field of a generated class: JSON key, attribute name, type, required."""

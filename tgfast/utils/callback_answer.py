@@ -153,7 +153,7 @@ class CallbackAnswerMiddleware(BaseMiddleware):
     async def __call__(self, handler: Handler, event: Any, data: dict[str, Any]) -> Any:
         if not isinstance(event, CallbackQuery):
             return await handler(event, data)
-        answer = self.construct_callback_answer(get_flag(data, "callback_answer"))
+        answer = self.construct_callback_answer(properties=get_flag(data, "callback_answer"))
         data["callback_answer"] = answer
         if answer.answered and not answer.disabled:
             await self.answer(event, answer)

@@ -518,6 +518,12 @@ def _entity_node(entity: MessageEntity, body: list[NodeType]) -> Text:
 _UNKNOWN: dict[str, type[Text]] = {}
 
 
+def _apply_entity(entity: MessageEntity, *nodes: NodeType) -> Text:
+    """The node ``entity`` makes of ``nodes`` (aiogram's private name for it, which
+    aiogram's own formatting tests import)."""
+    return _entity_node(entity, list(nodes))
+
+
 def _unknown_node(kind: str) -> type[Text]:
     """A node class for an entity type newer than this tgfast, so that it survives
     ``from_entities`` and ``render`` (aiogram drops such entities)."""

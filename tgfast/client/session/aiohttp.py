@@ -4,15 +4,20 @@ keep-alive connection pool, behind an optional proxy or proxy chain."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, Callable, Iterable
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import aiohttp
 from aiohttp import BasicAuth
 from yarl import URL
 
 from ..telegram import APIServer
-from .base import DEFAULT_TIMEOUT, BaseSession
+from .base import DEFAULT_TIMEOUT, BaseSession, TelegramType
+
+if TYPE_CHECKING:
+    from ...methods.base import TelegramMethod
+    from ..bot import Bot
 
 __all__ = ["AiohttpSession", "BotSession", "ProxyType"]
 
@@ -36,6 +41,10 @@ class AiohttpSession(BaseSession):
     ``socks5://`` URL, either with its ``BasicAuth`` as a ``(url, auth)`` pair, or a
     list of them for a chain; SOCKS and chains need the ``socks`` extra
     (aiohttp-socks). ``limit`` bounds the open connections; ``timeout`` is in seconds.
+
+    A ``Bot`` sends through the pool directly; once a request middleware is added
+    (``session.middleware(...)``), or in a subclass that overrides ``make_request``,
+    every call goes through ``make_request`` as a method object instead.
     """
 
     def __init__(
@@ -51,7 +60,12 @@ class AiohttpSession(BaseSession):
         json_loads: Callable[..., Any] | None = None,
         json_dumps: Callable[..., Any] | None = None,
     ) -> None:
-        super().__init__(api=api, json_loads=json_loads, json_dumps=json_dumps, timeout=timeout)
+        super().__init__(
+            api=api,
+            json_loads=json.loads if json_loads is None else json_loads,
+            json_dumps=json.dumps if json_dumps is None else json_dumps,
+            timeout=timeout,
+        )
         self.limit = limit
         self.limit_per_host = limit_per_host
         self.keepalive_timeout = keepalive_timeout
@@ -165,6 +179,21 @@ class AiohttpSession(BaseSession):
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
+    async def make_request(
+        self, bot: Bot, method: TelegramMethod[TelegramType], timeout: float | None = None
+    ) -> TelegramType:
+        """Send ``method`` through this pool with ``bot``'s pipeline (rate limits,
+        retries, decoding): what ``await bot(method)`` does without middlewares."""
+        return await bot._call(
+            method.__api_method__,
+            method.build(bot.defaults),
+            method.__tg_returns__,
+            timeout,
+            method.__uploads__,
+            direct=True,
+            via=self,
+        )
+
     async def stream_content(
         self,
         url: str,
@@ -187,6 +216,8 @@ class AiohttpSession(BaseSession):
         proxy = "" if self._proxy is None else ", proxy=<set>"
         return f"{type(self).__name__}(limit={self.limit}, timeout={self.timeout}{proxy})"
 
+
+_MAKE_REQUEST = AiohttpSession.make_request
 
 BotSession = AiohttpSession
 """tgfast's earlier name for the session."""

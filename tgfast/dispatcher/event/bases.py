@@ -3,7 +3,8 @@ events (aiogram's ``aiogram.dispatcher.event.bases`` path)."""
 
 from __future__ import annotations
 
-from typing import Final, NoReturn
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, NoReturn, TypeVar
 
 from ...errors import TgfastError
 from ...types.error_event import ErrorEvent
@@ -14,10 +15,27 @@ __all__ = [
     "UNHANDLED",
     "CancelHandler",
     "ErrorEvent",
+    "MiddlewareEventType",
+    "MiddlewareType",
+    "NextMiddlewareType",
     "RouterFrozenError",
     "SkipHandler",
     "skip",
 ]
+
+
+MiddlewareEventType = TypeVar("MiddlewareEventType")
+"""The event a middleware sees (a ``Message``, an ``Update``...)."""
+
+NextMiddlewareType = Callable[[MiddlewareEventType, dict[str, Any]], Awaitable[Any]]
+"""The ``handler`` a middleware is given: the rest of the chain, called as
+``await handler(event, data)``."""
+
+MiddlewareType = Callable[
+    [NextMiddlewareType[MiddlewareEventType], MiddlewareEventType, dict[str, Any]],
+    Awaitable[Any],
+]
+"""A middleware: ``await middleware(handler, event, data)``."""
 
 
 class _Outcome:
