@@ -99,7 +99,7 @@ class PollingRun:
         """Poll with every bot until a stop is requested or a poller fails for good
         (a wrong token: its error is raised after the others have stopped); then
         drain each processor and confirm each offset."""
-        from ..server.tasks import cancel_and_wait
+        from ..tasks import cancel_and_wait
 
         polls = [asyncio.ensure_future(poller.poll()) for poller in self.pollers]
         stop = asyncio.ensure_future(self.stop_requested.wait())

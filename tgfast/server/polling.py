@@ -42,11 +42,11 @@ from ..errors import (
     TelegramServerError,
     TelegramUnauthorized,
 )
+from ..tasks import cancel_and_wait
 from ..types import Update
 from .metrics import Metrics, Rejected
 from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
 from .seen import SeenUpdates
-from .tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from ..client import Bot

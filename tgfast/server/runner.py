@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._logging import get_logger
+from ..tasks import cancel_and_wait
 from .polling import Poller
-from .tasks import cancel_and_wait
 from .webhook import WebhookServer
 
 if TYPE_CHECKING:

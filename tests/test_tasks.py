@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tgfast.server.tasks import cancel_and_wait
+from tgfast.tasks import cancel_and_wait
 
 
 async def stubborn(swallowed: asyncio.Event) -> None:
