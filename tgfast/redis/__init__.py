@@ -16,7 +16,7 @@ from tgfast.redis import RedisShared, RedisUnavailable
   (``tgfast run --redis URL``);
 - ``RedisUnavailable``: every failure of any of them (a ``StorageError``).
 
-No module outside this package talks to Redis (``tests/test_redis_boundary.py``).
+No module outside this package talks to Redis (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
