@@ -10,7 +10,7 @@ import pkgutil
 import aiogram
 import pytest
 
-from tgfast._absent import ABSENT_MODULES
+from tgfast._aiogram import ABSENT_MODULES
 
 # a property of the sources and of aiogram, not of the build
 pytestmark = pytest.mark.once

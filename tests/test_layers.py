@@ -30,7 +30,7 @@ pytestmark = pytest.mark.once
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", (
         "tgfast._logging", "tgfast.errors", "tgfast.backoff", "tgfast.defaults",
-        "tgfast.tasks", "tgfast._absent", "tgfast._per_object",
+        "tgfast.tasks", "tgfast._aiogram", "tgfast._per_object",
     )),
     ("data model", (
         "tgfast.types", "tgfast.methods",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from . import methods, types
-from ._absent import install_absent_modules
+from ._aiogram import install_absent_modules
 from ._per_object import install_per_object_modules
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates

@@ -10,7 +10,7 @@ says why and what to use instead.
 
 from __future__ import annotations
 
-from ._absent import absent
+from ._aiogram import absent
 from .types.enums import *  # noqa: F403
 from .types.enums import EncryptedPassportElementType
 from .types.enums import __all__ as _generated

@@ -13,7 +13,7 @@ that names what tgfast raises instead.
 
 from __future__ import annotations
 
-from ._absent import absent
+from ._aiogram import absent
 from .errors import (
     CallbackAnswerException,
     ClientDecodeError,

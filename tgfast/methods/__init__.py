@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._absent import absent
+from .._aiogram import absent
 from ..types import API_VERSION
 from . import _methods
 from ._methods import *  # noqa: F403
