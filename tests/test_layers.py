@@ -68,8 +68,8 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     ("tgfast.types.binding", "tgfast.client"): _TC + " (the bot a shortcut calls)",
     ("tgfast.methods.base", "tgfast.client"): _TC + " (the bot that sends a method)",
     ("tgfast.dispatcher.dispatcher", "tgfast.server.runner"): _RUN,
-    ("tgfast.dispatcher.polling", "tgfast.server.polling"): _RUN,
-    ("tgfast.dispatcher.polling", "tgfast.server.processing"): _RUN,
+    ("tgfast.dispatcher.start_polling", "tgfast.server.polling"): _RUN,
+    ("tgfast.dispatcher.start_polling", "tgfast.server.processing"): _RUN,
     ("tgfast.server.polling", "tgfast.redis.leader"): _TC + " (the leader lock it may hold)",
     ("tgfast.server.runner", "tgfast.redis.leader"): _TC + " (the leader lock it may hold)",
     ("tgfast.server.runner", "tgfast.redis.seen"): "a poller under a Redis leader lock "

@@ -14,7 +14,7 @@ from . import _methods
 from ._methods import *  # noqa: F403
 from ._methods import METHOD_CLASSES
 from .base import TelegramMethod
-from .description import MethodDescription, ParamDescription
+from .method_description import MethodDescription, ParamDescription
 
 if TYPE_CHECKING:
     from .descriptions import METHODS
