@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tgfast._aiogram import SHIM_MODULES
+
 # the source tree (the .pyx sources are not installed), whichever build is under test
 TGFAST = Path(__file__).resolve().parents[1] / "tgfast"
 # a property of the sources, not of the build: once
@@ -30,7 +32,7 @@ pytestmark = pytest.mark.once
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", (
         "tgfast._logging", "tgfast.errors", "tgfast.backoff", "tgfast.defaults",
-        "tgfast.tasks", "tgfast._aiogram", "tgfast._per_object",
+        "tgfast.tasks", "tgfast._aiogram",
     )),
     ("data model", (
         "tgfast.types", "tgfast.methods",
@@ -76,19 +78,6 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     "records seen updates on the lock's Redis, for the next leader",
 }
 """(importing module, imported module) -> why it may point upwards."""
-
-SHIM_MODULES: dict[str, str] = {
-    "tgfast.client.default": "DefaultBotProperties and Default, from tgfast.defaults",
-    "tgfast.dispatcher.middlewares": "BaseMiddleware, from its base",
-    "tgfast.dispatcher.middlewares.base": "BaseMiddleware, from tgfast.dispatcher.middleware",
-    "tgfast.enums": "the generated enums, from tgfast.types.enums",
-    "tgfast.exceptions": "aiogram's error names, aliases of tgfast.errors",
-    "tgfast.filters.logic": "and_f, or_f, invert_f, from tgfast.filters.base",
-    "tgfast.filters.state": "StateFilter, from tgfast.fsm.filter",
-    "tgfast.fsm.storage.redis": "RedisStorage and RedisEventIsolation, from tgfast.redis",
-    "tgfast.utils.payload": "the payload codec, from tgfast.deep_linking",
-}
-"""aiogram's paths that only re-export: module -> what, from where."""
 
 REDIS_CLIENTS = {"RespClient", "Script", "wire_for", "connect_redis"}
 """Names of ``tgfast.redis`` that do Redis I/O for their caller: only redis/ uses them."""

@@ -1,21 +1,62 @@
-"""Names and modules aiogram has that tgfast does not: an ImportError that says why.
+"""The aiogram layer in one table: aiogram's module paths and what tgfast has at each.
 
-A module at one of aiogram's paths sets ``__getattr__ = absent(__name__, reasons)``.
-It raises ImportError, not AttributeError: ``from tgfast.x import Name`` turns an
-AttributeError into a bare "cannot import name", losing the reason. A whole module is
-listed in ``ABSENT_MODULES``, which a finder at the end of ``sys.meta_path`` reads.
+An aiogram bot ports by changing ``aiogram`` to ``tgfast`` in its imports, so every
+module path of aiogram answers here in one of four ways:
+
+- a real module of tgfast at the same path (``tgfast.dispatcher.router``): not listed;
+- ``SHIM_MODULES``: a module that only re-exports what lives elsewhere in tgfast
+  (``tests/test_layers.py`` checks that it does, and that no module of tgfast imports
+  one);
+- ``PER_OBJECT_PACKAGES``: aiogram keeps each type, method and enum in a module of its
+  own (``aiogram.types.message``); tgfast generates each family into one module, and a
+  finder makes ``tgfast.types.message`` on first import, holding the names of
+  ``tgfast.types`` whose snake-case name is ``message``;
+- ``ABSENT_MODULES``: a module tgfast has no twin of; importing it raises an
+  ImportError that says what to use instead.
+
+A name aiogram has that a module lacks: that module sets ``__getattr__ = absent(__name__,
+reasons)``, which raises ImportError, not AttributeError (``from tgfast.x import Name``
+turns an AttributeError into a bare "cannot import name", losing the reason). The two
+finders sit last on ``sys.meta_path``: real modules always win.
 """
 
 from __future__ import annotations
 
+import importlib
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from importlib.abc import MetaPathFinder
+from functools import cache
+from importlib.abc import Loader, MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import NoReturn
 
-__all__ = ["ABSENT_MODULES", "AbsentModules", "absent", "install_absent_modules"]
+__all__ = [
+    "ABSENT_MODULES",
+    "PER_OBJECT_PACKAGES",
+    "SHIM_MODULES",
+    "AbsentModules",
+    "PerObjectModules",
+    "absent",
+    "install",
+]
+
+SHIM_MODULES: dict[str, str] = {
+    "tgfast.client.default": "DefaultBotProperties and Default, from tgfast.defaults",
+    "tgfast.dispatcher.middlewares": "BaseMiddleware, from its base",
+    "tgfast.dispatcher.middlewares.base": "BaseMiddleware, from tgfast.dispatcher.middleware",
+    "tgfast.enums": "the generated enums, from tgfast.types.enums",
+    "tgfast.exceptions": "aiogram's error names, aliases of tgfast.errors",
+    "tgfast.filters.logic": "and_f, or_f, invert_f, from tgfast.filters.base",
+    "tgfast.filters.state": "StateFilter, from tgfast.fsm.filter",
+    "tgfast.fsm.storage.redis": "RedisStorage and RedisEventIsolation, from tgfast.redis",
+    "tgfast.utils.payload": "the payload codec, from tgfast.deep_linking",
+}
+"""aiogram's paths that only re-export: module -> what, from where."""
+
+PER_OBJECT_PACKAGES = frozenset({"tgfast.types", "tgfast.methods", "tgfast.enums"})
+"""Packages whose ``<package>.<snake_name>`` modules are made from their exports."""
 
 
 def absent(module: str, reasons: Mapping[str, str]) -> Callable[[str], NoReturn]:
@@ -74,7 +115,52 @@ class AbsentModules(MetaPathFinder):
         return None
 
 
-def install_absent_modules() -> None:
-    """Put ``AbsentModules`` last on ``sys.meta_path`` (once): real modules win."""
-    if not any(isinstance(finder, AbsentModules) for finder in sys.meta_path):
-        sys.meta_path.append(AbsentModules())
+# names aiogram keeps beside another object's instead of in a module of their own
+_BESIDE = {"tgfast.types": {"DiceEmoji": "dice"}}
+_WORD = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+@cache
+def _names_by_module(package: str) -> dict[str, tuple[str, ...]]:
+    """``{"message": ("Message",), ...}`` for the names a package exports."""
+    by_module: dict[str, list[str]] = {}
+    beside = _BESIDE.get(package, {})
+    for name in importlib.import_module(package).__all__:
+        if name[:1].isupper():
+            module = beside.get(name) or _WORD.sub("_", name).lower()
+            by_module.setdefault(module, []).append(name)
+    return {module: tuple(names) for module, names in by_module.items()}
+
+
+class _Reexport(Loader):
+    def __init__(self, package: str, names: tuple[str, ...]) -> None:
+        self.package, self.names = package, names
+
+    def exec_module(self, module: ModuleType) -> None:
+        source = importlib.import_module(self.package)
+        for name in self.names:
+            setattr(module, name, getattr(source, name))
+        module.__all__ = list(self.names)  # type: ignore[attr-defined]
+
+
+class PerObjectModules(MetaPathFinder):
+    """Finds ``tgfast.<types|methods|enums>.<snake_name>`` for the names those export."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        package, _, leaf = fullname.rpartition(".")
+        if package not in PER_OBJECT_PACKAGES:
+            return None
+        names = _names_by_module(package).get(leaf)
+        if names is None:
+            return None
+        return ModuleSpec(fullname, _Reexport(package, names))
+
+
+def install() -> None:
+    """Put ``AbsentModules`` and ``PerObjectModules`` last on ``sys.meta_path`` (once
+    each): real modules win."""
+    for finder in (AbsentModules, PerObjectModules):
+        if not any(isinstance(f, finder) for f in sys.meta_path):
+            sys.meta_path.append(finder())

@@ -29,4 +29,4 @@ _MISSING = {
 
 __getattr__ = absent(__name__, _MISSING)
 
-__path__: list[str] = []  # a package, for aiogram's tgfast.enums.<name> paths (_per_object.py)
+__path__: list[str] = []  # a package, for aiogram's tgfast.enums.<name> paths (_aiogram.py)
