@@ -26,7 +26,7 @@ from tgfast.testing import FakeTelegram, updates
 pytestmark = pytest.mark.slow
 
 SECRET = "album-secret"
-BOT = f"{Path(__file__).resolve().parent / 'album_bot.py'}:dp"
+BOT = f"{Path(__file__).resolve().parent / 'support' / 'album_bot.py'}:dp"
 deliver = functools.partial(deliver_like_telegram, secret=SECRET)
 SIZES = range(2, 11)
 
