@@ -19,7 +19,7 @@ import pytest
 from redis.asyncio import Redis
 from server_support import deliver_like_telegram
 from supervised import Supervised, answers, eventually
-from test_supervisor import consecutive_free_ports
+from test_server_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram, updates
 
