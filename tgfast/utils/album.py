@@ -16,7 +16,7 @@ storage is a ``RedisStorage``, whose ``album_store()`` makes one, as ``tgfast we
 the parts of one album that reached different workers meet in one Redis hash, and the
 album is taken once, by one worker, atomically. A redelivered part is stored once (the
 message id is the field), and a part of an album handed over already is dropped.
-What is guaranteed, and what is not: see ``docs/albums.md``.
+What is guaranteed, and what is not: ``docs/media.md``, "What is guaranteed".
 """
 
 from __future__ import annotations
