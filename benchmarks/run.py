@@ -55,9 +55,11 @@ from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from machine import cpu_model, version  # noqa: E402
-
 HERE = Path(__file__).resolve().parent
+MICRO = HERE / "micro"  # the micro benchmarks and their helpers (machine, payloads...)
+sys.path.insert(0, str(MICRO))
+
+from machine import cpu_model, version  # noqa: E402
 
 # pytest-benchmark settings.  20 decode benchmarks:
 # full  ~ 20 x (5 s + calibration) ~ 2 min;  quick ~ 20 x (1 s + ...) ~ 30 s.
@@ -146,9 +148,9 @@ def run_pytest(
             "-m",
             "pytest",
             "-c",
-            str(HERE / "pytest.ini"),
+            str(MICRO / "pytest.ini"),
             "--rootdir",
-            str(HERE),
+            str(MICRO),
             "-p",
             "no:cacheprovider",
             "-q",
@@ -163,10 +165,10 @@ def run_pytest(
             *files,
         ]
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env_overrides or {}))
-        # cwd=HERE: the repo root is not put on sys.path, so the *installed*
+        # cwd=MICRO: the repo root is not put on sys.path, so the *installed*
         # tgfast (with its compiled extension) is measured, never the bare
         # source tree.  pytest's chatter goes to stderr; stdout is the report.
-        proc = subprocess.run(cmd, cwd=HERE, env=env, stdout=sys.stderr, check=False)
+        proc = subprocess.run(cmd, cwd=MICRO, env=env, stdout=sys.stderr, check=False)
         records = json.loads(out.read_text())["benchmarks"] if out.exists() else []
     return proc.returncode, records
 
@@ -492,9 +494,9 @@ class Script:
 
 
 SCRIPTS = [
-    Script("roundtrip", "roundtrip.py"),  # client round trip, mock Bot API server
-    Script("redis", "redis_client.py"),  # RespClient against redis-py (issue #18), real redis
-    Script("magic", "filters_magic.py"),  # tgfast's F against magic-filter (issue #18)
+    Script("roundtrip", "micro/roundtrip.py"),  # client round trip, mock Bot API server
+    Script("redis", "micro/redis_client.py"),  # RespClient against redis-py (issue #18), real redis
+    Script("magic", "micro/filters_magic.py"),  # tgfast's F against magic-filter (issue #18)
     # The end-to-end sweeps (issue #6; issue #7 through nginx), on the installed tgfast.
     Script("e2e", "e2e/run.py", ("--tgfast-path", ""), default=False),
     Script("scale", "e2e/run.py", ("--nginx", "--tgfast-path", ""), default=False),
@@ -537,7 +539,6 @@ def main(argv: list[str] | None = None) -> int:
     if extra and extra[0] == "--":
         extra = extra[1:]
 
-    sys.path.insert(0, str(HERE))  # for the renderers' imports of payloads/contenders
     mode = "quick" if args.quick else "full"
     print(machine_line(), flush=True)
     t = TIMING[mode]

@@ -1,8 +1,8 @@
 """The goal of issue #14, as a test: a bot written for aiogram runs on tgfast after
 ``s/aiogram/tgfast/`` in its imports and makes the same Bot API calls, call for call.
 
-Each bot in tests/aiogram_bots/ runs on both frameworks against its own FakeTelegram
-(tests/aiogram_compat.py); the recorded calls, parameters normalized by the fake,
+Each bot in tests/support/aiogram_bots/ runs on both frameworks against its own FakeTelegram
+(tests/support/aiogram_compat.py); the recorded calls, parameters normalized by the fake,
 must be equal.
 """
 

@@ -41,7 +41,7 @@ MODULES = [
 ]
 
 # names tgfast does not have, each with why; tgfast's module raises an ImportError
-# saying so (tgfast._absent), which the test checks
+# saying so (tgfast._aiogram), which the test checks
 KNOWN_GAPS: dict[str, set[str]] = {
     "filters.command": {"CommandException"},
     "fsm.storage.memory": {"MemoryStorageRecord"},

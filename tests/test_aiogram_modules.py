@@ -10,7 +10,7 @@ import pkgutil
 import aiogram
 import pytest
 
-from tgfast._absent import ABSENT_MODULES
+from tgfast._aiogram import ABSENT_MODULES, PER_OBJECT_PACKAGES, SHIM_MODULES
 
 # a property of the sources and of aiogram, not of the build
 pytestmark = pytest.mark.once
@@ -77,3 +77,15 @@ def test_each_per_object_module_is_here(name: str) -> None:
             assert getattr(module, object_name) is getattr(
                 importlib.import_module(package), object_name
             )
+
+
+def test_the_aiogram_table_is_one_table() -> None:
+    """Each shim stands at a path aiogram has, and no path is in two parts of the table
+    (that each shim only re-exports is tests/test_layers.py's)."""
+    aiogram_paths = {"tgfast" + name[len("aiogram") :] for name in MODULES}
+    for shim in SHIM_MODULES:
+        assert shim in aiogram_paths, f"{shim}: not aiogram's path, so not a shim"
+        importlib.import_module(shim)
+    assert not set(SHIM_MODULES) & set(ABSENT_MODULES)
+    assert not {m.rpartition(".")[0] for m in SHIM_MODULES} & PER_OBJECT_PACKAGES
+    assert {"tgfast.types", "tgfast.methods", "tgfast.enums"} == PER_OBJECT_PACKAGES

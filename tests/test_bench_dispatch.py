@@ -1,4 +1,4 @@
-"""The dispatch benchmark's harness (``benchmarks/test_dispatch.py``) keeps working.
+"""The dispatch benchmark's harness (``benchmarks/micro/test_dispatch.py``) keeps working.
 
 Each contender's benchmark runs for real, once, in a pytest subprocess (the
 benchmarks have their own pytest config, and the pure twin needs a process of
@@ -27,7 +27,7 @@ from tgfast.dispatcher import routing
 pytestmark = pytest.mark.once
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "benchmarks"
+BENCH = ROOT / "benchmarks" / "micro"
 PATHS = ("dispatch_20", "decode_dispatch_20")
 TGFAST_HOME = Path(tgfast.__file__).resolve().parents[1]  # the tgfast under test
 
@@ -110,7 +110,7 @@ def render(tmp_path: Path, records: list[dict]) -> str:
         "print(run.render_dispatch(json.loads(open(sys.argv[2]).read())))"
     )
     result = subprocess.run(
-        [sys.executable, "-B", "-c", code, str(BENCH), str(data)],
+        [sys.executable, "-B", "-c", code, str(BENCH.parent), str(data)],
         cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(TGFAST_HOME)),
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""The FSM benchmark (``benchmarks/fsm.py``) runs and prints a table that parses.
+"""The FSM benchmark (``benchmarks/micro/fsm.py``) runs and prints a table that parses.
 
 A tiny run in a subprocess, with the tgfast under test, against the redis-server the
 script starts itself. The script fails when a contender does not complete every
@@ -32,7 +32,7 @@ ROW = re.compile(
 def test_fsm_benchmark_smoke(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(TGFAST_HOME), "PYTHONDONTWRITEBYTECODE": "1"}
     result = subprocess.run(
-        [sys.executable, "-W", "error", str(ROOT / "benchmarks" / "fsm.py"),
+        [sys.executable, "-W", "error", str(ROOT / "benchmarks" / "micro" / "fsm.py"),
          "--count", "5", "--rounds", "2", "--json", str(tmp_path / "rounds.json")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip

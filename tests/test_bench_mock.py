@@ -1,4 +1,4 @@
-"""The mock Bot API server of the round-trip benchmark (``benchmarks/mock_api.py``).
+"""The mock Bot API server of the round-trip benchmark (``benchmarks/micro/mock_api.py``).
 
 The benchmark's numbers are only worth something if this server answers every
 call correctly over kept-alive connections, so it is tested for real: started
@@ -21,7 +21,7 @@ import pytest
 # the same whichever build is installed: scripts/test.sh runs it once, not per build
 pytestmark = pytest.mark.once
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "mock_api.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "micro" / "mock_api.py"
 # run_path compiles the source itself: no __pycache__ appears in benchmarks/.
 MOCK = runpy.run_path(str(SCRIPT), run_name="tgfast_bench_mock_api")
 TOKEN = "1234567890:AAFakeTokenOfTheRoundTripBenchmark_0"

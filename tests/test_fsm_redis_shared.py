@@ -18,7 +18,7 @@ from tgfast.client.ratelimit import Limit, RateLimiter
 from tgfast.fsm import StorageError
 from tgfast.redis import RedisRateLimiter, RedisSeenUpdates, RedisUnavailable, connect_redis
 from tgfast.server.seen import Claim, SeenUpdates
-from tgfast.server.tasks import cancel_and_wait
+from tgfast.tasks import cancel_and_wait
 
 STEP = 0.05  # 20 per second
 SLACK = 0.005  # timer granularity

@@ -3,7 +3,7 @@ history in the FSM storage (memory and a real Redis), the data and history reset
 callback queries outside the scene's state, the registry's rules.
 
 The same behaviour as aiogram's, call for call, is checked by the bot in
-tests/aiogram_bots/scenes.py (tests/test_aiogram_compat.py) and by aiogram's own
+tests/support/aiogram_bots/scenes.py (tests/test_aiogram_compat.py) and by aiogram's own
 scene examples (tests/test_aiogram_examples_scenes.py).
 """
 

@@ -26,7 +26,7 @@ import pytest
 from redis_sentinel import SentinelFleet
 from server_support import deliver_like_telegram, message, post
 from supervised import BOT, Supervised, answers, eventually
-from test_supervisor import consecutive_free_ports
+from test_server_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram
 

@@ -20,7 +20,7 @@ from tgfast import Bot, Dispatcher
 from tgfast.client import NO_RETRY
 from tgfast.redis import RedisLeaderLock, connect_redis, poller_key
 from tgfast.server import Backoff, Poller, Signals, serve_polling
-from tgfast.server.tasks import cancel_and_wait
+from tgfast.tasks import cancel_and_wait
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 

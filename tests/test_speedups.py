@@ -308,7 +308,7 @@ def test_expect_compiled_contradicts_no_extensions() -> None:
 def test_pure_only_session(how: str, stripped: Path) -> None:
     """Without the compiled build: only ``py`` items, and no twin tests at all."""
     path, env = (stripped, {}) if how == "stripped" else (None, {"TGFAST_NO_EXTENSIONS": "1"})
-    files = ["test_decode.py", "test_twins.py", "test_dispatch_reference.py"]
+    files = ["test_decode.py", "test_twins.py", "test_dispatcher_reference.py"]
     result = run_pytest(["-q", "--collect-only", *(str(TESTS / f) for f in files)], path, **env)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
@@ -316,14 +316,14 @@ def test_pure_only_session(how: str, stripped: Path) -> None:
     assert any(line.startswith("tests/test_decode.py::test_private_start[py]") for line in items), (
         output
     )
-    assert any("test_dispatch_reference.py::" in line and "[py" in line for line in items)
+    assert any("test_dispatcher_reference.py::" in line and "[py" in line for line in items)
     assert not any("[c]" in line or "[c-" in line or "-c]" in line for line in items), output
     assert not any("test_twins.py" in line for line in items), output
     assert "skipped" not in output
 
 
 def test_full_session_collects_both() -> None:
-    files = ["test_decode.py", "test_twins.py", "test_dispatch_reference.py"]
+    files = ["test_decode.py", "test_twins.py", "test_dispatcher_reference.py"]
     result = run_pytest(["-q", "--collect-only", *(str(TESTS / f) for f in files)])
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
@@ -332,7 +332,7 @@ def test_full_session_collects_both() -> None:
     if COMPILED is not None:
         assert any(line.endswith("test_private_start[c]") for line in items)
         assert any("test_twins.py::TestTwins" in line for line in items)
-        assert any("test_dispatch_reference.py::" in line and "[c" in line for line in items)
+        assert any("test_dispatcher_reference.py::" in line and "[c" in line for line in items)
 
 
 @pytest.mark.parametrize("stripped_build", [True, False], ids=["stripped", "default"])

@@ -1,7 +1,7 @@
 """``tgfast.utils.callback_answer`` against FakeTelegram: one answer per callback query,
 before or after the handler, from the middleware's defaults, the handler's flag or the
 handler itself; names and the ``CallbackAnswer`` object compared with aiogram's.
-(tests/aiogram_bots/callback_answer.py runs one bot on both frameworks.)"""
+(tests/support/aiogram_bots/callback_answer.py runs one bot on both frameworks.)"""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ and on generated trees against aiogram and against references of our own.
 
 Where tgfast departs from aiogram on purpose, a test below says so and why:
 slicing cuts strings in UTF-16 units too (aiogram cuts them in code points), markup
-follows Telegram's documented syntax (see tests/test_text_decorations.py), and
+follows Telegram's documented syntax (see tests/test_utils_text_decorations.py), and
 ``from_entities`` keeps entities aiogram loses (mentions, unknown kinds, crossing or
 empty entities, same-offset entities listed inner first), ``as_html``/``as_markdown``
 keep the text of nested nodes that start together (aiogram's repeat it), and the list

@@ -1,4 +1,4 @@
-"""tgfast.utils.i18n with real catalogues (tests/locales: uk, pt_BR; the source is
+"""tgfast.utils.i18n with real catalogues (tests/support/locales: uk, pt_BR; the source is
 English), compiled by Babel into a temporary directory: gettext and plural forms, lazy
 texts in magic filters, each middleware through a real Dispatcher and FakeTelegram,
 and aiogram's own implementation as the reference where the two must agree."""

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from . import methods, types
-from ._absent import install_absent_modules
-from ._per_object import install_per_object_modules
+from ._aiogram import install as install_aiogram_paths
 from .client import Bot, BotSession, RetryPolicy, TelegramServer
 from .decoding import SPEEDUPS, convert, decode, decode_update, decode_updates
 from .defaults import DEFAULT, BotDefaults, DefaultBotProperties
@@ -30,8 +29,7 @@ from .types import API_VERSION
 from .utils.text_decorations import html_decoration as html
 from .utils.text_decorations import markdown_decoration as md
 
-install_absent_modules()
-install_per_object_modules()
+install_aiogram_paths()
 
 __version__ = "0.1.0"
 __speedups__: bool = SPEEDUPS

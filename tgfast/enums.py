@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from ._absent import absent
+from ._aiogram import absent
 from .types.enums import *  # noqa: F403
 from .types.enums import EncryptedPassportElementType
 from .types.enums import __all__ as _generated
@@ -43,4 +43,4 @@ _MISSING = {
 
 __getattr__ = absent(__name__, _MISSING)
 
-__path__: list[str] = []  # a package, for aiogram's tgfast.enums.<name> paths (_per_object.py)
+__path__: list[str] = []  # a package, for aiogram's tgfast.enums.<name> paths (_aiogram.py)

@@ -13,7 +13,7 @@ that names what tgfast raises instead.
 
 from __future__ import annotations
 
-from ._absent import absent
+from ._aiogram import absent
 from .errors import (
     CallbackAnswerException,
     ClientDecodeError,
@@ -72,9 +72,8 @@ DetailedAiogramError = TgfastError  # API errors carry .message (and .descriptio
 DataNotDictLikeError = StorageDataError  # FSM data that is not a mapping
 SceneException = SceneError
 
-_INSTEAD = {
-    "SceneException": "not supported yet: scenes are not in tgfast",
-}
+# aiogram's error names tgfast has no class for, and what it raises instead
+_INSTEAD: dict[str, str] = {}
 
 
 __getattr__ = absent(__name__, _INSTEAD)

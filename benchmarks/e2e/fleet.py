@@ -1,6 +1,6 @@
 """Scale-out mode (issue #7): N bot workers behind a real nginx, seen from outside.
 
-The load generator posts to nginx (``tests/nginx_server.py``: round robin,
+The load generator posts to nginx (``tests/support/nginx_server.py``: round robin,
 ``proxy_next_upstream`` on error/timeout/502/503/504 including POSTs, upstream
 keepalive), which spreads the updates over N workers, each on a port of its own:
 
@@ -33,8 +33,8 @@ from bots import BotProcess, Launch, command, environment, proc_tree_cpu
 REPO = Path(__file__).resolve().parents[2]
 # The nginx harness of the test suite, imported where it lives (the one place that puts
 # tests/ on sys.path; appended, so nothing of the benchmark's is shadowed).
-if str(REPO / "tests") not in sys.path:
-    sys.path.append(str(REPO / "tests"))
+if str(REPO / "tests" / "support") not in sys.path:
+    sys.path.append(str(REPO / "tests" / "support"))
 
 from nginx_server import NGINX, Nginx  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
@@ -180,7 +180,7 @@ class Balancer:
 
 
 class SharedRedis:
-    """A real redis-server (``tests/redis_server.py``) that tgfast's workers share
+    """A real redis-server (``tests/support/redis_server.py``) that tgfast's workers share
     (``--redis URL``: FSM storage, seen update ids), its CPU read apart."""
 
     def __init__(self) -> None:

@@ -548,7 +548,7 @@ def render_scale(results: list[RunResult], settings: Settings, build: dict[str, 
             f"last send (extended drain up to {settings.drain_max:g} s); the generator posts to "
             "a real nginx (one worker process, round robin, `proxy_next_upstream` on "
             "error/timeout/502/503/504 including POSTs, upstream keepalive: "
-            "`tests/nginx_server.py`) in front of N workers on N ports, "
+            "`tests/support/nginx_server.py`) in front of N workers on N ports, "
             f"{settings.connections} connections at most, {settings.chats:,} chats; nothing "
             "pinned: workers, nginx and the harness (generator + sink, one process) share the "
             f"machine's {os.cpu_count()} cores; a fresh nginx and fresh workers per run, warmed "

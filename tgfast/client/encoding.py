@@ -10,38 +10,19 @@ from typing import Any
 import aiohttp
 import orjson
 
-from ..defaults import DEFAULT, DefaultBotProperties
+from ..defaults import DefaultBotProperties
 from ..types.base import TelegramObject
 from ..types.input_file import _Upload
 
-__all__ = ["JSON_HEADERS", "dumps", "multipart", "object_params", "prepare"]
+__all__ = ["JSON_HEADERS", "dumps", "multipart", "prepare"]
 
 JSON_HEADERS = {"Content-Type": "application/json"}
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME
 
 
-def object_params(value: TelegramObject, defaults: DefaultBotProperties | None) -> dict[str, Any]:
-    """An object's fields as sent: ``None`` left out, ``DEFAULT`` taken from ``defaults``
-    (the bot's, by the class's ``__tg_defaults__``; left out without them). Nested
-    objects stay objects: the caller encodes them the same way."""
-    fill = value.__tg_defaults__
-    out: dict[str, Any] = {}
-    for key, attr, _tp, _req in value.__tg_fields__:
-        item = getattr(value, attr)
-        if item is DEFAULT:
-            name = fill.get(attr)
-            item = getattr(defaults, name) if defaults is not None and name else None
-        if item is not None:
-            out[key] = item
-    if value._extra:
-        for key, item in value._extra.items():
-            out.setdefault(key, item)
-    return out
-
-
 def _default(defaults: DefaultBotProperties | None, value: Any) -> Any:
     if isinstance(value, TelegramObject):
-        return object_params(value, defaults)
+        return value._sent_fields(defaults)
     if isinstance(value, datetime):  # until_date and friends are Unix times
         return int(value.timestamp())
     if isinstance(value, timedelta):  # ... and a duration means "from now"
@@ -90,7 +71,7 @@ def _attach(value: Any, files: dict[str, _Upload], defaults: DefaultBotPropertie
     if isinstance(value, TelegramObject):
         return {
             key: _attach(item, files, defaults)
-            for key, item in object_params(value, defaults).items()
+            for key, item in value._sent_fields(defaults).items()
         }
     if type(value) is list:
         return [_attach(item, files, defaults) for item in value]

@@ -14,9 +14,9 @@ from ..fsm.storage import BaseEventIsolation, BaseStorage
 from ..methods.base import TelegramMethod
 from ..types import Update
 from .event import UNHANDLED
-from .polling import DEFAULT_BACKOFF_CONFIG, UNSET, UNSET_TYPE, PollingRun, to_backoff
 from .router import Router
 from .routing import RoutingModule, impl
+from .start_polling import DEFAULT_BACKOFF_CONFIG, UNSET, UNSET_TYPE, PollingRun, to_backoff
 from .table import build_table
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ class Dispatcher(Router, impl.DispatchCore):
     ) -> None:
         """Poll for ``bots`` until ``stop_polling()`` or SIGINT/SIGTERM (aiogram's call).
 
-        Runs on ``tgfast.server.Poller`` (``tgfast.dispatcher.polling``): per-chat
+        Runs on ``tgfast.server.Poller`` (``tgfast.dispatcher.start_polling``): per-chat
         order, bounded work, the offset confirmed on the way out. ``kwargs`` become
         workflow data for handlers and for the startup and shutdown callbacks, which
         also get ``bot`` (the last of ``bots``), ``bots`` and ``dispatcher``.

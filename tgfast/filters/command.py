@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .._absent import absent
+from .._aiogram import absent
 from ..deep_linking import DeepLinkError, decode_payload
 from ..types import BotCommand
 from .base import Filter

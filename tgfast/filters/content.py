@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..types.enums import ContentType
+from ..types.helpers import UNKNOWN, content_type_of
 from .base import Filter
 
 __all__ = [
@@ -18,25 +19,8 @@ __all__ = [
     "content_type_of",
 ]
 
-UNKNOWN: ContentType = ContentType("unknown")
-"""The content type of a message none of whose known content fields is set."""
 ANY: ContentType = ContentType("any")
 """For ``ContentTypeFilter``: every content type."""
-
-# Each ContentType value names the Message field that carries it; the spec lists them
-# in the order that settles overlaps (an animation also fills ``document``, a venue
-# also fills ``location``), and text, the commonest, first.
-_CONTENT_FIELDS: tuple[tuple[str, ContentType], ...] = tuple(
-    (member.value, member) for member in ContentType
-)
-
-
-def content_type_of(message: Any) -> ContentType:
-    """The ``ContentType`` of a message: which content field is set, ``UNKNOWN`` if none."""
-    for field, member in _CONTENT_FIELDS:
-        if getattr(message, field, None) is not None:
-            return member
-    return UNKNOWN
 
 
 def _strings(values: tuple[object, ...], what: str) -> tuple[str, ...]:

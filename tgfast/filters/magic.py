@@ -11,7 +11,7 @@ there is no reply. Comparisons, ``in_`` and ``is_`` then see ``None``
 ``regexp``, ``len``, ``func``, ...) give ``None``, which is false.
 
 Why tgfast keeps its own ``F`` instead of the ``magic-filter`` package aiogram builds
-on (``benchmarks/filters_magic.py``; ns of CPU, median of 9 rounds, compiled build,
+on (``benchmarks/micro/filters_magic.py``; ns of CPU, median of 9 rounds, compiled build,
 magic-filter 1.0.12, AMD EPYC 2 cores, CPython 3.11.7, 2026-11-24)::
 
     expression                                           build (ours/theirs)  evaluate (ours/theirs)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._absent import absent
+from .._aiogram import absent
 from ..types import API_VERSION
 from . import _methods
 from ._methods import *  # noqa: F403
 from ._methods import METHOD_CLASSES
 from .base import Response, TelegramMethod
-from .description import MethodDescription, ParamDescription
+from .method_description import MethodDescription, ParamDescription
 
 if TYPE_CHECKING:
     from .descriptions import METHODS

@@ -119,17 +119,9 @@ class TelegramMethod(TelegramObject, Generic[T]):
         """Send through ``bot``, whichever this is bound to (aiogram's spelling)."""
         return await bot(self)
 
-    def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
-        """The parameters as sent: ``None`` left out, ``DEFAULT`` taken from ``defaults``."""
-        params: dict[str, Any] = {}
-        for key, attr, _tp, _req in self.__tg_fields__:
-            value = getattr(self, attr)
-            if value is DEFAULT:
-                name = self.__tg_defaults__.get(attr)
-                value = getattr(defaults, name) if defaults is not None and name else None
-            if value is not None:
-                params[key] = value
-        return params
+    build = TelegramObject._sent_fields  # itself, not a call more on every call sent
+    """``build(defaults=None)``: the parameters as sent, ``None`` left out, ``DEFAULT``
+    taken from ``defaults``."""
 
     def to_dict(self) -> dict[str, Any]:
         """The parameters as JSON, with no bot's defaults applied."""

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .description import MethodDescription, ParamDescription
+from .method_description import MethodDescription, ParamDescription
 
 __all__ = ["METHODS"]
 

@@ -16,11 +16,11 @@ from tgfast.redis import RedisShared, RedisUnavailable
 - ``RedisAlbumStore``: the parts of albums waiting for ``AlbumMiddleware``
   (``tgfast.utils.album``), shared by the workers;
 - ``RedisShared``: storage, seen ids and rate limiter of one bot on one connection
-  (``tgfast run --redis URL``);
+  (``tgfast webhook app:dp --workers N --redis URL``);
 - ``RedisUnavailable``: every failure of any of them (a ``StorageError``);
   ``RedisConnectionLost`` when a command was out as its connection went away.
 
-No module outside this package talks to Redis (``tests/test_redis_boundary.py``).
+No module outside this package talks to Redis (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

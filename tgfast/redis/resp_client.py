@@ -9,7 +9,7 @@ or RESP3): tgfast's Redis parts send a handful of commands, all through it. With
 ``sentinels`` it finds the master through Redis Sentinel and follows a failover
 (``tgfast.redis.sentinel``).
 
-Why not redis-py: ``benchmarks/redis_client.py`` (issue #18's rule: redis-py with
+Why not redis-py: ``benchmarks/micro/redis_client.py`` (issue #18's rule: redis-py with
 hiredis within 2x of this client's CPU per command would have replaced it), µs of
 process CPU per command on uvloop, median of 7 rounds of 4000, at commit d7e271c::
 

@@ -39,7 +39,7 @@ from typing import Any
 
 from .._logging import get_logger
 from ..server.seen import Claim
-from ..server.tasks import cancel_and_wait
+from ..tasks import cancel_and_wait
 from .connect import AnyRedis, Script, client_for_url, close_client, ttl_ms, wire_for
 from .errors import RedisUnavailable
 from .resp_client import Arg

@@ -53,6 +53,7 @@ from .errors import RedisConnectionLost, RedisUnavailable
 from .resp_client import Arg, RespClient
 
 if TYPE_CHECKING:
+    from .album import RedisAlbumStore
     from .isolation import RedisEventIsolation
 
 __all__ = ["RedisStorage", "record_key"]
@@ -397,6 +398,13 @@ class RedisStorage(BaseStorage):
 
         return RedisEventIsolation(self._wire, key_builder=self.key_builder, storage=self,
                                    **kwargs)  # fmt: skip
+
+    def album_store(self) -> RedisAlbumStore:
+        """A ``RedisAlbumStore`` on this storage's client: ``AlbumMiddleware`` asks the
+        dispatcher's storage for one, so the workers sharing FSM records share albums."""
+        from .album import RedisAlbumStore  # it imports this module
+
+        return RedisAlbumStore.sharing(self)
 
     def __repr__(self) -> str:
         layout = "" if self.key_builder is None else f", key_builder={self.key_builder!r}"

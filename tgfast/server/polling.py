@@ -43,11 +43,11 @@ from ..errors import (
     TelegramServerError,
     TelegramUnauthorized,
 )
+from ..tasks import cancel_and_wait, wait_unless
 from ..types import Update
 from .metrics import Metrics, Rejected
 from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
 from .seen import SeenUpdates
-from .tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from ..client import Bot
@@ -154,11 +154,9 @@ class Poller:
             log.info("polling: this worker holds %s and polls", leader.key)
             fetching = asyncio.ensure_future(self._fetch(drop_pending))
             drop_pending = False
-            losing = asyncio.ensure_future(leader.lost.wait())
             try:
-                await asyncio.wait((fetching, losing), return_when=asyncio.FIRST_COMPLETED)
+                await wait_unless(leader.lost, fetching)
             finally:
-                losing.cancel()
                 await cancel_and_wait(fetching)  # a pending getUpdates stays unconfirmed
             if not fetching.cancelled():
                 fetching.result()  # a fatal error (401/404) is raised
@@ -170,11 +168,9 @@ class Poller:
     async def _until_stopped(self, awaitable: Awaitable[object]) -> bool:
         """Await ``awaitable`` unless ``stop()`` comes first: True when it finished."""
         task = asyncio.ensure_future(awaitable)
-        stopping = asyncio.ensure_future(self._stopping.wait())
         try:
-            await asyncio.wait((task, stopping), return_when=asyncio.FIRST_COMPLETED)
+            await wait_unless(self._stopping, task)
         finally:
-            stopping.cancel()
             await cancel_and_wait(task)
         if task.cancelled():
             return False

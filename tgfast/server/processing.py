@@ -49,11 +49,11 @@ from ..decoding import decode_update
 from ..dispatcher import FAILED, UNHANDLED
 from ..logs import current_update
 from ..methods.base import TelegramMethod
+from ..tasks import cancel_and_wait
 from ..types.binding import current_bot
 from .keys import update_key
 from .metrics import Metrics, Rejected
 from .seen import Claim, Journal, MemorySeenUpdates, SeenUpdates
-from .tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from ..client import Bot

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._logging import get_logger
+from ..tasks import cancel_and_wait, wait_unless
 from .polling import Poller
-from .tasks import cancel_and_wait
 from .webhook import WebhookServer
 
 if TYPE_CHECKING:
@@ -185,11 +185,7 @@ async def serve_polling(
         polling = asyncio.ensure_future(poller.poll())
         if on_ready is not None:
             await _maybe_await(on_ready(poller))
-        stop = asyncio.ensure_future(signals.stop.wait())
-        try:
-            await asyncio.wait((polling, stop), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
+        await wait_unless(signals.stop, polling)
         poller.stop()
         error = None
         try:
@@ -219,11 +215,7 @@ async def _wind_down(
 ) -> bool:
     """Drain, unless ``force`` comes first: then abort. True when forced."""
     draining = asyncio.ensure_future(drain)
-    forcing = asyncio.ensure_future(signals.force.wait())
-    try:
-        await asyncio.wait((draining, forcing), return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        forcing.cancel()
+    await wait_unless(signals.force, draining)
     if draining.done():
         draining.result()
         log.info("drained: every update taken was handled")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from .._absent import absent
+from .._aiogram import absent
 from ..defaults import DEFAULT
 from . import _types as t
 

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, c
 
 import orjson
 
-from ..defaults import DEFAULT
+from ..defaults import DEFAULT, Default
 from .binding import _has_bot_slot, current_bot
 
 if TYPE_CHECKING:
     from ..client import Bot
+    from ..defaults import DefaultBotProperties
 
 __all__ = [
     "UNSET_DISABLE_WEB_PAGE_PREVIEW",
@@ -110,17 +111,33 @@ class TelegramObject(_PydanticV1Names):
         # Only union bases are built this way: an unknown variant keeps its raw fields.
         self._extra = extra or None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The Telegram JSON form of this object; absent optionals are omitted, and so
-        are fields left to the bot's defaults (``DEFAULT``): no bot is known here."""
+    def _sent_fields(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
+        """The fields as sent, by Telegram's names: ``None`` left out, ``DEFAULT`` taken
+        from ``defaults`` by the class's ``__tg_defaults__`` (left out without them),
+        then the fields Telegram sent that this version does not know. Nested objects
+        stay objects. The one walk behind ``to_dict``, ``TelegramMethod.build``, the
+        client's request bodies and ``deserialize_telegram_object``."""
+        fill = self.__tg_defaults__
         out: dict[str, Any] = {}
         for key, attr, _tp, _req in self.__tg_fields__:
             value = getattr(self, attr)
-            if value is not None and value is not DEFAULT:
-                out[key] = json_value(value)
+            if value is DEFAULT:
+                name = fill.get(attr)
+                value = getattr(defaults, name) if defaults is not None and name else None
+            if value is not None:
+                out[key] = value
         if self._extra:
             for key, value in self._extra.items():
                 out.setdefault(key, value)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The Telegram JSON form of this object; absent optionals are omitted, and so
+        are fields left to the bot's defaults (``DEFAULT``): no bot is known here."""
+        out = self._sent_fields()
+        for key, value in out.items():
+            if type(value) is list or isinstance(value, _NOT_JSON):
+                out[key] = json_value(value)
         return out
 
     @property
@@ -252,6 +269,9 @@ class TelegramObject(_PydanticV1Names):
         return f"{type(self).__name__}({', '.join(parts)})"
 
 
+_NOT_JSON = (TelegramObject, datetime, timedelta)  # what json_value converts, besides lists
+
+
 def json_value(value: Any) -> Any:
     """``value`` with every ``TelegramObject`` in it (lists included) as its ``to_dict()``
     and every ``datetime`` (or ``timedelta`` from now) as its Unix time."""
@@ -300,8 +320,6 @@ def _bind_all(value: Any, bot: Bot) -> None:
 
 
 def _is_default(value: Any) -> bool:
-    from ..defaults import Default  # defaults imports the types for annotations only
-
     return isinstance(value, Default)
 
 

@@ -11,18 +11,38 @@ from typing import TYPE_CHECKING, Any
 
 from ..defaults import DEFAULT, Default
 from ..utils.text_decorations import TextDecoration, html_decoration, markdown_decoration
+from .enums import ContentType
 
 if TYPE_CHECKING:
     from ._types import Chat, MessageEntity, ReplyParameters
-    from .enums import ContentType
 
 __all__ = [
+    "UNKNOWN",
     "ChatHelpers",
     "MessageHelpers",
     "UpdateHelpers",
     "UpdateTypeLookupError",
     "UserHelpers",
+    "content_type_of",
 ]
+
+UNKNOWN: ContentType = ContentType("unknown")
+"""The content type of a message none of whose known content fields is set."""
+
+# Each ContentType value names the Message field that carries it; the spec lists them
+# in the order that settles overlaps (an animation also fills ``document``, a venue
+# also fills ``location``), and text, the commonest, first.
+_CONTENT_FIELDS: tuple[tuple[str, ContentType], ...] = tuple(
+    (member.value, member) for member in ContentType
+)
+
+
+def content_type_of(message: Any) -> ContentType:
+    """The ``ContentType`` of a message: which content field is set, ``UNKNOWN`` if none."""
+    for field, member in _CONTENT_FIELDS:
+        if getattr(message, field, None) is not None:
+            return member
+    return UNKNOWN
 
 
 class UserHelpers:
@@ -148,8 +168,6 @@ class MessageHelpers:
     @property
     def content_type(self) -> ContentType:
         """The ``ContentType`` whose field is set (``"unknown"`` when none is)."""
-        from ..filters.content import content_type_of  # filters import the types
-
         return content_type_of(self)
 
 

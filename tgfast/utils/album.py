@@ -11,11 +11,12 @@ with ``album=[...]`` (ordered by ``message_id``): filters, ``errors`` handlers a
 returned method objects work as for any update.
 
 With a Redis store (``RedisAlbumStore``, chosen by itself when the dispatcher's FSM
-storage is a ``RedisStorage``, as ``tgfast webhook --workers N --redis URL`` makes it)
+storage is a ``RedisStorage``, whose ``album_store()`` makes one, as ``tgfast webhook
+--workers N --redis URL`` does)
 the parts of one album that reached different workers meet in one Redis hash, and the
 album is taken once, by one worker, atomically. A redelivered part is stored once (the
 message id is the field), and a part of an album handed over already is dropped.
-What is guaranteed, and what is not: see ``docs/albums.md``.
+What is guaranteed, and what is not: ``docs/media.md``, "What is guaranteed".
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import asyncio
 import enum
 import os
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -332,14 +333,11 @@ class AlbumMiddleware(BaseMiddleware):
 
 
 def _default_store(dispatcher: Dispatcher) -> AlbumStore:
-    """Redis when the FSM storage is (the workers share it), else this process's memory."""
-    from ..redis.storage import RedisStorage
-
-    storage = dispatcher.storage
-    if isinstance(storage, RedisStorage):
-        from ..redis.album import RedisAlbumStore
-
-        return RedisAlbumStore.sharing(storage)
+    """The FSM storage's own album store when it has one (``RedisStorage.album_store``:
+    the workers share it), else this process's memory."""
+    album_store: Callable[[], AlbumStore] | None = getattr(dispatcher.storage, "album_store", None)
+    if album_store is not None:
+        return album_store()
     if os.environ.get(_WORKER_ID_ENV) is not None:
         log.warning("albums are collected in each worker's memory: the parts of an album "
                     "that reach different workers make several albums; run with --redis, or "

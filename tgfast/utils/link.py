@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode, urljoin
 
-from .._absent import absent
+from .._aiogram import absent
 
 __all__ = ["create_channel_bot_link", "create_telegram_link", "create_tg_link"]
 

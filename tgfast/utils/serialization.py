@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
 
-from ..defaults import DEFAULT, DefaultBotProperties
+from ..defaults import DefaultBotProperties
 from ..methods.base import TelegramMethod
 from ..types.base import TelegramObject, unix_time
 from ..types.input_file import InputFile
@@ -87,17 +87,6 @@ def _plain(value: Any, defaults: DefaultBotProperties, files: dict[str, InputFil
 
 
 def _fields(value: TelegramObject, defaults: DefaultBotProperties) -> dict[str, Any]:
-    """The set fields by attribute name, ``DEFAULT`` replaced by the bot default the
-    class names for it (``None``, so left out, when it names none)."""
-    fill = value.__tg_defaults__
-    out: dict[str, Any] = {}
-    for _key, attr, _tp, _req in value.__tg_fields__:
-        item = getattr(value, attr)
-        if item is DEFAULT:
-            name = fill.get(attr)
-            item = getattr(defaults, name) if name else None
-        out[attr] = item
-    if value._extra:
-        for key, item in value._extra.items():
-            out.setdefault(key, item)
-    return out
+    """The fields as sent (``_sent_fields``), by attribute name (``from_user``)."""
+    names = {key: attr for key, attr, _tp, _req in value.__tg_fields__}
+    return {names.get(key, key): item for key, item in value._sent_fields(defaults).items()}

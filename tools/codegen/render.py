@@ -265,7 +265,7 @@ def render_methods(model: Model) -> str:
         HEADER.format(version=model.version, date=model.release_date),
         '"""A machine-readable description of every Bot API method."""\n\n',
         "from __future__ import annotations\n\n",
-        "from .description import MethodDescription, ParamDescription\n\n",
+        "from .method_description import MethodDescription, ParamDescription\n\n",
         '__all__ = ["METHODS"]\n\n',
         "METHODS: dict[str, MethodDescription] = {\n",
     ]

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Hashable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from ..._absent import absent
+from ..._aiogram import absent
 from .base import BaseEventIsolation, BaseStorage, StateType, StorageKey
 
 __all__ = ["DisabledEventIsolation", "MemoryStorage", "SimpleEventIsolation"]

@@ -1,7 +1,7 @@
 """aiogram's path to the Redis FSM parts: ``RedisStorage`` and ``RedisEventIsolation``
 (they live in ``tgfast.redis``), re-exported so that ``from aiogram.fsm.storage.redis
 import RedisStorage`` ports as is, with the key builders aiogram users pass them.
-Nothing here talks to Redis (``tests/test_redis_boundary.py`` checks)."""
+Nothing here talks to Redis (``tests/test_layers.py`` checks)."""
 
 from __future__ import annotations
 

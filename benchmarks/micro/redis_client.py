@@ -2,9 +2,9 @@
 asyncio client without hiredis (its pure-Python parser) and with hiredis, on uvloop,
 against one real redis-server started here.
 
-    python benchmarks/redis_client.py              # about 30 s on 2 cores
-    python benchmarks/redis_client.py --quick      # a few seconds, noisier
-    python benchmarks/redis_client.py --count 200 --rounds 1   # a smoke run
+    python benchmarks/micro/redis_client.py              # about 30 s on 2 cores
+    python benchmarks/micro/redis_client.py --quick      # a few seconds, noisier
+    python benchmarks/micro/redis_client.py --count 200 --rounds 1   # a smoke run
 
 Why CPU and not latency: the commands tgfast sends per update (the claim, the ``done``
 pipeline, the FSM state read) wait on the network in any client; what a client adds

@@ -1,9 +1,9 @@
 """FSM benchmark: a two-step conversation through the dispatcher, tgfast against aiogram,
 with each one's MemoryStorage and RedisStorage (one redis-server, started here).
 
-    python benchmarks/fsm.py                  # about 20 s on 2 cores
-    python benchmarks/fsm.py --quick          # a few seconds, noisier
-    python benchmarks/fsm.py --count 5 --rounds 1   # a smoke run
+    python benchmarks/micro/fsm.py                  # about 20 s on 2 cores
+    python benchmarks/micro/fsm.py --quick          # a few seconds, noisier
+    python benchmarks/micro/fsm.py --count 5 --rounds 1   # a smoke run
 
 One conversation is two message updates fed to ``dp.feed_update(bot, update)``:
 

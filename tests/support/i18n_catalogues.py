@@ -1,9 +1,9 @@
-"""The test catalogues (tests/locales/<locale>/LC_MESSAGES/messages.po), compiled to
+"""The test catalogues (tests/support/locales/<locale>/LC_MESSAGES/messages.po), compiled to
 ``.mo`` with Babel, as ``pybabel compile`` would: only the ``.po`` sources are committed.
 
 ``compile_catalogues(target)`` writes them under ``target`` (a test's tmp dir);
 ``compiled_locales()`` is one compiled copy for this process, for the bot modules of
-tests/aiogram_bots, which run on both frameworks and need a path at import time.
+tests/support/aiogram_bots, which run on both frameworks and need a path at import time.
 """
 
 from __future__ import annotations

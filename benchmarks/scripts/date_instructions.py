@@ -1,7 +1,7 @@
 """Instructions per decode when the update's date repeats (cache hit) and when it does not.
 
-    python benchmarks/date_instructions.py                    # the installed tgfast
-    python benchmarks/date_instructions.py /tmp/old /tmp/new  # builds made with pip --target
+    python benchmarks/scripts/date_instructions.py                    # the installed tgfast
+    python benchmarks/scripts/date_instructions.py /tmp/old /tmp/new  # builds made with pip --target
 
 The compiled decoder keeps the last Unix time it turned into a ``datetime``: ``hit``
 decodes the same body ``--calls`` times, ``miss`` as many bodies whose dates all
@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "micro"  # the contenders and payloads
 
 CHILD = """
 import gc, json, sys

@@ -1,9 +1,9 @@
 """Client round trip: ``sendMessage`` against a mock Bot API server in another process.
 
-    python benchmarks/roundtrip.py            # full run (~1.5 min on 2 cores)
-    python benchmarks/roundtrip.py --quick    # smoke run (< 30 s), noisier
-    python benchmarks/roundtrip.py --json out.json
-    python benchmarks/roundtrip.py --profile tgfast   # cProfile one contender instead
+    python benchmarks/micro/roundtrip.py            # full run (~1.5 min on 2 cores)
+    python benchmarks/micro/roundtrip.py --quick    # smoke run (< 30 s), noisier
+    python benchmarks/micro/roundtrip.py --json out.json
+    python benchmarks/micro/roundtrip.py --profile tgfast   # cProfile one contender instead
 
 The bar of issue #3: tgfast within 1.15x of the floor's median latency over
 sequential calls, and at 0.85x of the floor's throughput or better with 64
@@ -74,6 +74,8 @@ from typing import Any  # noqa: E402
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
+if str(HERE.parent) not in sys.path:  # run.py, the report's formatting
+    sys.path.insert(1, str(HERE.parent))
 
 import mock_api  # noqa: E402
 from machine import version as _version  # noqa: E402
@@ -780,7 +782,7 @@ def render(report: Report) -> str:
         "",
         f"Event loop: **{report.loop}** for every contender"
         + (" (tgfast's default)" if report.loop == "uvloop" else "")
-        + "; the mock server (`benchmarks/mock_api.py`, a raw asyncio Protocol on uvloop, "
+        + "; the mock server (`benchmarks/micro/mock_api.py`, a raw asyncio Protocol on uvloop, "
         f"canned {len(mock_api.SEND_MESSAGE_BODY)} B answer) runs in another process; "
         f"{report.pinned}. Python {v['Python']}, aiohttp {v['aiohttp']}, aiogram {v['aiogram']}, "
         f"orjson {v['orjson']}, uvloop {v['uvloop']}, tgfast {v['tgfast']}.",

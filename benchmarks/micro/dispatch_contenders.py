@@ -430,5 +430,5 @@ def main() -> None:
             print(f"{n:16} ok       {c.description}")
 
 
-if __name__ == "__main__":  # python benchmarks/dispatch_contenders.py [--profile NAME]
+if __name__ == "__main__":  # python benchmarks/micro/dispatch_contenders.py [--profile NAME]
     main()

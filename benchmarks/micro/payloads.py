@@ -181,7 +181,7 @@ LARGE = Payload(
 PAYLOADS: dict[str, Payload] = {p.name: p for p in (SMALL, LARGE)}
 
 
-if __name__ == "__main__":  # handy for eyeballing: python benchmarks/payloads.py
+if __name__ == "__main__":  # handy for eyeballing: python benchmarks/micro/payloads.py
     for p in PAYLOADS.values():
         print(f"{p.name}: {len(p.data)} bytes")
         print(p.data.decode())

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from tgfast.server.tasks import cancel_and_wait
+from tgfast.tasks import cancel_and_wait, wait_unless
 
 
 async def stubborn(swallowed: asyncio.Event) -> None:
@@ -66,3 +66,26 @@ async def test_a_cancellation_of_the_caller_propagates() -> None:
     ending.set()
     assert await cancel_and_wait(refusing) == []
     assert refusing.done()
+
+
+async def test_wait_unless_returns_when_a_task_ends_first() -> None:
+    event = asyncio.Event()
+    quick = asyncio.ensure_future(asyncio.sleep(0.01, "done"))
+    slow = asyncio.ensure_future(asyncio.sleep(10))
+    assert await wait_unless(event, quick, slow) is False
+    assert quick.result() == "done" and not slow.done()  # the rest are left running
+    await cancel_and_wait(slow)
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []
+
+
+async def test_wait_unless_returns_when_the_event_comes_first() -> None:
+    event = asyncio.Event()
+    slow = asyncio.ensure_future(asyncio.sleep(10))
+    asyncio.get_running_loop().call_later(0.01, event.set)
+    assert await wait_unless(event, slow) is True
+    assert not slow.done()
+    await cancel_and_wait(slow)
+    event.set()  # set already: returns at once, even with no task
+    assert await wait_unless(event) is True
+    await asyncio.sleep(0)  # the cancelled waiter on the event has ended
+    assert [t for t in asyncio.all_tasks() if t is not asyncio.current_task()] == []

@@ -233,7 +233,7 @@ def load() -> tuple[dict[str, Contender], dict[str, str]]:
     return _cache
 
 
-if __name__ == "__main__":  # python benchmarks/contenders.py: quick availability check
+if __name__ == "__main__":  # python benchmarks/micro/contenders.py: quick availability check
     ok, gone = load()
     for n in NAMES:
         state, detail = ("ok", ok[n].description) if n in ok else ("MISSING", gone[n])

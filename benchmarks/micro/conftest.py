@@ -4,7 +4,7 @@ The project's pytest config points at tests/ only, but if something ever
 collects this directory without asking for benchmarks (a bare ``pytest`` with
 no testpaths, an IDE, ``pytest .``), nothing here is imported or run.
 Benchmarks run only with ``--benchmark-only``, which benchmarks/run.py and
-benchmarks/pytest.ini pass.
+benchmarks/micro/pytest.ini pass.
 """
 
 from pathlib import Path

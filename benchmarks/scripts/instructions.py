@@ -1,8 +1,8 @@
 """Instructions per decode, counted by valgrind's callgrind: repeatable on a noisy machine.
 
-    python benchmarks/instructions.py                # orjson, tgfast compiled and pure, msgspec
-    python benchmarks/instructions.py --calls 5000 --contender aiogram
-    python benchmarks/instructions.py --section dispatch   # per dispatch_20 / decode_dispatch_20
+    python benchmarks/scripts/instructions.py                # orjson, tgfast compiled and pure, msgspec
+    python benchmarks/scripts/instructions.py --calls 5000 --contender aiogram
+    python benchmarks/scripts/instructions.py --section dispatch   # per dispatch_20 / decode_dispatch_20
 
 Timings on a shared machine drift by a few percent between runs, enough to hide a
 change of that size; instruction counts do not drift. For each contender
@@ -27,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "micro"  # the contenders and payloads
 DEFAULT = ("orjson", "tgfast-compiled", "tgfast-pure", "msgspec")
 DISPATCH_DEFAULT = ("tgfast-compiled", "floor")
 DISPATCH_PATHS = ("dispatch_20", "decode_dispatch_20")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._logging import get_logger
 from ..backoff import Backoff
+from ..tasks import cancel_and_wait, wait_unless
 
 if TYPE_CHECKING:
     from ..client import Bot
@@ -99,14 +100,10 @@ class PollingRun:
         """Poll with every bot until a stop is requested or a poller fails for good
         (a wrong token: its error is raised after the others have stopped); then
         drain each processor and confirm each offset."""
-        from ..server.tasks import cancel_and_wait
-
         polls = [asyncio.ensure_future(poller.poll()) for poller in self.pollers]
-        stop = asyncio.ensure_future(self.stop_requested.wait())
         try:
-            await asyncio.wait((*polls, stop), return_when=asyncio.FIRST_COMPLETED)
+            await wait_unless(self.stop_requested, *polls)
         finally:
-            stop.cancel()
             for poller in self.pollers:
                 poller.stop()
             errors: list[BaseException] = []

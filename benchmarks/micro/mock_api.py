@@ -1,8 +1,8 @@
 """A mock Telegram Bot API server for the client round-trip benchmark.
 
-    python benchmarks/mock_api.py [--host 127.0.0.1] [--port 0] [--no-uvloop]
+    python benchmarks/micro/mock_api.py [--host 127.0.0.1] [--port 0] [--no-uvloop]
 
-It runs in its own process (``benchmarks/roundtrip.py`` starts it and pins it
+It runs in its own process (``benchmarks/micro/roundtrip.py`` starts it and pins it
 to a core of its own) and must never be the bottleneck, so it is a raw
 ``asyncio.Protocol`` on uvloop (when installed) with a hand-rolled HTTP/1.1
 parser and pre-built answers: no framework, no JSON work per request.

@@ -2,8 +2,8 @@
 ``magic-filter`` package that aiogram's ``F`` is built on, per expression: process CPU
 to build it and to evaluate it on a decoded tgfast ``Message``.
 
-    python benchmarks/filters_magic.py              # about 15 s on 2 cores
-    python benchmarks/filters_magic.py --quick      # a few seconds, noisier
+    python benchmarks/micro/filters_magic.py              # about 15 s on 2 cores
+    python benchmarks/micro/filters_magic.py --quick      # a few seconds, noisier
 
 Expressions (the third with the parentheses it needs: ``&`` binds tighter than ``==`` in
 Python, so without them it reads ``(F.text.startswith("a") & F.chat.type) == "private"``

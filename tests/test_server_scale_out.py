@@ -22,7 +22,7 @@ from nginx_server import Nginx
 from redis.asyncio import Redis
 from server_support import deliver_like_telegram, message, post
 from supervised import BOT, Supervised, alive, answers, eventually
-from test_supervisor import consecutive_free_ports
+from test_server_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram
 

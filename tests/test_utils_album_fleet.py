@@ -19,14 +19,14 @@ import pytest
 from redis.asyncio import Redis
 from server_support import deliver_like_telegram
 from supervised import Supervised, answers, eventually
-from test_supervisor import consecutive_free_ports
+from test_server_supervisor import consecutive_free_ports
 
 from tgfast.testing import FakeTelegram, updates
 
 pytestmark = pytest.mark.slow
 
 SECRET = "album-secret"
-BOT = f"{Path(__file__).resolve().parent / 'album_bot.py'}:dp"
+BOT = f"{Path(__file__).resolve().parent / 'support' / 'album_bot.py'}:dp"
 deliver = functools.partial(deliver_like_telegram, secret=SECRET)
 SIZES = range(2, 11)
 

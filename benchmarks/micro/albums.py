@@ -1,8 +1,8 @@
 """Album aggregation benchmark: what ``AlbumMiddleware`` adds per part, in CPU and in
 latency, with its memory store and with its Redis store (one redis-server, started here).
 
-    python benchmarks/albums.py            # about 20 s on 2 cores
-    python benchmarks/albums.py --quick    # a few seconds, noisier
+    python benchmarks/micro/albums.py            # about 20 s on 2 cores
+    python benchmarks/micro/albums.py --quick    # a few seconds, noisier
 
 CPU: ``albums`` albums of ``size`` photo parts are fed to ``dp.feed_update`` (updates
 decoded up front), then the albums under way are waited for; the process CPU time
