@@ -20,10 +20,7 @@ __all__ = [*_generated, "EncryptedPassportElement"]
 EncryptedPassportElement = EncryptedPassportElementType
 
 _MISSING = {
-    "BotSubscriptionUpdatedState": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",
-    "InputRichBlockType": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",
     "Currency": "the Bot API spec does not list currencies: pass the ISO 4217 code as a str",
-    "TopicIconColor": "pass the colour as the int the Bot API lists (7322096, 16766590, ...)",
 }
 
 

@@ -298,6 +298,8 @@ class BotAPI:
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send text messages. On success, the sent Message is returned.
@@ -342,6 +344,12 @@ class BotAPI:
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
@@ -391,6 +399,10 @@ class BotAPI:
             params['allow_sending_without_reply'] = allow_sending_without_reply
         if disable_web_page_preview is not None:
             params['disable_web_page_preview'] = disable_web_page_preview
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendMessage', params, _R_Message, request_timeout)
 
     async def forward_message(
@@ -707,6 +719,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send photos. On success, the sent Message is returned.
@@ -758,6 +772,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
@@ -809,6 +829,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendPhoto', params, _R_Message, request_timeout, uploads=True)
 
     async def send_live_photo(
@@ -833,6 +857,8 @@ class BotAPI:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send live photos. On success, the sent Message is returned.
@@ -884,6 +910,12 @@ class BotAPI:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
@@ -931,6 +963,10 @@ class BotAPI:
             params['reply_parameters'] = reply_parameters
         if reply_markup is not None:
             params['reply_markup'] = reply_markup
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendLivePhoto', params, _R_Message, request_timeout, uploads=True)
 
     async def send_audio(
@@ -958,6 +994,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send audio files, if you want Telegram clients to display them in the
@@ -1018,6 +1056,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
@@ -1071,6 +1115,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendAudio', params, _R_Message, request_timeout, uploads=True)
 
     async def send_document(
@@ -1096,6 +1144,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send general files. On success, the sent Message is returned. Bots can
@@ -1153,6 +1203,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#senddocument
@@ -1202,6 +1258,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendDocument', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video(
@@ -1234,6 +1294,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send video files, Telegram clients support MPEG4 videos (other formats
@@ -1302,6 +1364,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
@@ -1367,6 +1435,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendVideo', params, _R_Message, request_timeout, uploads=True)
 
     async def send_animation(
@@ -1396,6 +1468,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On
@@ -1458,6 +1532,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
@@ -1517,6 +1597,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendAnimation', params, _R_Message, request_timeout, uploads=True)
 
     async def send_voice(
@@ -1541,6 +1625,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send audio files, if you want Telegram clients to display the file as a
@@ -1591,6 +1677,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
@@ -1638,6 +1730,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendVoice', params, _R_Message, request_timeout, uploads=True)
 
     async def send_video_note(
@@ -1661,6 +1757,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send a rounded square MPEG4 video of up to 1 minute long. On success,
@@ -1712,6 +1810,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
@@ -1755,6 +1859,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendVideoNote', params, _R_Message, request_timeout, uploads=True)
 
     async def send_paid_media(
@@ -1964,6 +2072,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send point on the map. On success, the sent Message is returned.
@@ -2012,6 +2122,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
@@ -2057,6 +2173,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendLocation', params, _R_Message, request_timeout)
 
     async def send_venue(
@@ -2084,6 +2204,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send information about a venue. On success, the sent Message is
@@ -2130,6 +2252,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
@@ -2175,6 +2303,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendVenue', params, _R_Message, request_timeout)
 
     async def send_contact(
@@ -2198,6 +2330,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send phone contacts. On success, the sent Message is returned.
@@ -2238,6 +2372,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
@@ -2279,6 +2419,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendContact', params, _R_Message, request_timeout)
 
     async def send_poll(
@@ -6386,6 +6530,8 @@ class BotAPI:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
         request_timeout: float | None = None,
     ) -> Message:
         """Use this method to send static .WEBP, animated .TGS, or video .WEBM stickers. On success,
@@ -6430,6 +6576,12 @@ class BotAPI:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
             request_timeout: seconds to wait for this call, instead of the session's timeout.
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
@@ -6469,6 +6621,10 @@ class BotAPI:
             params['reply_to_message_id'] = reply_to_message_id
         if allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = allow_sending_without_reply
+        if receiver_user_id is not None:
+            params['receiver_user_id'] = receiver_user_id
+        if callback_query_id is not None:
+            params['callback_query_id'] = callback_query_id
         return await self._call('sendSticker', params, _R_Message, request_timeout, uploads=True)
 
     async def get_sticker_set(

@@ -505,6 +505,8 @@ class SendMessage(TelegramMethod["Message"]):
         'reply_to_message_id',
         'allow_sending_without_reply',
         'disable_web_page_preview',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendMessage'
     __returns__ = 'Message'
@@ -529,6 +531,8 @@ class SendMessage(TelegramMethod["Message"]):
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
         ('disable_web_page_preview', 'disable_web_page_preview', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'link_preview_options': 'link_preview', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -551,6 +555,8 @@ class SendMessage(TelegramMethod["Message"]):
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
     disable_web_page_preview: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -574,6 +580,8 @@ class SendMessage(TelegramMethod["Message"]):
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -594,6 +602,8 @@ class SendMessage(TelegramMethod["Message"]):
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
         self.disable_web_page_preview = disable_web_page_preview
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -649,6 +659,10 @@ class SendMessage(TelegramMethod["Message"]):
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
         if self.disable_web_page_preview is not None:
             params['disable_web_page_preview'] = self.disable_web_page_preview
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -1126,6 +1140,8 @@ class SendPhoto(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendPhoto'
     __returns__ = 'Message'
@@ -1151,6 +1167,8 @@ class SendPhoto(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1174,6 +1192,8 @@ class SendPhoto(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -1198,6 +1218,8 @@ class SendPhoto(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1219,6 +1241,8 @@ class SendPhoto(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -1276,6 +1300,10 @@ class SendPhoto(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -1305,6 +1333,8 @@ class SendLivePhoto(TelegramMethod["Message"]):
         'suggested_post_parameters',
         'reply_parameters',
         'reply_markup',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendLivePhoto'
     __returns__ = 'Message'
@@ -1329,6 +1359,8 @@ class SendLivePhoto(TelegramMethod["Message"]):
         ('suggested_post_parameters', 'suggested_post_parameters', 'SuggestedPostParameters', False),
         ('reply_parameters', 'reply_parameters', 'ReplyParameters', False),
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1351,6 +1383,8 @@ class SendLivePhoto(TelegramMethod["Message"]):
     suggested_post_parameters: SuggestedPostParameters | None
     reply_parameters: ReplyParameters | None
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -1374,6 +1408,8 @@ class SendLivePhoto(TelegramMethod["Message"]):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1394,6 +1430,8 @@ class SendLivePhoto(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -1447,6 +1485,10 @@ class SendLivePhoto(TelegramMethod["Message"]):
             params['reply_parameters'] = self.reply_parameters
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -1484,6 +1526,8 @@ class SendAudio(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendAudio'
     __returns__ = 'Message'
@@ -1511,6 +1555,8 @@ class SendAudio(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1536,6 +1582,8 @@ class SendAudio(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -1562,6 +1610,8 @@ class SendAudio(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1585,6 +1635,8 @@ class SendAudio(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -1643,6 +1695,10 @@ class SendAudio(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -1675,6 +1731,8 @@ class SendDocument(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendDocument'
     __returns__ = 'Message'
@@ -1700,6 +1758,8 @@ class SendDocument(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1723,6 +1783,8 @@ class SendDocument(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -1747,6 +1809,8 @@ class SendDocument(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1768,6 +1832,8 @@ class SendDocument(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -1822,6 +1888,10 @@ class SendDocument(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -1861,6 +1931,8 @@ class SendVideo(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendVideo'
     __returns__ = 'Message'
@@ -1893,6 +1965,8 @@ class SendVideo(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -1923,6 +1997,8 @@ class SendVideo(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -1954,6 +2030,8 @@ class SendVideo(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1982,6 +2060,8 @@ class SendVideo(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -2053,6 +2133,10 @@ class SendVideo(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -2089,6 +2173,8 @@ class SendAnimation(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendAnimation'
     __returns__ = 'Message'
@@ -2118,6 +2204,8 @@ class SendAnimation(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'show_caption_above_media': 'show_caption_above_media', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2145,6 +2233,8 @@ class SendAnimation(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -2173,6 +2263,8 @@ class SendAnimation(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2198,6 +2290,8 @@ class SendAnimation(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -2263,6 +2357,10 @@ class SendAnimation(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -2296,6 +2394,8 @@ class SendVoice(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendVoice'
     __returns__ = 'Message'
@@ -2320,6 +2420,8 @@ class SendVoice(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'parse_mode': 'parse_mode', 'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2342,6 +2444,8 @@ class SendVoice(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -2365,6 +2469,8 @@ class SendVoice(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2385,6 +2491,8 @@ class SendVoice(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -2437,6 +2545,10 @@ class SendVoice(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -2466,6 +2578,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendVideoNote'
     __returns__ = 'Message'
@@ -2489,6 +2603,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2510,6 +2626,8 @@ class SendVideoNote(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -2532,6 +2650,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2551,6 +2671,8 @@ class SendVideoNote(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -2598,6 +2720,10 @@ class SendVideoNote(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -2905,6 +3031,8 @@ class SendLocation(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendLocation'
     __returns__ = 'Message'
@@ -2930,6 +3058,8 @@ class SendLocation(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -2953,6 +3083,8 @@ class SendLocation(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -2977,6 +3109,8 @@ class SendLocation(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2998,6 +3132,8 @@ class SendLocation(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -3047,6 +3183,10 @@ class SendLocation(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -3079,6 +3219,8 @@ class SendVenue(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendVenue'
     __returns__ = 'Message'
@@ -3106,6 +3248,8 @@ class SendVenue(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -3131,6 +3275,8 @@ class SendVenue(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -3157,6 +3303,8 @@ class SendVenue(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -3180,6 +3328,8 @@ class SendVenue(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -3229,6 +3379,10 @@ class SendVenue(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -3257,6 +3411,8 @@ class SendContact(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendContact'
     __returns__ = 'Message'
@@ -3280,6 +3436,8 @@ class SendContact(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -3301,6 +3459,8 @@ class SendContact(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -3323,6 +3483,8 @@ class SendContact(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -3342,6 +3504,8 @@ class SendContact(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -3387,6 +3551,10 @@ class SendContact(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 
@@ -10226,6 +10394,8 @@ class SendSticker(TelegramMethod["Message"]):
         'reply_markup',
         'reply_to_message_id',
         'allow_sending_without_reply',
+        'receiver_user_id',
+        'callback_query_id',
     )
     __api_method__ = 'sendSticker'
     __returns__ = 'Message'
@@ -10247,6 +10417,8 @@ class SendSticker(TelegramMethod["Message"]):
         ('reply_markup', 'reply_markup', 'InlineKeyboardMarkup|ReplyKeyboardMarkup|ReplyKeyboardRemove|ForceReply', False),
         ('reply_to_message_id', 'reply_to_message_id', 'int', False),
         ('allow_sending_without_reply', 'allow_sending_without_reply', 'bool', False),
+        ('receiver_user_id', 'receiver_user_id', 'int', False),
+        ('callback_query_id', 'callback_query_id', 'str', False),
     )
     __tg_defaults__ = {'disable_notification': 'disable_notification', 'protect_content': 'protect_content', 'allow_paid_broadcast': 'allow_paid_broadcast'}
 
@@ -10266,6 +10438,8 @@ class SendSticker(TelegramMethod["Message"]):
     reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None
     reply_to_message_id: int | None
     allow_sending_without_reply: bool | None
+    receiver_user_id: int | None
+    callback_query_id: str | None
 
     def __init__(
         self,
@@ -10286,6 +10460,8 @@ class SendSticker(TelegramMethod["Message"]):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -10303,6 +10479,8 @@ class SendSticker(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
+        self.receiver_user_id = receiver_user_id
+        self.callback_query_id = callback_query_id
         self._extra = None
         self._bot = None
 
@@ -10346,6 +10524,10 @@ class SendSticker(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self.receiver_user_id is not None:
+            params['receiver_user_id'] = self.receiver_user_id
+        if self.callback_query_id is not None:
+            params['callback_query_id'] = self.callback_query_id
         return params
 
 

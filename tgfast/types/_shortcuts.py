@@ -42,12 +42,16 @@ class MessageShortcuts(MessageCopy):
     _bot: Any
 
     if TYPE_CHECKING:  # the fields of Message that these shortcuts read
+        def _reply_target(self) -> Any: ...
+        def as_ephemeral_message_parameters(self) -> Any: ...
         business_connection_id: str | None
         chat: Chat
+        ephemeral_message_id: int | None
         guest_query_id: str | None
         is_topic_message: bool | None
         message_id: int
         message_thread_id: int | None
+        receiver_user: User | None
 
     def answer(
         self,
@@ -68,6 +72,8 @@ class MessageShortcuts(MessageCopy):
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendMessage:
         """Send to the chat (and topic) of this message.
 
@@ -110,6 +116,12 @@ class MessageShortcuts(MessageCopy):
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -133,6 +145,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -157,6 +171,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendPhoto:
         """Send to the chat (and topic) of this message.
 
@@ -206,6 +222,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -230,6 +252,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -253,6 +277,8 @@ class MessageShortcuts(MessageCopy):
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLivePhoto:
         """Send to the chat (and topic) of this message.
 
@@ -302,6 +328,12 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
@@ -325,6 +357,8 @@ class MessageShortcuts(MessageCopy):
         method.suggested_post_parameters = suggested_post_parameters
         method.reply_parameters = reply_parameters
         method.reply_markup = reply_markup
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -351,6 +385,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAudio:
         """Send to the chat (and topic) of this message.
 
@@ -409,6 +445,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -435,6 +477,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -459,6 +503,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendDocument:
         """Send to the chat (and topic) of this message.
 
@@ -514,6 +560,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -538,6 +590,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -569,6 +623,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideo:
         """Send to the chat (and topic) of this message.
 
@@ -635,6 +691,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -666,6 +728,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -694,6 +758,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAnimation:
         """Send to the chat (and topic) of this message.
 
@@ -754,6 +820,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -782,6 +854,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -805,6 +879,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVoice:
         """Send to the chat (and topic) of this message.
 
@@ -853,6 +929,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -876,6 +958,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -898,6 +982,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideoNote:
         """Send to the chat (and topic) of this message.
 
@@ -947,6 +1033,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -969,6 +1061,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -1132,6 +1226,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLocation:
         """Send to the chat (and topic) of this message.
 
@@ -1178,6 +1274,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -1202,6 +1304,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -1228,6 +1332,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVenue:
         """Send to the chat (and topic) of this message.
 
@@ -1272,6 +1378,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -1298,6 +1410,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -1320,6 +1434,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendContact:
         """Send to the chat (and topic) of this message.
 
@@ -1358,6 +1474,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -1380,6 +1502,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -1673,6 +1797,8 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendSticker:
         """Send to the chat (and topic) of this message.
 
@@ -1715,6 +1841,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -1735,6 +1867,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2024,7 +2158,6 @@ class MessageShortcuts(MessageCopy):
         text: str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         parse_mode: str | Default | None = DEFAULT,
         entities: list[MessageEntity] | None = None,
         link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
@@ -2037,11 +2170,14 @@ class MessageShortcuts(MessageCopy):
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendMessage:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendMessage``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send text messages. On success, the sent Message is returned.
 
@@ -2049,8 +2185,6 @@ class MessageShortcuts(MessageCopy):
             text: Text of the message to be sent, 1-4096 characters after entities parsing
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             parse_mode: Mode for parsing entities in the message text. See formatting options for
                 more details.
             entities: A JSON-serialized list of special entities that appear in message text, which
@@ -2078,6 +2212,12 @@ class MessageShortcuts(MessageCopy):
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -2086,7 +2226,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.text = text
         method.parse_mode = parse_mode
         method.entities = entities
@@ -2096,11 +2236,13 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2110,7 +2252,6 @@ class MessageShortcuts(MessageCopy):
         photo: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
@@ -2124,11 +2265,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendPhoto:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendPhoto``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send photos. On success, the sent Message is returned.
 
@@ -2141,8 +2285,6 @@ class MessageShortcuts(MessageCopy):
                 Files: https://core.telegram.org/bots/api#sending-files
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             caption: Photo caption (may also be used when resending photos by file_id), 0-1024
                 characters after entities parsing
             parse_mode: Mode for parsing entities in the photo caption. See formatting options for
@@ -2172,6 +2314,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -2180,7 +2328,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.photo = photo
         method.caption = caption
         method.parse_mode = parse_mode
@@ -2192,10 +2340,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2206,7 +2356,6 @@ class MessageShortcuts(MessageCopy):
         photo: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
@@ -2218,11 +2367,14 @@ class MessageShortcuts(MessageCopy):
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLivePhoto:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendLivePhoto``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send live photos. On success, the sent Message is returned.
 
@@ -2240,8 +2392,6 @@ class MessageShortcuts(MessageCopy):
                 currently unsupported.
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             caption: Video caption (may also be used when resending videos by file_id), 0-1024
                 characters after entities parsing
             parse_mode: Mode for parsing entities in the video caption. See formatting options for
@@ -2266,6 +2416,12 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
@@ -2274,7 +2430,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.live_photo = live_photo
         method.photo = photo
         method.caption = caption
@@ -2287,8 +2443,10 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2298,7 +2456,6 @@ class MessageShortcuts(MessageCopy):
         audio: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
@@ -2314,11 +2471,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAudio:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendAudio``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send audio files, if you want Telegram clients to display them in the
         music player. Your audio must be in the .MP3 or .M4A format. On success, the sent Message
@@ -2334,8 +2494,6 @@ class MessageShortcuts(MessageCopy):
                 More information on Sending Files: https://core.telegram.org/bots/api#sending-files
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             caption: Audio caption, 0-1024 characters after entities parsing
             parse_mode: Mode for parsing entities in the audio caption. See formatting options for
                 more details.
@@ -2371,6 +2529,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -2379,7 +2543,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.audio = audio
         method.caption = caption
         method.parse_mode = parse_mode
@@ -2393,10 +2557,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2406,7 +2572,6 @@ class MessageShortcuts(MessageCopy):
         document: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
@@ -2420,11 +2585,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendDocument:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendDocument``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send general files. On success, the sent Message is returned. Bots can
         currently send files of any type of up to 50 MB in size, this limit may be changed in the
@@ -2437,8 +2605,6 @@ class MessageShortcuts(MessageCopy):
                 information on Sending Files: https://core.telegram.org/bots/api#sending-files
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             thumbnail: Thumbnail of the file sent; can be ignored if thumbnail generation for the
                 file is supported server-side. The thumbnail should be in JPEG format and less than
                 200 kB in size. A thumbnail's width and height should not exceed 320. Ignored if
@@ -2474,6 +2640,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -2482,7 +2654,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.document = document
         method.thumbnail = thumbnail
         method.caption = caption
@@ -2494,10 +2666,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2507,7 +2681,6 @@ class MessageShortcuts(MessageCopy):
         video: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         duration: int | None = None,
         width: int | None = None,
         height: int | None = None,
@@ -2528,11 +2701,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideo:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendVideo``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send video files, Telegram clients support MPEG4 videos (other formats
         may be sent as Document). On success, the sent Message is returned. Bots can currently send
@@ -2545,8 +2721,6 @@ class MessageShortcuts(MessageCopy):
                 information on Sending Files: https://core.telegram.org/bots/api#sending-files
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             duration: Duration of sent video in seconds
             width: Video width
             height: Video height
@@ -2593,6 +2767,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -2601,7 +2781,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.video = video
         method.duration = duration
         method.width = width
@@ -2620,10 +2800,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2633,7 +2815,6 @@ class MessageShortcuts(MessageCopy):
         animation: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         duration: int | None = None,
         width: int | None = None,
         height: int | None = None,
@@ -2651,11 +2832,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAnimation:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendAnimation``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send animation files (GIF or H.264/MPEG-4 AVC video without sound). On
         success, the sent Message is returned. Bots can currently send animation files of up to 50
@@ -2669,8 +2853,6 @@ class MessageShortcuts(MessageCopy):
                 https://core.telegram.org/bots/api#sending-files
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             duration: Duration of sent animation in seconds
             width: Animation width
             height: Animation height
@@ -2710,6 +2892,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -2718,7 +2906,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.animation = animation
         method.duration = duration
         method.width = width
@@ -2734,10 +2922,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2747,7 +2937,6 @@ class MessageShortcuts(MessageCopy):
         voice: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
@@ -2760,11 +2949,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVoice:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendVoice``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send audio files, if you want Telegram clients to display the file as a
         playable voice message. For this to work, your audio must be in an .OGG file encoded with
@@ -2779,8 +2971,6 @@ class MessageShortcuts(MessageCopy):
                 information on Sending Files: https://core.telegram.org/bots/api#sending-files
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             caption: Voice message caption, 0-1024 characters after entities parsing
             parse_mode: Mode for parsing entities in the voice message caption. See formatting
                 options for more details.
@@ -2807,6 +2997,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -2815,7 +3011,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.voice = voice
         method.caption = caption
         method.parse_mode = parse_mode
@@ -2826,10 +3022,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2839,7 +3037,6 @@ class MessageShortcuts(MessageCopy):
         video_note: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
@@ -2851,11 +3048,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideoNote:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendVideoNote``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send a rounded square MPEG4 video of up to 1 minute long. On success,
         the sent Message is returned.
@@ -2868,8 +3068,6 @@ class MessageShortcuts(MessageCopy):
                 currently unsupported.
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             duration: Duration of sent video in seconds
             length: Video width and height, i.e. diameter of the video message
             thumbnail: Thumbnail of the file sent; can be ignored if thumbnail generation for the
@@ -2899,6 +3097,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -2907,7 +3111,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.video_note = video_note
         method.duration = duration
         method.length = length
@@ -2917,10 +3121,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -2996,7 +3202,7 @@ class MessageShortcuts(MessageCopy):
         method.protect_content = protect_content
         method.allow_paid_broadcast = allow_paid_broadcast
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
@@ -3053,7 +3259,7 @@ class MessageShortcuts(MessageCopy):
         method.protect_content = protect_content
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
@@ -3066,7 +3272,6 @@ class MessageShortcuts(MessageCopy):
         longitude: float,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         horizontal_accuracy: float | None = None,
         live_period: int | None = None,
         heading: int | None = None,
@@ -3079,11 +3284,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLocation:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendLocation``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send point on the map. On success, the sent Message is returned.
 
@@ -3092,8 +3300,6 @@ class MessageShortcuts(MessageCopy):
             longitude: Longitude of the location
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             horizontal_accuracy: The radius of uncertainty for the location, measured in meters;
                 0-1500
             live_period: Period in seconds during which the location will be updated (see Live
@@ -3124,6 +3330,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -3132,7 +3344,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.latitude = latitude
         method.longitude = longitude
         method.horizontal_accuracy = horizontal_accuracy
@@ -3144,10 +3356,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -3160,7 +3374,6 @@ class MessageShortcuts(MessageCopy):
         address: str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         foursquare_id: str | None = None,
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
@@ -3173,11 +3386,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVenue:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendVenue``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send information about a venue. On success, the sent Message is
         returned.
@@ -3189,8 +3405,6 @@ class MessageShortcuts(MessageCopy):
             address: Address of the venue
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             foursquare_id: Foursquare identifier of the venue
             foursquare_type: Foursquare type of the venue, if known. (For example,
                 "arts_entertainment/default", "arts_entertainment/aquarium" or "food/icecream".)
@@ -3216,6 +3430,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -3224,7 +3444,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.latitude = latitude
         method.longitude = longitude
         method.title = title
@@ -3238,10 +3458,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -3252,7 +3474,6 @@ class MessageShortcuts(MessageCopy):
         first_name: str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
         disable_notification: bool | Default | None = DEFAULT,
@@ -3263,11 +3484,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendContact:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendContact``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send phone contacts. On success, the sent Message is returned.
 
@@ -3276,8 +3500,6 @@ class MessageShortcuts(MessageCopy):
             first_name: Contact's first name
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             last_name: Contact's last name
             vcard: Additional data about the contact in the form of a vCard, 0-2048 bytes
             disable_notification: Sends the message silently. Users will receive a notification
@@ -3300,6 +3522,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -3308,7 +3536,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.phone_number = phone_number
         method.first_name = first_name
         method.last_name = last_name
@@ -3318,10 +3546,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -3472,7 +3702,7 @@ class MessageShortcuts(MessageCopy):
         method.protect_content = protect_content
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
@@ -3517,7 +3747,7 @@ class MessageShortcuts(MessageCopy):
         method.disable_notification = disable_notification
         method.protect_content = protect_content
         method.message_effect_id = message_effect_id
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
@@ -3585,7 +3815,7 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
@@ -3598,7 +3828,6 @@ class MessageShortcuts(MessageCopy):
         sticker: InputFile | str,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
@@ -3608,11 +3837,14 @@ class MessageShortcuts(MessageCopy):
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendSticker:
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendSticker``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send static .WEBP, animated .TGS, or video .WEBM stickers. On success,
         the sent Message is returned.
@@ -3626,8 +3858,6 @@ class MessageShortcuts(MessageCopy):
                 be sent via an HTTP URL.
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             emoji: Emoji associated with the sticker; only for just uploaded stickers
             disable_notification: Sends the message silently. Users will receive a notification
                 with no sound.
@@ -3649,6 +3879,12 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -3657,7 +3893,7 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.sticker = sticker
         method.emoji = emoji
         method.disable_notification = disable_notification
@@ -3665,10 +3901,12 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -3678,7 +3916,6 @@ class MessageShortcuts(MessageCopy):
         rich_message: InputRichMessage,
         *,
         direct_messages_topic_id: int | None = None,
-        ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         disable_notification: bool | Default | None = DEFAULT,
         protect_content: bool | Default | None = DEFAULT,
         allow_paid_broadcast: bool | Default | None = DEFAULT,
@@ -3689,7 +3926,8 @@ class MessageShortcuts(MessageCopy):
         """Send to the chat of this message, as a reply to it.
 
         Returns ``SendRichMessage``, with chat_id, message_thread_id, business_connection_id,
-        reply_parameters taken from here; bound to this object's bot: ``await`` it to send it.
+        reply_parameters, ephemeral_message_parameters taken from here; bound to this object's bot:
+        ``await`` it to send it.
 
         Use this method to send rich messages. If the message contains a block with a media
         element, then the bot must have the right to send the media to the chat. On success, the
@@ -3699,8 +3937,6 @@ class MessageShortcuts(MessageCopy):
             rich_message: The message to be sent
             direct_messages_topic_id: Identifier of the direct messages topic to which the message
                 will be sent; required if the message is sent to a direct messages chat
-            ephemeral_message_parameters: A JSON-serialized object containing the parameters of the
-                ephemeral message to send
             disable_notification: Sends the message silently. Users will receive a notification
                 with no sound.
             protect_content: Protects the contents of the sent message from forwarding and saving
@@ -3724,14 +3960,14 @@ class MessageShortcuts(MessageCopy):
         method.chat_id = self.chat.id
         method.message_thread_id = self.message_thread_id if self.is_topic_message else None
         method.direct_messages_topic_id = direct_messages_topic_id
-        method.ephemeral_message_parameters = ephemeral_message_parameters
+        method.ephemeral_message_parameters = self.as_ephemeral_message_parameters()
         method.rich_message = rich_message
         method.disable_notification = disable_notification
         method.protect_content = protect_content
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
@@ -3881,7 +4117,7 @@ class MessageShortcuts(MessageCopy):
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
         method.suggested_post_parameters = suggested_post_parameters
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
@@ -3939,10 +4175,190 @@ class MessageShortcuts(MessageCopy):
         method.protect_content = protect_content
         method.allow_paid_broadcast = allow_paid_broadcast
         method.message_effect_id = message_effect_id
-        method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
+        method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def edit_ephemeral_text(
+        self,
+        *,
+        text: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
+        entities: list[MessageEntity] | None = None,
+        rich_message: InputRichMessage | None = None,
+        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        reply_markup: InlineKeyboardMarkup | None = None,
+    ) -> EditEphemeralMessageText:
+        """Edit the text of this ephemeral message.
+
+        Returns ``EditEphemeralMessageText``, with chat_id, receiver_user_id, ephemeral_message_id
+        taken from here; bound to this object's bot: ``await`` it to send it.
+
+        Use this method to edit an ephemeral text or rich message. Note that it is not guaranteed
+        that the user will receive the message edit event, especially if they are offline. On
+        success, True is returned.
+
+        Args:
+            text: New text of the message, 1-4096 characters after entity parsing; required if
+                rich_message isn't specified
+            parse_mode: Mode for parsing entities in the message text. See formatting options for
+                more details.
+            entities: A JSON-serialized list of special entities that appear in message text, which
+                can be specified instead of parse_mode
+            rich_message: New rich content of the message; required if text isn't specified
+            link_preview_options: Link preview generation options for the message
+            reply_markup: A JSON-serialized object for an inline keyboard
+
+        Bot API: https://core.telegram.org/bots/api#editephemeralmessagetext
+        """
+        if self.ephemeral_message_id is None:
+            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_text() needs one")
+        method = object.__new__(_methods.EditEphemeralMessageText)
+        method.chat_id = self.chat.id
+        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.ephemeral_message_id = self.ephemeral_message_id
+        method.text = text
+        method.parse_mode = parse_mode
+        method.entities = entities
+        method.rich_message = rich_message
+        method.link_preview_options = link_preview_options
+        method.reply_markup = reply_markup
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def edit_ephemeral_caption(
+        self,
+        *,
+        caption: str | None = None,
+        parse_mode: str | Default | None = DEFAULT,
+        caption_entities: list[MessageEntity] | None = None,
+        show_caption_above_media: bool | Default | None = DEFAULT,
+        reply_markup: InlineKeyboardMarkup | None = None,
+    ) -> EditEphemeralMessageCaption:
+        """Edit the caption of this ephemeral message.
+
+        Returns ``EditEphemeralMessageCaption``, with chat_id, receiver_user_id,
+        ephemeral_message_id taken from here; bound to this object's bot: ``await`` it to send it.
+
+        Use this method to edit the caption of an ephemeral message. Note that it is not guaranteed
+        that the user will receive the message edit event, especially if they are offline. On
+        success, True is returned.
+
+        Args:
+            caption: New caption of the message, 0-1024 characters after entities parsing
+            parse_mode: Mode for parsing entities in the message caption. See formatting options
+                for more details.
+            caption_entities: A JSON-serialized list of special entities that appear in the
+                caption, which can be specified instead of parse_mode
+            show_caption_above_media: Pass True if the caption must be shown above the message
+                media. Supported only for animation, photo and video messages.
+            reply_markup: A JSON-serialized object for an inline keyboard
+
+        Bot API: https://core.telegram.org/bots/api#editephemeralmessagecaption
+        """
+        if self.ephemeral_message_id is None:
+            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_caption() needs one")
+        method = object.__new__(_methods.EditEphemeralMessageCaption)
+        method.chat_id = self.chat.id
+        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.ephemeral_message_id = self.ephemeral_message_id
+        method.caption = caption
+        method.parse_mode = parse_mode
+        method.caption_entities = caption_entities
+        method.show_caption_above_media = show_caption_above_media
+        method.reply_markup = reply_markup
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def edit_ephemeral_media(
+        self,
+        media: InputMedia,
+        *,
+        reply_markup: InlineKeyboardMarkup | None = None,
+    ) -> EditEphemeralMessageMedia:
+        """Replace the media of this ephemeral message.
+
+        Returns ``EditEphemeralMessageMedia``, with chat_id, receiver_user_id, ephemeral_message_id
+        taken from here; bound to this object's bot: ``await`` it to send it.
+
+        Use this method to edit the media of an ephemeral message. Note that it is not guaranteed
+        that the user will receive the message edit event, especially if they are offline. On
+        success, True is returned.
+
+        Args:
+            media: A JSON-serialized object for the new media content of the message
+            reply_markup: A JSON-serialized object for an inline keyboard
+
+        Bot API: https://core.telegram.org/bots/api#editephemeralmessagemedia
+        """
+        if self.ephemeral_message_id is None:
+            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_media() needs one")
+        method = object.__new__(_methods.EditEphemeralMessageMedia)
+        method.chat_id = self.chat.id
+        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.ephemeral_message_id = self.ephemeral_message_id
+        method.media = media
+        method.reply_markup = reply_markup
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def edit_ephemeral_reply_markup(
+        self,
+        *,
+        reply_markup: InlineKeyboardMarkup | None = None,
+    ) -> EditEphemeralMessageReplyMarkup:
+        """Replace the inline keyboard of this ephemeral message.
+
+        Returns ``EditEphemeralMessageReplyMarkup``, with chat_id, receiver_user_id,
+        ephemeral_message_id taken from here; bound to this object's bot: ``await`` it to send it.
+
+        Use this method to edit only the reply markup of an ephemeral message. Note that it is not
+        guaranteed that the user will receive the message edit event, especially if they are
+        offline. On success, True is returned.
+
+        Args:
+            reply_markup: A JSON-serialized object for an inline keyboard
+
+        Bot API: https://core.telegram.org/bots/api#editephemeralmessagereplymarkup
+        """
+        if self.ephemeral_message_id is None:
+            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_reply_markup() needs one")
+        method = object.__new__(_methods.EditEphemeralMessageReplyMarkup)
+        method.chat_id = self.chat.id
+        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.ephemeral_message_id = self.ephemeral_message_id
+        method.reply_markup = reply_markup
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def delete_ephemeral(
+        self,
+    ) -> DeleteEphemeralMessage:
+        """Delete this ephemeral message (for its receiver).
+
+        Returns ``DeleteEphemeralMessage``, with chat_id, receiver_user_id, ephemeral_message_id
+        taken from here; bound to this object's bot: ``await`` it to send it.
+
+        Use this method to delete an ephemeral message. Note that it is not guaranteed that the
+        user will receive the message deletion event, especially if they are offline. Returns True
+        on success.
+
+        Bot API: https://core.telegram.org/bots/api#deleteephemeralmessage
+        """
+        if self.ephemeral_message_id is None:
+            raise TgfastError("this Message has no ephemeral_message_id: delete_ephemeral() needs one")
+        method = object.__new__(_methods.DeleteEphemeralMessage)
+        method.chat_id = self.chat.id
+        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.ephemeral_message_id = self.ephemeral_message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -4620,6 +5036,8 @@ class InaccessibleMessageShortcuts:
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendMessage:
         """Send to the chat of this message.
 
@@ -4666,6 +5084,12 @@ class InaccessibleMessageShortcuts:
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -4689,6 +5113,8 @@ class InaccessibleMessageShortcuts:
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -4715,6 +5141,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendPhoto:
         """Send to the chat of this message.
 
@@ -4768,6 +5196,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -4792,6 +5226,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -4817,6 +5253,8 @@ class InaccessibleMessageShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLivePhoto:
         """Send to the chat of this message.
 
@@ -4870,6 +5308,12 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
@@ -4893,6 +5337,8 @@ class InaccessibleMessageShortcuts:
         method.suggested_post_parameters = suggested_post_parameters
         method.reply_parameters = reply_parameters
         method.reply_markup = reply_markup
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -4921,6 +5367,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAudio:
         """Send to the chat of this message.
 
@@ -4983,6 +5431,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -5009,6 +5463,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5035,6 +5491,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendDocument:
         """Send to the chat of this message.
 
@@ -5094,6 +5552,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -5118,6 +5582,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5151,6 +5617,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideo:
         """Send to the chat of this message.
 
@@ -5221,6 +5689,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -5252,6 +5726,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5282,6 +5758,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAnimation:
         """Send to the chat of this message.
 
@@ -5346,6 +5824,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -5374,6 +5858,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5399,6 +5885,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVoice:
         """Send to the chat of this message.
 
@@ -5451,6 +5939,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -5474,6 +5968,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5498,6 +5994,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideoNote:
         """Send to the chat of this message.
 
@@ -5551,6 +6049,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -5573,6 +6077,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5750,6 +6256,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLocation:
         """Send to the chat of this message.
 
@@ -5800,6 +6308,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -5824,6 +6338,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5852,6 +6368,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVenue:
         """Send to the chat of this message.
 
@@ -5900,6 +6418,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -5926,6 +6450,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -5950,6 +6476,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendContact:
         """Send to the chat of this message.
 
@@ -5992,6 +6520,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -6014,6 +6548,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -6322,6 +6858,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendSticker:
         """Send to the chat of this message.
 
@@ -6368,6 +6906,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -6388,6 +6932,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -6708,6 +7254,8 @@ class InaccessibleMessageShortcuts:
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendMessage:
         """Send to the chat of this message, as a reply to it.
 
@@ -6753,6 +7301,12 @@ class InaccessibleMessageShortcuts:
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -6776,6 +7330,8 @@ class InaccessibleMessageShortcuts:
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -6801,6 +7357,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendPhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -6853,6 +7411,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -6877,6 +7441,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -6901,6 +7467,8 @@ class InaccessibleMessageShortcuts:
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLivePhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -6953,6 +7521,12 @@ class InaccessibleMessageShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
@@ -6976,6 +7550,8 @@ class InaccessibleMessageShortcuts:
         method.suggested_post_parameters = suggested_post_parameters
         method.reply_parameters = _types.ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
         method.reply_markup = reply_markup
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7003,6 +7579,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAudio:
         """Send to the chat of this message, as a reply to it.
 
@@ -7064,6 +7642,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -7090,6 +7674,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7115,6 +7701,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendDocument:
         """Send to the chat of this message, as a reply to it.
 
@@ -7173,6 +7761,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -7197,6 +7791,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7229,6 +7825,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideo:
         """Send to the chat of this message, as a reply to it.
 
@@ -7298,6 +7896,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -7329,6 +7933,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7358,6 +7964,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAnimation:
         """Send to the chat of this message, as a reply to it.
 
@@ -7421,6 +8029,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -7449,6 +8063,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7473,6 +8089,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -7524,6 +8142,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -7547,6 +8171,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7570,6 +8196,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideoNote:
         """Send to the chat of this message, as a reply to it.
 
@@ -7622,6 +8250,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -7644,6 +8278,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7816,6 +8452,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLocation:
         """Send to the chat of this message, as a reply to it.
 
@@ -7865,6 +8503,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -7889,6 +8533,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -7916,6 +8562,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVenue:
         """Send to the chat of this message, as a reply to it.
 
@@ -7963,6 +8611,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -7989,6 +8643,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -8012,6 +8668,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendContact:
         """Send to the chat of this message, as a reply to it.
 
@@ -8053,6 +8711,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -8075,6 +8739,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -8376,6 +9042,8 @@ class InaccessibleMessageShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendSticker:
         """Send to the chat of this message, as a reply to it.
 
@@ -8421,6 +9089,12 @@ class InaccessibleMessageShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -8441,6 +9115,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -8769,6 +9445,8 @@ class ChatJoinRequestShortcuts:
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendMessage:
         """Send to the chat the user asked to join.
 
@@ -8815,6 +9493,12 @@ class ChatJoinRequestShortcuts:
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -8838,6 +9522,8 @@ class ChatJoinRequestShortcuts:
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -8864,6 +9550,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendPhoto:
         """Send to the chat the user asked to join.
 
@@ -8917,6 +9605,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -8941,6 +9635,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -8966,6 +9662,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLivePhoto:
         """Send to the chat the user asked to join.
 
@@ -9019,6 +9717,12 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
@@ -9042,6 +9746,8 @@ class ChatJoinRequestShortcuts:
         method.suggested_post_parameters = suggested_post_parameters
         method.reply_parameters = reply_parameters
         method.reply_markup = reply_markup
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -9070,6 +9776,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAudio:
         """Send to the chat the user asked to join.
 
@@ -9132,6 +9840,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -9158,6 +9872,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -9184,6 +9900,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendDocument:
         """Send to the chat the user asked to join.
 
@@ -9243,6 +9961,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -9267,6 +9991,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -9300,6 +10026,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideo:
         """Send to the chat the user asked to join.
 
@@ -9370,6 +10098,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -9401,6 +10135,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -9431,6 +10167,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAnimation:
         """Send to the chat the user asked to join.
 
@@ -9495,6 +10233,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -9523,6 +10267,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -9548,6 +10294,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVoice:
         """Send to the chat the user asked to join.
 
@@ -9600,6 +10348,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -9623,6 +10377,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -9647,6 +10403,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideoNote:
         """Send to the chat the user asked to join.
 
@@ -9700,6 +10458,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -9722,6 +10486,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -9899,6 +10665,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLocation:
         """Send to the chat the user asked to join.
 
@@ -9949,6 +10717,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -9973,6 +10747,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -10001,6 +10777,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVenue:
         """Send to the chat the user asked to join.
 
@@ -10049,6 +10827,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -10075,6 +10859,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -10099,6 +10885,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendContact:
         """Send to the chat the user asked to join.
 
@@ -10141,6 +10929,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -10163,6 +10957,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -10471,6 +11267,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendSticker:
         """Send to the chat the user asked to join.
 
@@ -10517,6 +11315,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -10537,6 +11341,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -10858,6 +11664,8 @@ class ChatJoinRequestShortcuts:
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendMessage:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -10904,6 +11712,12 @@ class ChatJoinRequestShortcuts:
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -10927,6 +11741,8 @@ class ChatJoinRequestShortcuts:
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -10953,6 +11769,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendPhoto:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11006,6 +11824,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -11030,6 +11854,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11055,6 +11881,8 @@ class ChatJoinRequestShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLivePhoto:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11108,6 +11936,12 @@ class ChatJoinRequestShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
@@ -11131,6 +11965,8 @@ class ChatJoinRequestShortcuts:
         method.suggested_post_parameters = suggested_post_parameters
         method.reply_parameters = reply_parameters
         method.reply_markup = reply_markup
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11159,6 +11995,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAudio:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11221,6 +12059,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -11247,6 +12091,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11273,6 +12119,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendDocument:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11332,6 +12180,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -11356,6 +12210,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11389,6 +12245,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideo:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11459,6 +12317,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -11490,6 +12354,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11520,6 +12386,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAnimation:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11584,6 +12452,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -11612,6 +12486,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11637,6 +12513,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVoice:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11689,6 +12567,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -11712,6 +12596,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11736,6 +12622,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideoNote:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11789,6 +12677,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -11811,6 +12705,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -11988,6 +12884,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLocation:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12038,6 +12936,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -12062,6 +12966,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -12090,6 +12996,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVenue:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12138,6 +13046,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -12164,6 +13078,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -12188,6 +13104,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendContact:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12230,6 +13148,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -12252,6 +13176,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -12560,6 +13486,8 @@ class ChatJoinRequestShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendSticker:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12606,6 +13534,12 @@ class ChatJoinRequestShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -12626,6 +13560,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13054,6 +13990,8 @@ class ChatMemberUpdatedShortcuts:
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendMessage:
         """Send to the chat where the membership changed.
 
@@ -13100,6 +14038,12 @@ class ChatMemberUpdatedShortcuts:
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendmessage
         """
@@ -13123,6 +14067,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13149,6 +14095,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendPhoto:
         """Send to the chat where the membership changed.
 
@@ -13202,6 +14150,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendphoto
         """
@@ -13226,6 +14180,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13251,6 +14207,8 @@ class ChatMemberUpdatedShortcuts:
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLivePhoto:
         """Send to the chat where the membership changed.
 
@@ -13304,6 +14262,12 @@ class ChatMemberUpdatedShortcuts:
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlivephoto
         """
@@ -13327,6 +14291,8 @@ class ChatMemberUpdatedShortcuts:
         method.suggested_post_parameters = suggested_post_parameters
         method.reply_parameters = reply_parameters
         method.reply_markup = reply_markup
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13355,6 +14321,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAudio:
         """Send to the chat where the membership changed.
 
@@ -13417,6 +14385,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendaudio
         """
@@ -13443,6 +14417,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13469,6 +14445,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendDocument:
         """Send to the chat where the membership changed.
 
@@ -13528,6 +14506,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#senddocument
         """
@@ -13552,6 +14536,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13585,6 +14571,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideo:
         """Send to the chat where the membership changed.
 
@@ -13655,6 +14643,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideo
         """
@@ -13686,6 +14680,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13716,6 +14712,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendAnimation:
         """Send to the chat where the membership changed.
 
@@ -13780,6 +14778,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendanimation
         """
@@ -13808,6 +14812,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13833,6 +14839,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVoice:
         """Send to the chat where the membership changed.
 
@@ -13885,6 +14893,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvoice
         """
@@ -13908,6 +14922,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -13932,6 +14948,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVideoNote:
         """Send to the chat where the membership changed.
 
@@ -13985,6 +15003,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvideonote
         """
@@ -14007,6 +15031,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -14184,6 +15210,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendLocation:
         """Send to the chat where the membership changed.
 
@@ -14234,6 +15262,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendlocation
         """
@@ -14258,6 +15292,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -14286,6 +15322,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendVenue:
         """Send to the chat where the membership changed.
 
@@ -14334,6 +15372,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendvenue
         """
@@ -14360,6 +15404,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -14384,6 +15430,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendContact:
         """Send to the chat where the membership changed.
 
@@ -14426,6 +15474,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendcontact
         """
@@ -14448,6 +15502,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method
@@ -14756,6 +15812,8 @@ class ChatMemberUpdatedShortcuts:
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        receiver_user_id: int | None = None,
+        callback_query_id: str | None = None,
     ) -> SendSticker:
         """Send to the chat where the membership changed.
 
@@ -14802,6 +15860,12 @@ class ChatMemberUpdatedShortcuts:
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
+            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
+                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
+            callback_query_id: For outgoing ephemeral messages, identifier of the callback query
+                which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
+                still accepts it)
 
         Bot API: https://core.telegram.org/bots/api#sendsticker
         """
@@ -14822,6 +15886,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
+        method.receiver_user_id = receiver_user_id
+        method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method

@@ -212,6 +212,7 @@ __all__ = [
     'InputRichMessage',
     'InputRichMessageContent',
     'InputRichMessageMedia',
+    'InputRichMessageMediaUnion',
     'InputSticker',
     'InputStoryContent',
     'InputStoryContentPhoto',
@@ -757,6 +758,18 @@ class PassportElementError(TelegramObject):
     PassportElementErrorTranslationFiles, PassportElementErrorUnspecified.
 
     Bot API: https://core.telegram.org/bots/api#passportelementerror
+    """
+
+    __slots__ = ()
+
+
+class InputRichMessageMediaUnion(TelegramObject):
+    """One of the types InputRichMessageMedia.media takes.
+
+    Members: InputMediaAnimation, InputMediaAudio, InputMediaDocument, InputMediaPhoto,
+    InputMediaVideo, InputMediaVoiceNote.
+
+    Bot API: https://core.telegram.org/bots/api#inputrichmessagemedia
     """
 
     __slots__ = ()
@@ -12809,7 +12822,7 @@ class ResponseParameters(TelegramObject):
         self._extra = None
 
 
-class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
+class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
     """Represents an animation file (GIF or H.264/MPEG-4 AVC video without sound) to be sent.
 
     Bot API: https://core.telegram.org/bots/api#inputmediaanimation
@@ -12921,7 +12934,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia):
         self._extra = None
 
 
-class InputMediaAudio(InputPollMedia, InputMedia):
+class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
     """Represents an audio file to be treated as music to be sent.
 
     Bot API: https://core.telegram.org/bots/api#inputmediaaudio
@@ -13019,7 +13032,7 @@ class InputMediaAudio(InputPollMedia, InputMedia):
         self._extra = None
 
 
-class InputMediaDocument(InputPollMedia, InputMedia):
+class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
     """Represents a general file to be sent.
 
     Bot API: https://core.telegram.org/bots/api#inputmediadocument
@@ -13272,7 +13285,7 @@ class InputMediaLocation(InputPollMedia, InputPollOptionMedia):
         self._extra = None
 
 
-class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
+class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
     """Represents a photo to be sent.
 
     Bot API: https://core.telegram.org/bots/api#inputmediaphoto
@@ -13476,7 +13489,7 @@ class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
         self._extra = None
 
 
-class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
+class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
     """Represents a video to be sent.
 
     Bot API: https://core.telegram.org/bots/api#inputmediavideo
@@ -13614,7 +13627,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia):
         self._extra = None
 
 
-class InputMediaVoiceNote(TelegramObject):
+class InputMediaVoiceNote(InputRichMessageMediaUnion):
     """Represents a voice message file to be sent.
 
     Bot API: https://core.telegram.org/bots/api#inputmediavoicenote
@@ -13669,7 +13682,7 @@ class InputMediaVoiceNote(TelegramObject):
     def __init__(
         self,
         *,
-        type: str,
+        type: str = 'voice_note',
         media: InputFile | str,
         caption: str | None = None,
         parse_mode: str | Default | None = DEFAULT,
@@ -14476,7 +14489,7 @@ class InputRichMessageMedia(TelegramObject):
     )
     __tg_fields__ = (
         ('id', 'id', 'str', True),
-        ('media', 'media', 'InputMediaAnimation|InputMediaAudio|InputMediaDocument|InputMediaPhoto|InputMediaVideo|InputMediaVoiceNote', True),
+        ('media', 'media', 'InputRichMessageMediaUnion', True),
     )
 
     id: str
@@ -14484,14 +14497,14 @@ class InputRichMessageMedia(TelegramObject):
     tg://audio?id= link. 1-64 characters, only A-Z, a-z, 0-9, _ and - are allowed.
     """
 
-    media: InputMediaAnimation | InputMediaAudio | InputMediaDocument | InputMediaPhoto | InputMediaVideo | InputMediaVoiceNote
+    media: InputRichMessageMediaUnion
     """The media to be sent. Everything except the media itself and its properties is ignored."""
 
     def __init__(
         self,
         *,
         id: str,
-        media: InputMediaAnimation | InputMediaAudio | InputMediaDocument | InputMediaPhoto | InputMediaVideo | InputMediaVoiceNote,
+        media: InputRichMessageMediaUnion,
     ) -> None:
         self.id = id
         self.media = media
@@ -22569,5 +22582,16 @@ PassportElementError.__tg_union__ = UnionRule(
         'translation_file': PassportElementErrorTranslationFile,
         'translation_files': PassportElementErrorTranslationFiles,
         'unspecified': PassportElementErrorUnspecified,
+    },
+)
+InputRichMessageMediaUnion.__tg_union__ = UnionRule(
+    key='type',
+    variants={
+        'animation': InputMediaAnimation,
+        'audio': InputMediaAudio,
+        'document': InputMediaDocument,
+        'photo': InputMediaPhoto,
+        'video': InputMediaVideo,
+        'voice_note': InputMediaVoiceNote,
     },
 )

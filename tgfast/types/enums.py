@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from .enum_base import TelegramEnum
 
 __all__ = [
     'BackgroundFillType',
     'BotCommandScopeType',
+    'BotSubscriptionUpdatedState',
     'ButtonStyle',
     'ChatAction',
     'ChatBoostSourceType',
@@ -21,6 +24,7 @@ __all__ = [
     'InputMediaType',
     'InputPaidMediaType',
     'InputProfilePhotoType',
+    'InputRichBlockType',
     'InputStoryContentType',
     'KeyboardButtonPollTypeType',
     'MaskPositionPoint',
@@ -39,6 +43,7 @@ __all__ = [
     'StickerFormat',
     'StickerType',
     'StoryAreaTypeType',
+    'TopicIconColor',
     'TransactionPartnerType',
     'TransactionPartnerUserTransactionTypeEnum',
     'UpdateType',
@@ -237,11 +242,12 @@ class MaskPositionPoint(TelegramEnum):
 
 
 class ButtonStyle(TelegramEnum):
-    """Values of KeyboardButton.style."""
+    """Values of RichMessageButton.style."""
 
     DANGER = 'danger'
     SUCCESS = 'success'
     PRIMARY = 'primary'
+    LINK = 'link'
 
 
 class DiceEmoji(TelegramEnum):
@@ -511,6 +517,54 @@ class RichTextType(TelegramEnum):
     ANCHOR_LINK = 'anchor_link'
     REFERENCE = 'reference'
     REFERENCE_LINK = 'reference_link'
+
+
+class InputRichBlockType(TelegramEnum):
+    """The type values of InputRichBlock."""
+
+    PARAGRAPH = 'paragraph'
+    HEADING = 'heading'
+    PRE = 'pre'
+    FOOTER = 'footer'
+    DIVIDER = 'divider'
+    MATHEMATICAL_EXPRESSION = 'mathematical_expression'
+    ANCHOR = 'anchor'
+    LIST = 'list'
+    BLOCKQUOTE = 'blockquote'
+    EXPANDABLE_BLOCKQUOTE = 'expandable_blockquote'
+    PULLQUOTE = 'pullquote'
+    COLLAGE = 'collage'
+    SLIDESHOW = 'slideshow'
+    TABLE = 'table'
+    DETAILS = 'details'
+    MAP = 'map'
+    BUTTONS = 'buttons'
+    ANIMATION = 'animation'
+    AUDIO = 'audio'
+    DOCUMENT = 'document'
+    PHOTO = 'photo'
+    VIDEO = 'video'
+    VOICE_NOTE = 'voice_note'
+    THINKING = 'thinking'
+
+
+class BotSubscriptionUpdatedState(TelegramEnum):
+    """Values of BotSubscriptionUpdated.state."""
+
+    CANCELED = 'canceled'
+    ACTIVE = 'active'
+    FAILED = 'failed'
+
+
+class TopicIconColor(int, Enum):
+    """Values of createForumTopic.icon_color."""
+
+    BLUE = 7322096
+    YELLOW = 16766590
+    VIOLET = 13338331
+    GREEN = 9367192
+    ROSE = 16749490
+    RED = 16478047
 
 
 class KeyboardButtonPollTypeType(TelegramEnum):

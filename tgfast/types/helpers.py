@@ -13,7 +13,7 @@ from ..defaults import DEFAULT, Default
 from ..utils.text_decorations import TextDecoration, html_decoration, markdown_decoration
 
 if TYPE_CHECKING:
-    from ._types import Chat, MessageEntity, ReplyParameters
+    from ._types import Chat, EphemeralMessageParameters, MessageEntity, ReplyParameters, User
     from .enums import ContentType
 
 __all__ = [
@@ -95,6 +95,8 @@ class MessageHelpers:
     caption: str | None
     entities: list[MessageEntity] | None
     caption_entities: list[MessageEntity] | None
+    ephemeral_message_id: int | None
+    from_user: User | None
 
     @property
     def html_text(self) -> str:
@@ -121,18 +123,44 @@ class MessageHelpers:
         quote_position: int | None = None,
     ) -> ReplyParameters:
         """``ReplyParameters`` that reply to this message (the bot's defaults fill the
-        parameters left out, when it is sent)."""
+        parameters left out, when it is sent). An ephemeral message is replied to by its
+        ``ephemeral_message_id`` alone: its ``message_id`` is 0 and a chat is refused."""
         from ._types import ReplyParameters
 
+        ephemeral = self.ephemeral_message_id is not None
         return ReplyParameters(
-            message_id=self.message_id,
-            chat_id=self.chat.id,
+            message_id=None if ephemeral else self.message_id,
+            chat_id=None if ephemeral else self.chat.id,
+            ephemeral_message_id=self.ephemeral_message_id,
             allow_sending_without_reply=allow_sending_without_reply,
             quote=quote,
             quote_parse_mode=quote_parse_mode,
             quote_entities=quote_entities,
             quote_position=quote_position,
         )
+
+    def as_ephemeral_message_parameters(
+        self, callback_query_id: str | None = None, replace_callback_query_message: bool | None = None
+    ) -> EphemeralMessageParameters | None:
+        """What a reply to this message needs to be ephemeral too (a reply to an ephemeral
+        message must be one, to the user who received it); ``None`` for other messages."""
+        from ._types import EphemeralMessageParameters
+
+        if not self.ephemeral_message_id or self.from_user is None:
+            return None
+        return EphemeralMessageParameters(
+            receiver_user_id=self.from_user.id,
+            callback_query_id=callback_query_id,
+            replace_callback_query_message=replace_callback_query_message,
+        )
+
+    def _reply_target(self) -> ReplyParameters:
+        """The reply shortcuts' ``reply_parameters``: this message, ephemeral or not."""
+        from ._types import ReplyParameters
+
+        if self.ephemeral_message_id is not None:
+            return ReplyParameters(ephemeral_message_id=self.ephemeral_message_id)
+        return ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
 
     def get_url(self, force_private: bool = False, include_thread_id: bool = False) -> str | None:
         """The ``https://t.me/...`` link of the message; ``None`` in private chats and

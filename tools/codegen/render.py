@@ -197,7 +197,9 @@ def render_types(model: Model) -> str:
 
 
 def _enum(ed: EnumDef) -> Iterator[str]:
-    yield f"\n\nclass {ed.name}(TelegramEnum):\n"
+    # an enum of numbers (TopicIconColor) is an int enum, as aiogram's is
+    numeric = all(isinstance(v, int) for _, v in ed.members)
+    yield f"\n\nclass {ed.name}({'int, Enum' if numeric else 'TelegramEnum'}):\n"
     yield _docstring([ed.doc], "    ")
     yield "\n"
     for member, value in ed.members:
@@ -205,10 +207,12 @@ def _enum(ed: EnumDef) -> Iterator[str]:
 
 
 def render_enums(model: Model) -> str:
+    any_numeric = any(isinstance(v, int) for ed in model.enums for _, v in ed.members)
     out = [
         HEADER.format(version=model.version, date=model.release_date),
         '"""String enums of the values the Bot API enumerates."""\n\n',
         "from __future__ import annotations\n\n",
+        "from enum import Enum\n\n" if any_numeric else "",
         "from .enum_base import TelegramEnum\n\n",
         "__all__ = [\n",
         *(f"    {ed.name!r},\n" for ed in sorted(model.enums, key=lambda e: e.name)),

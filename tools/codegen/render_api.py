@@ -250,7 +250,10 @@ def _read_fields(owner: str, model: Model) -> Iterator[str]:
     if read:
         yield f"\n    if TYPE_CHECKING:  # the fields of {owner} that these shortcuts read\n"
         for name in sorted(read):
-            yield f"        {name}: {_field_annotation(fields[name], model)}\n"
+            if name in fields:
+                yield f"        {name}: {_field_annotation(fields[name], model)}\n"
+            else:  # a helper method of the type (tgfast.types.helpers)
+                yield f"        def {name}(self) -> Any: ...\n"
 
 
 def _shortcut(sc: Shortcut, model: Model) -> Iterator[str]:
