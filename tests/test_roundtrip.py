@@ -33,7 +33,7 @@ CLASS_IDS = [cls.__name__ for cls in ALL_CLASSES]
 
 
 def test_every_generated_class_is_parametrized() -> None:
-    assert len(ALL_CLASSES) == len(_types.__all__) == 359
+    assert len(ALL_CLASSES) == len(_types.__all__) == 401
     assert len(set(CLASS_IDS)) == len(CLASS_IDS)
     assert all(issubclass(cls, TelegramObject) for cls in ALL_CLASSES)
 

@@ -140,7 +140,9 @@ class MessageHelpers:
         )
 
     def as_ephemeral_message_parameters(
-        self, callback_query_id: str | None = None, replace_callback_query_message: bool | None = None
+        self,
+        callback_query_id: str | None = None,
+        replace_callback_query_message: bool | None = None,
     ) -> EphemeralMessageParameters | None:
         """What a reply to this message needs to be ephemeral too (a reply to an ephemeral
         message must be one, to the user who received it); ``None`` for other messages."""

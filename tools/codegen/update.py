@@ -139,8 +139,10 @@ def _show(f: tuple[tuple[str, ...], bool]) -> str:
 
 def diff_specs(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """What changed between two specs, one line per change, for a human to review."""
-    lines = [f"{old.get('version')} ({old.get('release_date')}) -> "
-             f"{new['version']} ({new['release_date']})"]
+    lines = [
+        f"{old.get('version')} ({old.get('release_date')}) -> "
+        f"{new['version']} ({new['release_date']})"
+    ]
     for label in ("types", "methods"):
         lines += _group(old.get(label, {}), new[label], label)
     unions = [n for n, t in new["types"].items() if "subtypes" in t]
