@@ -4215,11 +4215,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagetext
         """
+        if self.receiver_user is None:
+            raise TgfastError("this Message has no receiver_user: edit_ephemeral_text() needs one")
         if self.ephemeral_message_id is None:
             raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_text() needs one")
         method = object.__new__(_methods.EditEphemeralMessageText)
         method.chat_id = self.chat.id
-        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.receiver_user_id = self.receiver_user.id
         method.ephemeral_message_id = self.ephemeral_message_id
         method.text = text
         method.parse_mode = parse_mode
@@ -4261,11 +4263,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagecaption
         """
+        if self.receiver_user is None:
+            raise TgfastError("this Message has no receiver_user: edit_ephemeral_caption() needs one")
         if self.ephemeral_message_id is None:
             raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_caption() needs one")
         method = object.__new__(_methods.EditEphemeralMessageCaption)
         method.chat_id = self.chat.id
-        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.receiver_user_id = self.receiver_user.id
         method.ephemeral_message_id = self.ephemeral_message_id
         method.caption = caption
         method.parse_mode = parse_mode
@@ -4297,11 +4301,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagemedia
         """
+        if self.receiver_user is None:
+            raise TgfastError("this Message has no receiver_user: edit_ephemeral_media() needs one")
         if self.ephemeral_message_id is None:
             raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_media() needs one")
         method = object.__new__(_methods.EditEphemeralMessageMedia)
         method.chat_id = self.chat.id
-        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.receiver_user_id = self.receiver_user.id
         method.ephemeral_message_id = self.ephemeral_message_id
         method.media = media
         method.reply_markup = reply_markup
@@ -4328,11 +4334,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagereplymarkup
         """
+        if self.receiver_user is None:
+            raise TgfastError("this Message has no receiver_user: edit_ephemeral_reply_markup() needs one")
         if self.ephemeral_message_id is None:
             raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_reply_markup() needs one")
         method = object.__new__(_methods.EditEphemeralMessageReplyMarkup)
         method.chat_id = self.chat.id
-        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.receiver_user_id = self.receiver_user.id
         method.ephemeral_message_id = self.ephemeral_message_id
         method.reply_markup = reply_markup
         method._extra = None
@@ -4353,11 +4361,13 @@ class MessageShortcuts(MessageCopy):
 
         Bot API: https://core.telegram.org/bots/api#deleteephemeralmessage
         """
+        if self.receiver_user is None:
+            raise TgfastError("this Message has no receiver_user: delete_ephemeral() needs one")
         if self.ephemeral_message_id is None:
             raise TgfastError("this Message has no ephemeral_message_id: delete_ephemeral() needs one")
         method = object.__new__(_methods.DeleteEphemeralMessage)
         method.chat_id = self.chat.id
-        method.receiver_user_id = self.receiver_user.id if self.receiver_user is not None else None
+        method.receiver_user_id = self.receiver_user.id
         method.ephemeral_message_id = self.ephemeral_message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()

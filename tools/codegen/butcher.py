@@ -189,7 +189,7 @@ def _returns(name: str, html: str, types: set[str]) -> list[str]:
 def _members(name: str, html: str, types: set[str]) -> list[str]:
     """A union's members: its ``<li>`` links; "String" / "Array of <itself>" when the
     description says the union may also be one (as RichText does)."""
-    members = [m for m in re.findall(r'<li><a href="#[a-z0-9-]+">([^<]+)</a>', html)]
+    members = list(re.findall(r'<li><a href="#[a-z0-9-]+">([^<]+)</a>', html))
     unknown = [m for m in members if m not in types]
     if unknown:
         raise ConvertError(f"union {name}: members {unknown} are not types")
