@@ -84,8 +84,11 @@ def test_class_shape(cls: type[TelegramObject]) -> None:
             assert issubclass(member, cls) and member is not cls
         assert rule.key is not None or rule.presence
     else:
-        # keyword-only __init__ that takes exactly the fields; required ones have no default
+        # keyword-only __init__ that takes the fields, then any other keyword as aiogram's
+        # models do (kept in _extra); required ones have no default
         params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert params[-1].name == "extra" and params[-1].kind is inspect.Parameter.VAR_KEYWORD
+        params = params[:-1]
         assert [p.name for p in params] == attrs
         assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
         for (_key, attr, _tp, req), p in zip(rows, params, strict=True):
@@ -94,7 +97,7 @@ def test_class_shape(cls: type[TelegramObject]) -> None:
                 assert p.default is (DEFAULT if attr in cls.__tg_defaults__ else None)
             elif p.default is not inspect.Parameter.empty:
                 # discriminator constants, and overrides/constants.json's
-                assert isinstance(p.default, str) or p.default is True, (cls, p)
+                assert isinstance(p.default, str) or p.default in (True, 0), (cls, p)
     # a generated class that is a union member lists in its base's rule
     for base in cls.__mro__[1:]:
         if base.__dict__.get("__tg_union__") is not None:

@@ -1003,6 +1003,7 @@ class Update(TelegramObject, UpdateHelpers):
         managed_bot: ManagedBotUpdated | None = None,
         subscription: BotSubscriptionUpdated | None = None,
         stopped_message_generation: MessageGenerationStopped | None = None,
+        **extra: Any,
     ) -> None:
         self.update_id = update_id
         self.message = message
@@ -1032,7 +1033,7 @@ class Update(TelegramObject, UpdateHelpers):
         self.managed_bot = managed_bot
         self.subscription = subscription
         self.stopped_message_generation = stopped_message_generation
-        self._extra = None
+        self._extra = extra or None
 
 
 class WebhookInfo(TelegramObject):
@@ -1113,6 +1114,7 @@ class WebhookInfo(TelegramObject):
         last_synchronization_error_date: datetime | int | None = None,
         max_connections: int | None = None,
         allowed_updates: list[str] | None = None,
+        **extra: Any,
     ) -> None:
         self.url = url
         self.has_custom_certificate = has_custom_certificate
@@ -1123,7 +1125,7 @@ class WebhookInfo(TelegramObject):
         self.last_synchronization_error_date = as_datetime(last_synchronization_error_date)
         self.max_connections = max_connections
         self.allowed_updates = allowed_updates
-        self._extra = None
+        self._extra = extra or None
 
 
 class User(TelegramObject, UserHelpers, UserShortcuts):
@@ -1265,6 +1267,7 @@ class User(TelegramObject, UserHelpers, UserShortcuts):
         allows_users_to_create_topics: bool | None = None,
         can_manage_bots: bool | None = None,
         supports_join_request_queries: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.is_bot = is_bot
@@ -1284,7 +1287,7 @@ class User(TelegramObject, UserHelpers, UserShortcuts):
         self.allows_users_to_create_topics = allows_users_to_create_topics
         self.can_manage_bots = can_manage_bots
         self.supports_join_request_queries = supports_join_request_queries
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -1355,6 +1358,7 @@ class Chat(TelegramObject, ChatHelpers, ChatShortcuts):
         last_name: str | None = None,
         is_forum: bool | None = None,
         is_direct_messages: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.type = type
@@ -1364,7 +1368,7 @@ class Chat(TelegramObject, ChatHelpers, ChatShortcuts):
         self.last_name = last_name
         self.is_forum = is_forum
         self.is_direct_messages = is_direct_messages
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -1754,6 +1758,7 @@ class ChatFullInfo(TelegramObject, ChatHelpers):
         paid_message_star_count: int | None = None,
         guard_bot: User | None = None,
         community: Community | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.type = type
@@ -1808,7 +1813,7 @@ class ChatFullInfo(TelegramObject, ChatHelpers):
         self.paid_message_star_count = paid_message_star_count
         self.guard_bot = guard_bot
         self.community = community
-        self._extra = None
+        self._extra = extra or None
 
 
 class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
@@ -2653,6 +2658,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         video_chat_participants_invited: VideoChatParticipantsInvited | None = None,
         web_app_data: WebAppData | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.message_id = message_id
         self.message_thread_id = message_thread_id
@@ -2774,7 +2780,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         self.video_chat_participants_invited = video_chat_participants_invited
         self.web_app_data = web_app_data
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -2802,9 +2808,10 @@ class MessageId(TelegramObject):
         self,
         *,
         message_id: int,
+        **extra: Any,
     ) -> None:
         self.message_id = message_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageShortcuts):
@@ -2839,12 +2846,13 @@ class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageShortcuts
         *,
         chat: Chat,
         message_id: int,
-        date: int,
+        date: int = 0,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.message_id = message_id
         self.date = date
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -2930,6 +2938,7 @@ class MessageEntity(TelegramObject):
         custom_emoji_id: str | None = None,
         unix_time: int | None = None,
         date_time_format: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.offset = offset
@@ -2940,7 +2949,7 @@ class MessageEntity(TelegramObject):
         self.custom_emoji_id = custom_emoji_id
         self.unix_time = unix_time
         self.date_time_format = date_time_format
-        self._extra = None
+        self._extra = extra or None
 
 
 class TextQuote(TelegramObject):
@@ -2988,12 +2997,13 @@ class TextQuote(TelegramObject):
         entities: list[MessageEntity] | None = None,
         position: int,
         is_manual: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.entities = entities
         self.position = position
         self.is_manual = is_manual
-        self._extra = None
+        self._extra = extra or None
 
 
 class ExternalReplyInfo(TelegramObject):
@@ -3177,6 +3187,7 @@ class ExternalReplyInfo(TelegramObject):
         location: Location | None = None,
         poll: Poll | None = None,
         venue: Venue | None = None,
+        **extra: Any,
     ) -> None:
         self.origin = origin
         self.chat = chat
@@ -3204,7 +3215,7 @@ class ExternalReplyInfo(TelegramObject):
         self.location = location
         self.poll = poll
         self.venue = venue
-        self._extra = None
+        self._extra = extra or None
 
 
 class ReplyParameters(TelegramObject):
@@ -3302,6 +3313,7 @@ class ReplyParameters(TelegramObject):
         quote_position: int | None = None,
         checklist_task_id: int | None = None,
         poll_option_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.message_id = message_id
         self.chat_id = chat_id
@@ -3313,7 +3325,7 @@ class ReplyParameters(TelegramObject):
         self.quote_position = quote_position
         self.checklist_task_id = checklist_task_id
         self.poll_option_id = poll_option_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class EphemeralMessageParameters(TelegramObject):
@@ -3350,11 +3362,12 @@ class EphemeralMessageParameters(TelegramObject):
         receiver_user_id: int,
         callback_query_id: str | None = None,
         replace_callback_query_message: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
         self.replace_callback_query_message = replace_callback_query_message
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageOriginUser(MessageOrigin):
@@ -3389,11 +3402,12 @@ class MessageOriginUser(MessageOrigin):
         type: str = 'user',
         date: datetime | int,
         sender_user: User,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.date = as_datetime(date)
         self.sender_user = sender_user
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageOriginHiddenUser(MessageOrigin):
@@ -3428,11 +3442,12 @@ class MessageOriginHiddenUser(MessageOrigin):
         type: str = 'hidden_user',
         date: datetime | int,
         sender_user_name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.date = as_datetime(date)
         self.sender_user_name = sender_user_name
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageOriginChat(MessageOrigin):
@@ -3475,12 +3490,13 @@ class MessageOriginChat(MessageOrigin):
         date: datetime | int,
         sender_chat: Chat,
         author_signature: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.date = as_datetime(date)
         self.sender_chat = sender_chat
         self.author_signature = author_signature
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageOriginChannel(MessageOrigin):
@@ -3527,13 +3543,14 @@ class MessageOriginChannel(MessageOrigin):
         chat: Chat,
         message_id: int,
         author_signature: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.date = as_datetime(date)
         self.chat = chat
         self.message_id = message_id
         self.author_signature = author_signature
-        self._extra = None
+        self._extra = extra or None
 
 
 class PhotoSize(TelegramObject):
@@ -3582,13 +3599,14 @@ class PhotoSize(TelegramObject):
         width: int,
         height: int,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.width = width
         self.height = height
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class Animation(TelegramObject):
@@ -3664,6 +3682,7 @@ class Animation(TelegramObject):
         file_name: str | None = None,
         mime_type: str | None = None,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -3674,7 +3693,7 @@ class Animation(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class Audio(TelegramObject):
@@ -3750,6 +3769,7 @@ class Audio(TelegramObject):
         mime_type: str | None = None,
         file_size: int | None = None,
         thumbnail: PhotoSize | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -3760,7 +3780,7 @@ class Audio(TelegramObject):
         self.mime_type = mime_type
         self.file_size = file_size
         self.thumbnail = thumbnail
-        self._extra = None
+        self._extra = extra or None
 
 
 class Document(TelegramObject):
@@ -3818,6 +3838,7 @@ class Document(TelegramObject):
         file_name: str | None = None,
         mime_type: str | None = None,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -3825,7 +3846,7 @@ class Document(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class LivePhoto(TelegramObject):
@@ -3895,6 +3916,7 @@ class LivePhoto(TelegramObject):
         duration: int,
         mime_type: str | None = None,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.photo = photo
         self.file_id = file_id
@@ -3904,7 +3926,7 @@ class LivePhoto(TelegramObject):
         self.duration = duration
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class Story(TelegramObject):
@@ -3933,10 +3955,11 @@ class Story(TelegramObject):
         *,
         chat: Chat,
         id: int,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.id = id
-        self._extra = None
+        self._extra = extra or None
 
 
 class VideoQuality(TelegramObject):
@@ -3994,6 +4017,7 @@ class VideoQuality(TelegramObject):
         height: int,
         codec: str,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -4001,7 +4025,7 @@ class VideoQuality(TelegramObject):
         self.height = height
         self.codec = codec
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class Video(TelegramObject):
@@ -4095,6 +4119,7 @@ class Video(TelegramObject):
         file_name: str | None = None,
         mime_type: str | None = None,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -4108,7 +4133,7 @@ class Video(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class VideoNote(TelegramObject):
@@ -4163,6 +4188,7 @@ class VideoNote(TelegramObject):
         duration: int,
         thumbnail: PhotoSize | None = None,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -4170,7 +4196,7 @@ class VideoNote(TelegramObject):
         self.duration = duration
         self.thumbnail = thumbnail
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class Voice(TelegramObject):
@@ -4222,13 +4248,14 @@ class Voice(TelegramObject):
         duration: int,
         mime_type: str | None = None,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.duration = duration
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
 
 
 class PaidMediaInfo(TelegramObject):
@@ -4257,10 +4284,11 @@ class PaidMediaInfo(TelegramObject):
         *,
         star_count: int,
         paid_media: list[PaidMedia],
+        **extra: Any,
     ) -> None:
         self.star_count = star_count
         self.paid_media = paid_media
-        self._extra = None
+        self._extra = extra or None
 
 
 class PaidMediaLivePhoto(PaidMedia):
@@ -4289,10 +4317,11 @@ class PaidMediaLivePhoto(PaidMedia):
         *,
         type: str = 'live_photo',
         live_photo: LivePhoto,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.live_photo = live_photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class PaidMediaPhoto(PaidMedia):
@@ -4321,10 +4350,11 @@ class PaidMediaPhoto(PaidMedia):
         *,
         type: str = 'photo',
         photo: list[PhotoSize],
+        **extra: Any,
     ) -> None:
         self.type = type
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class PaidMediaPreview(PaidMedia):
@@ -4365,12 +4395,13 @@ class PaidMediaPreview(PaidMedia):
         width: int | None = None,
         height: int | None = None,
         duration: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.width = width
         self.height = height
         self.duration = duration
-        self._extra = None
+        self._extra = extra or None
 
 
 class PaidMediaVideo(PaidMedia):
@@ -4399,10 +4430,11 @@ class PaidMediaVideo(PaidMedia):
         *,
         type: str = 'video',
         video: Video,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.video = video
-        self._extra = None
+        self._extra = extra or None
 
 
 class Contact(TelegramObject):
@@ -4453,13 +4485,14 @@ class Contact(TelegramObject):
         last_name: str | None = None,
         user_id: int | None = None,
         vcard: str | None = None,
+        **extra: Any,
     ) -> None:
         self.phone_number = phone_number
         self.first_name = first_name
         self.last_name = last_name
         self.user_id = user_id
         self.vcard = vcard
-        self._extra = None
+        self._extra = extra or None
 
 
 class Dice(TelegramObject):
@@ -4490,10 +4523,11 @@ class Dice(TelegramObject):
         *,
         emoji: str,
         value: int,
+        **extra: Any,
     ) -> None:
         self.emoji = emoji
         self.value = value
-        self._extra = None
+        self._extra = extra or None
 
 
 class Link(TelegramObject):
@@ -4516,9 +4550,10 @@ class Link(TelegramObject):
         self,
         *,
         url: str,
+        **extra: Any,
     ) -> None:
         self.url = url
-        self._extra = None
+        self._extra = extra or None
 
 
 class PollMedia(TelegramObject):
@@ -4600,6 +4635,7 @@ class PollMedia(TelegramObject):
         sticker: Sticker | None = None,
         venue: Venue | None = None,
         video: Video | None = None,
+        **extra: Any,
     ) -> None:
         self.animation = animation
         self.audio = audio
@@ -4611,7 +4647,7 @@ class PollMedia(TelegramObject):
         self.sticker = sticker
         self.venue = venue
         self.video = video
-        self._extra = None
+        self._extra = extra or None
 
 
 class PollOption(TelegramObject):
@@ -4684,6 +4720,7 @@ class PollOption(TelegramObject):
         added_by_user: User | None = None,
         added_by_chat: Chat | None = None,
         addition_date: datetime | int | None = None,
+        **extra: Any,
     ) -> None:
         self.persistent_id = persistent_id
         self.text = text
@@ -4693,7 +4730,7 @@ class PollOption(TelegramObject):
         self.added_by_user = added_by_user
         self.added_by_chat = added_by_chat
         self.addition_date = as_datetime(addition_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputPollOption(TelegramObject):
@@ -4739,12 +4776,13 @@ class InputPollOption(TelegramObject):
         text_parse_mode: str | Default | None = DEFAULT,
         text_entities: list[MessageEntity] | None = None,
         media: InputPollOptionMedia | None = None,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
         self.media = media
-        self._extra = None
+        self._extra = extra or None
 
 
 class PollAnswer(TelegramObject):
@@ -4792,13 +4830,14 @@ class PollAnswer(TelegramObject):
         user: User | None = None,
         option_ids: list[int],
         option_persistent_ids: list[str],
+        **extra: Any,
     ) -> None:
         self.poll_id = poll_id
         self.voter_chat = voter_chat
         self.user = user
         self.option_ids = option_ids
         self.option_persistent_ids = option_persistent_ids
-        self._extra = None
+        self._extra = extra or None
 
 
 class Poll(TelegramObject):
@@ -4957,6 +4996,7 @@ class Poll(TelegramObject):
         description: str | None = None,
         description_entities: list[MessageEntity] | None = None,
         media: PollMedia | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.question = question
@@ -4979,7 +5019,7 @@ class Poll(TelegramObject):
         self.description = description
         self.description_entities = description_entities
         self.media = media
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChecklistTask(TelegramObject):
@@ -5034,6 +5074,7 @@ class ChecklistTask(TelegramObject):
         completed_by_user: User | None = None,
         completed_by_chat: Chat | None = None,
         completion_date: int | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.text = text
@@ -5041,7 +5082,7 @@ class ChecklistTask(TelegramObject):
         self.completed_by_user = completed_by_user
         self.completed_by_chat = completed_by_chat
         self.completion_date = completion_date
-        self._extra = None
+        self._extra = extra or None
 
 
 class Checklist(TelegramObject):
@@ -5089,13 +5130,14 @@ class Checklist(TelegramObject):
         tasks: list[ChecklistTask],
         others_can_add_tasks: bool | None = None,
         others_can_mark_tasks_as_done: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.title = title
         self.title_entities = title_entities
         self.tasks = tasks
         self.others_can_add_tasks = others_can_add_tasks
         self.others_can_mark_tasks_as_done = others_can_mark_tasks_as_done
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputChecklistTask(TelegramObject):
@@ -5142,12 +5184,13 @@ class InputChecklistTask(TelegramObject):
         text: str,
         parse_mode: str | Default | None = DEFAULT,
         text_entities: list[MessageEntity] | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.text = text
         self.parse_mode = parse_mode
         self.text_entities = text_entities
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputChecklist(TelegramObject):
@@ -5205,6 +5248,7 @@ class InputChecklist(TelegramObject):
         tasks: list[InputChecklistTask],
         others_can_add_tasks: bool | None = None,
         others_can_mark_tasks_as_done: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.title = title
         self.parse_mode = parse_mode
@@ -5212,7 +5256,7 @@ class InputChecklist(TelegramObject):
         self.tasks = tasks
         self.others_can_add_tasks = others_can_add_tasks
         self.others_can_mark_tasks_as_done = others_can_mark_tasks_as_done
-        self._extra = None
+        self._extra = extra or None
 
 
 class Location(TelegramObject):
@@ -5271,6 +5315,7 @@ class Location(TelegramObject):
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
+        **extra: Any,
     ) -> None:
         self.latitude = latitude
         self.longitude = longitude
@@ -5278,7 +5323,7 @@ class Location(TelegramObject):
         self.live_period = live_period
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
-        self._extra = None
+        self._extra = extra or None
 
 
 class Venue(TelegramObject):
@@ -5339,6 +5384,7 @@ class Venue(TelegramObject):
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
+        **extra: Any,
     ) -> None:
         self.location = location
         self.title = title
@@ -5347,7 +5393,7 @@ class Venue(TelegramObject):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = None
+        self._extra = extra or None
 
 
 class WebAppData(TelegramObject):
@@ -5378,10 +5424,11 @@ class WebAppData(TelegramObject):
         *,
         data: str,
         button_text: str,
+        **extra: Any,
     ) -> None:
         self.data = data
         self.button_text = button_text
-        self._extra = None
+        self._extra = extra or None
 
 
 class ProximityAlertTriggered(TelegramObject):
@@ -5417,11 +5464,12 @@ class ProximityAlertTriggered(TelegramObject):
         traveler: User,
         watcher: User,
         distance: int,
+        **extra: Any,
     ) -> None:
         self.traveler = traveler
         self.watcher = watcher
         self.distance = distance
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageAutoDeleteTimerChanged(TelegramObject):
@@ -5444,9 +5492,10 @@ class MessageAutoDeleteTimerChanged(TelegramObject):
         self,
         *,
         message_auto_delete_time: int,
+        **extra: Any,
     ) -> None:
         self.message_auto_delete_time = message_auto_delete_time
-        self._extra = None
+        self._extra = extra or None
 
 
 class ManagedBotCreated(TelegramObject):
@@ -5471,9 +5520,10 @@ class ManagedBotCreated(TelegramObject):
         self,
         *,
         bot_user: User,
+        **extra: Any,
     ) -> None:
         self.bot_user = bot_user
-        self._extra = None
+        self._extra = extra or None
 
 
 class ManagedBotUpdated(TelegramObject):
@@ -5504,10 +5554,11 @@ class ManagedBotUpdated(TelegramObject):
         *,
         user: User,
         bot_user: User,
+        **extra: Any,
     ) -> None:
         self.user = user
         self.bot_user = bot_user
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotSubscriptionUpdated(TelegramObject):
@@ -5546,11 +5597,12 @@ class BotSubscriptionUpdated(TelegramObject):
         user: User,
         invoice_payload: str,
         state: str,
+        **extra: Any,
     ) -> None:
         self.user = user
         self.invoice_payload = invoice_payload
         self.state = state
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageGenerationStopped(TelegramObject):
@@ -5585,11 +5637,12 @@ class MessageGenerationStopped(TelegramObject):
         chat: Chat,
         message_thread_id: int | None = None,
         draft_id: int,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.message_thread_id = message_thread_id
         self.draft_id = draft_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class PollOptionAdded(TelegramObject):
@@ -5633,12 +5686,13 @@ class PollOptionAdded(TelegramObject):
         option_persistent_id: str,
         option_text: str,
         option_text_entities: list[MessageEntity] | None = None,
+        **extra: Any,
     ) -> None:
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
         self.option_text_entities = option_text_entities
-        self._extra = None
+        self._extra = extra or None
 
 
 class PollOptionDeleted(TelegramObject):
@@ -5682,12 +5736,13 @@ class PollOptionDeleted(TelegramObject):
         option_persistent_id: str,
         option_text: str,
         option_text_entities: list[MessageEntity] | None = None,
+        **extra: Any,
     ) -> None:
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
         self.option_text_entities = option_text_entities
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBoostAdded(TelegramObject):
@@ -5710,9 +5765,10 @@ class ChatBoostAdded(TelegramObject):
         self,
         *,
         boost_count: int,
+        **extra: Any,
     ) -> None:
         self.boost_count = boost_count
-        self._extra = None
+        self._extra = extra or None
 
 
 class BackgroundFillSolid(BackgroundFill):
@@ -5741,10 +5797,11 @@ class BackgroundFillSolid(BackgroundFill):
         *,
         type: str = 'solid',
         color: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.color = color
-        self._extra = None
+        self._extra = extra or None
 
 
 class BackgroundFillGradient(BackgroundFill):
@@ -5785,12 +5842,13 @@ class BackgroundFillGradient(BackgroundFill):
         top_color: int,
         bottom_color: int,
         rotation_angle: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.top_color = top_color
         self.bottom_color = bottom_color
         self.rotation_angle = rotation_angle
-        self._extra = None
+        self._extra = extra or None
 
 
 class BackgroundFillFreeformGradient(BackgroundFill):
@@ -5821,10 +5879,11 @@ class BackgroundFillFreeformGradient(BackgroundFill):
         *,
         type: str = 'freeform_gradient',
         colors: list[int],
+        **extra: Any,
     ) -> None:
         self.type = type
         self.colors = colors
-        self._extra = None
+        self._extra = extra or None
 
 
 class BackgroundTypeFill(BackgroundType):
@@ -5859,11 +5918,12 @@ class BackgroundTypeFill(BackgroundType):
         type: str = 'fill',
         fill: BackgroundFill,
         dark_theme_dimming: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.fill = fill
         self.dark_theme_dimming = dark_theme_dimming
-        self._extra = None
+        self._extra = extra or None
 
 
 class BackgroundTypeWallpaper(BackgroundType):
@@ -5912,13 +5972,14 @@ class BackgroundTypeWallpaper(BackgroundType):
         dark_theme_dimming: int,
         is_blurred: bool | None = None,
         is_moving: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.document = document
         self.dark_theme_dimming = dark_theme_dimming
         self.is_blurred = is_blurred
         self.is_moving = is_moving
-        self._extra = None
+        self._extra = extra or None
 
 
 class BackgroundTypePattern(BackgroundType):
@@ -5975,6 +6036,7 @@ class BackgroundTypePattern(BackgroundType):
         intensity: int,
         is_inverted: bool | None = None,
         is_moving: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.document = document
@@ -5982,7 +6044,7 @@ class BackgroundTypePattern(BackgroundType):
         self.intensity = intensity
         self.is_inverted = is_inverted
         self.is_moving = is_moving
-        self._extra = None
+        self._extra = extra or None
 
 
 class BackgroundTypeChatTheme(BackgroundType):
@@ -6011,10 +6073,11 @@ class BackgroundTypeChatTheme(BackgroundType):
         *,
         type: str = 'chat_theme',
         theme_name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.theme_name = theme_name
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBackground(TelegramObject):
@@ -6037,9 +6100,10 @@ class ChatBackground(TelegramObject):
         self,
         *,
         type: BackgroundType,
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChecklistTasksDone(TelegramObject):
@@ -6077,11 +6141,12 @@ class ChecklistTasksDone(TelegramObject):
         checklist_message: Message | None = None,
         marked_as_done_task_ids: list[int] | None = None,
         marked_as_not_done_task_ids: list[int] | None = None,
+        **extra: Any,
     ) -> None:
         self.checklist_message = checklist_message
         self.marked_as_done_task_ids = marked_as_done_task_ids
         self.marked_as_not_done_task_ids = marked_as_not_done_task_ids
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChecklistTasksAdded(TelegramObject):
@@ -6112,10 +6177,11 @@ class ChecklistTasksAdded(TelegramObject):
         *,
         checklist_message: Message | None = None,
         tasks: list[ChecklistTask],
+        **extra: Any,
     ) -> None:
         self.checklist_message = checklist_message
         self.tasks = tasks
-        self._extra = None
+        self._extra = extra or None
 
 
 class CommunityChatAdded(TelegramObject):
@@ -6138,9 +6204,10 @@ class CommunityChatAdded(TelegramObject):
         self,
         *,
         community: Community,
+        **extra: Any,
     ) -> None:
         self.community = community
-        self._extra = None
+        self._extra = extra or None
 
 
 class CommunityChatJoined(TelegramObject):
@@ -6163,9 +6230,10 @@ class CommunityChatJoined(TelegramObject):
         self,
         *,
         community: Community,
+        **extra: Any,
     ) -> None:
         self.community = community
-        self._extra = None
+        self._extra = extra or None
 
 
 class CommunityChatRemoved(TelegramObject):
@@ -6178,8 +6246,11 @@ class CommunityChatRemoved(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class ForumTopicCreated(TelegramObject):
@@ -6222,12 +6293,13 @@ class ForumTopicCreated(TelegramObject):
         icon_color: int,
         icon_custom_emoji_id: str | None = None,
         is_name_implicit: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.is_name_implicit = is_name_implicit
-        self._extra = None
+        self._extra = extra or None
 
 
 class ForumTopicClosed(TelegramObject):
@@ -6240,8 +6312,11 @@ class ForumTopicClosed(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class ForumTopicEdited(TelegramObject):
@@ -6272,10 +6347,11 @@ class ForumTopicEdited(TelegramObject):
         *,
         name: str | None = None,
         icon_custom_emoji_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.icon_custom_emoji_id = icon_custom_emoji_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class ForumTopicReopened(TelegramObject):
@@ -6288,8 +6364,11 @@ class ForumTopicReopened(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class GeneralForumTopicHidden(TelegramObject):
@@ -6302,8 +6381,11 @@ class GeneralForumTopicHidden(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class GeneralForumTopicUnhidden(TelegramObject):
@@ -6316,8 +6398,11 @@ class GeneralForumTopicUnhidden(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class SharedUser(TelegramObject):
@@ -6370,13 +6455,14 @@ class SharedUser(TelegramObject):
         last_name: str | None = None,
         username: str | None = None,
         photo: list[PhotoSize] | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.first_name = first_name
         self.last_name = last_name
         self.username = username
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class UsersShared(TelegramObject):
@@ -6406,10 +6492,11 @@ class UsersShared(TelegramObject):
         *,
         request_id: int,
         users: list[SharedUser],
+        **extra: Any,
     ) -> None:
         self.request_id = request_id
         self.users = users
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatShared(TelegramObject):
@@ -6462,13 +6549,14 @@ class ChatShared(TelegramObject):
         title: str | None = None,
         username: str | None = None,
         photo: list[PhotoSize] | None = None,
+        **extra: Any,
     ) -> None:
         self.request_id = request_id
         self.chat_id = chat_id
         self.title = title
         self.username = username
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class WriteAccessAllowed(TelegramObject):
@@ -6510,11 +6598,12 @@ class WriteAccessAllowed(TelegramObject):
         from_request: bool | None = None,
         web_app_name: str | None = None,
         from_attachment_menu: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.from_request = from_request
         self.web_app_name = web_app_name
         self.from_attachment_menu = from_attachment_menu
-        self._extra = None
+        self._extra = extra or None
 
 
 class VideoChatScheduled(TelegramObject):
@@ -6539,9 +6628,10 @@ class VideoChatScheduled(TelegramObject):
         self,
         *,
         start_date: datetime | int,
+        **extra: Any,
     ) -> None:
         self.start_date = as_datetime(start_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class VideoChatStarted(TelegramObject):
@@ -6554,8 +6644,11 @@ class VideoChatStarted(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class VideoChatEnded(TelegramObject):
@@ -6578,9 +6671,10 @@ class VideoChatEnded(TelegramObject):
         self,
         *,
         duration: int,
+        **extra: Any,
     ) -> None:
         self.duration = duration
-        self._extra = None
+        self._extra = extra or None
 
 
 class VideoChatParticipantsInvited(TelegramObject):
@@ -6603,9 +6697,10 @@ class VideoChatParticipantsInvited(TelegramObject):
         self,
         *,
         users: list[User],
+        **extra: Any,
     ) -> None:
         self.users = users
-        self._extra = None
+        self._extra = extra or None
 
 
 class PaidMessagePriceChanged(TelegramObject):
@@ -6630,9 +6725,10 @@ class PaidMessagePriceChanged(TelegramObject):
         self,
         *,
         paid_message_star_count: int,
+        **extra: Any,
     ) -> None:
         self.paid_message_star_count = paid_message_star_count
-        self._extra = None
+        self._extra = extra or None
 
 
 class DirectMessagePriceChanged(TelegramObject):
@@ -6665,10 +6761,11 @@ class DirectMessagePriceChanged(TelegramObject):
         *,
         are_direct_messages_enabled: bool,
         direct_message_star_count: int | None = None,
+        **extra: Any,
     ) -> None:
         self.are_direct_messages_enabled = are_direct_messages_enabled
         self.direct_message_star_count = direct_message_star_count
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostApproved(TelegramObject):
@@ -6705,11 +6802,12 @@ class SuggestedPostApproved(TelegramObject):
         suggested_post_message: Message | None = None,
         price: SuggestedPostPrice | None = None,
         send_date: datetime | int,
+        **extra: Any,
     ) -> None:
         self.suggested_post_message = suggested_post_message
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostApprovalFailed(TelegramObject):
@@ -6742,10 +6840,11 @@ class SuggestedPostApprovalFailed(TelegramObject):
         *,
         suggested_post_message: Message | None = None,
         price: SuggestedPostPrice,
+        **extra: Any,
     ) -> None:
         self.suggested_post_message = suggested_post_message
         self.price = price
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostDeclined(TelegramObject):
@@ -6776,10 +6875,11 @@ class SuggestedPostDeclined(TelegramObject):
         *,
         suggested_post_message: Message | None = None,
         comment: str | None = None,
+        **extra: Any,
     ) -> None:
         self.suggested_post_message = suggested_post_message
         self.comment = comment
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostPaid(TelegramObject):
@@ -6828,12 +6928,13 @@ class SuggestedPostPaid(TelegramObject):
         currency: str,
         amount: int | None = None,
         star_amount: StarAmount | None = None,
+        **extra: Any,
     ) -> None:
         self.suggested_post_message = suggested_post_message
         self.currency = currency
         self.amount = amount
         self.star_amount = star_amount
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostRefunded(TelegramObject):
@@ -6867,10 +6968,11 @@ class SuggestedPostRefunded(TelegramObject):
         *,
         suggested_post_message: Message | None = None,
         reason: str,
+        **extra: Any,
     ) -> None:
         self.suggested_post_message = suggested_post_message
         self.reason = reason
-        self._extra = None
+        self._extra = extra or None
 
 
 class GiveawayCreated(TelegramObject):
@@ -6895,9 +6997,10 @@ class GiveawayCreated(TelegramObject):
         self,
         *,
         prize_star_count: int | None = None,
+        **extra: Any,
     ) -> None:
         self.prize_star_count = prize_star_count
-        self._extra = None
+        self._extra = extra or None
 
 
 class Giveaway(TelegramObject):
@@ -6978,6 +7081,7 @@ class Giveaway(TelegramObject):
         country_codes: list[str] | None = None,
         prize_star_count: int | None = None,
         premium_subscription_month_count: int | None = None,
+        **extra: Any,
     ) -> None:
         self.chats = chats
         self.winners_selection_date = as_datetime(winners_selection_date)
@@ -6988,7 +7092,7 @@ class Giveaway(TelegramObject):
         self.country_codes = country_codes
         self.prize_star_count = prize_star_count
         self.premium_subscription_month_count = premium_subscription_month_count
-        self._extra = None
+        self._extra = extra or None
 
 
 class GiveawayWinners(TelegramObject):
@@ -7085,6 +7189,7 @@ class GiveawayWinners(TelegramObject):
         only_new_members: bool | None = None,
         was_refunded: bool | None = None,
         prize_description: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.giveaway_message_id = giveaway_message_id
@@ -7098,7 +7203,7 @@ class GiveawayWinners(TelegramObject):
         self.only_new_members = only_new_members
         self.was_refunded = was_refunded
         self.prize_description = prize_description
-        self._extra = None
+        self._extra = extra or None
 
 
 class GiveawayCompleted(TelegramObject):
@@ -7142,12 +7247,13 @@ class GiveawayCompleted(TelegramObject):
         unclaimed_prize_count: int | None = None,
         giveaway_message: Message | None = None,
         is_star_giveaway: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.winner_count = winner_count
         self.unclaimed_prize_count = unclaimed_prize_count
         self.giveaway_message = giveaway_message
         self.is_star_giveaway = is_star_giveaway
-        self._extra = None
+        self._extra = extra or None
 
 
 class LinkPreviewOptions(TelegramObject):
@@ -7203,13 +7309,14 @@ class LinkPreviewOptions(TelegramObject):
         prefer_small_media: bool | Default | None = DEFAULT,
         prefer_large_media: bool | Default | None = DEFAULT,
         show_above_text: bool | Default | None = DEFAULT,
+        **extra: Any,
     ) -> None:
         self.is_disabled = is_disabled
         self.url = url
         self.prefer_small_media = prefer_small_media
         self.prefer_large_media = prefer_large_media
         self.show_above_text = show_above_text
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostPrice(TelegramObject):
@@ -7243,10 +7350,11 @@ class SuggestedPostPrice(TelegramObject):
         *,
         currency: str,
         amount: int,
+        **extra: Any,
     ) -> None:
         self.currency = currency
         self.amount = amount
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostInfo(TelegramObject):
@@ -7285,11 +7393,12 @@ class SuggestedPostInfo(TelegramObject):
         state: str,
         price: SuggestedPostPrice | None = None,
         send_date: datetime | int | None = None,
+        **extra: Any,
     ) -> None:
         self.state = state
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuggestedPostParameters(TelegramObject):
@@ -7321,10 +7430,11 @@ class SuggestedPostParameters(TelegramObject):
         *,
         price: SuggestedPostPrice | None = None,
         send_date: datetime | int | None = None,
+        **extra: Any,
     ) -> None:
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class DirectMessagesTopic(TelegramObject):
@@ -7358,10 +7468,11 @@ class DirectMessagesTopic(TelegramObject):
         *,
         topic_id: int,
         user: User | None = None,
+        **extra: Any,
     ) -> None:
         self.topic_id = topic_id
         self.user = user
-        self._extra = None
+        self._extra = extra or None
 
 
 class UserProfilePhotos(TelegramObject):
@@ -7390,10 +7501,11 @@ class UserProfilePhotos(TelegramObject):
         *,
         total_count: int,
         photos: list[list[PhotoSize]],
+        **extra: Any,
     ) -> None:
         self.total_count = total_count
         self.photos = photos
-        self._extra = None
+        self._extra = extra or None
 
 
 class UserProfileAudios(TelegramObject):
@@ -7422,10 +7534,11 @@ class UserProfileAudios(TelegramObject):
         *,
         total_count: int,
         audios: list[Audio],
+        **extra: Any,
     ) -> None:
         self.total_count = total_count
         self.audios = audios
-        self._extra = None
+        self._extra = extra or None
 
 
 class File(TelegramObject):
@@ -7475,12 +7588,13 @@ class File(TelegramObject):
         file_unique_id: str,
         file_size: int | None = None,
         file_path: str | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.file_size = file_size
         self.file_path = file_path
-        self._extra = None
+        self._extra = extra or None
 
 
 class WebAppInfo(TelegramObject):
@@ -7505,9 +7619,10 @@ class WebAppInfo(TelegramObject):
         self,
         *,
         url: str,
+        **extra: Any,
     ) -> None:
         self.url = url
-        self._extra = None
+        self._extra = extra or None
 
 
 class ReplyKeyboardMarkup(TelegramObject):
@@ -7587,6 +7702,7 @@ class ReplyKeyboardMarkup(TelegramObject):
         input_field_placeholder: str | None = None,
         selective: bool | None = None,
         force_reply: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.keyboard = keyboard
         self.is_persistent = is_persistent
@@ -7595,7 +7711,7 @@ class ReplyKeyboardMarkup(TelegramObject):
         self.input_field_placeholder = input_field_placeholder
         self.selective = selective
         self.force_reply = force_reply
-        self._extra = None
+        self._extra = extra or None
 
 
 class KeyboardButton(TelegramObject):
@@ -7699,6 +7815,7 @@ class KeyboardButton(TelegramObject):
         request_location: bool | None = None,
         request_poll: KeyboardButtonPollType | None = None,
         web_app: WebAppInfo | None = None,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.icon_custom_emoji_id = icon_custom_emoji_id
@@ -7710,7 +7827,7 @@ class KeyboardButton(TelegramObject):
         self.request_location = request_location
         self.request_poll = request_poll
         self.web_app = web_app
-        self._extra = None
+        self._extra = extra or None
 
 
 class KeyboardButtonRequestUsers(TelegramObject):
@@ -7777,6 +7894,7 @@ class KeyboardButtonRequestUsers(TelegramObject):
         request_name: bool | None = None,
         request_username: bool | None = None,
         request_photo: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.request_id = request_id
         self.user_is_bot = user_is_bot
@@ -7785,7 +7903,7 @@ class KeyboardButtonRequestUsers(TelegramObject):
         self.request_name = request_name
         self.request_username = request_username
         self.request_photo = request_photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class KeyboardButtonRequestChat(TelegramObject):
@@ -7887,6 +8005,7 @@ class KeyboardButtonRequestChat(TelegramObject):
         request_title: bool | None = None,
         request_username: bool | None = None,
         request_photo: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.request_id = request_id
         self.chat_is_channel = chat_is_channel
@@ -7899,7 +8018,7 @@ class KeyboardButtonRequestChat(TelegramObject):
         self.request_title = request_title
         self.request_username = request_username
         self.request_photo = request_photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class KeyboardButtonRequestManagedBot(TelegramObject):
@@ -7936,11 +8055,12 @@ class KeyboardButtonRequestManagedBot(TelegramObject):
         request_id: int,
         suggested_name: str | None = None,
         suggested_username: str | None = None,
+        **extra: Any,
     ) -> None:
         self.request_id = request_id
         self.suggested_name = suggested_name
         self.suggested_username = suggested_username
-        self._extra = None
+        self._extra = extra or None
 
 
 class KeyboardButtonPollType(TelegramObject):
@@ -7967,9 +8087,10 @@ class KeyboardButtonPollType(TelegramObject):
         self,
         *,
         type: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class ReplyKeyboardRemove(TelegramObject):
@@ -8011,10 +8132,11 @@ class ReplyKeyboardRemove(TelegramObject):
         *,
         remove_keyboard: bool = True,
         selective: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.remove_keyboard = remove_keyboard
         self.selective = selective
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineKeyboardMarkup(TelegramObject):
@@ -8046,10 +8168,11 @@ class InlineKeyboardMarkup(TelegramObject):
         *,
         inline_keyboard: list[list[InlineKeyboardButton]],
         force_reply: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.inline_keyboard = inline_keyboard
         self.force_reply = force_reply
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineKeyboardButton(TelegramObject):
@@ -8185,6 +8308,7 @@ class InlineKeyboardButton(TelegramObject):
         callback_game: CallbackGame | None = None,
         pay: bool | None = None,
         disabled: DisabledButton | None = None,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.icon_custom_emoji_id = icon_custom_emoji_id
@@ -8200,7 +8324,7 @@ class InlineKeyboardButton(TelegramObject):
         self.callback_game = callback_game
         self.pay = pay
         self.disabled = disabled
-        self._extra = None
+        self._extra = extra or None
 
 
 class LoginUrl(TelegramObject):
@@ -8253,12 +8377,13 @@ class LoginUrl(TelegramObject):
         forward_text: str | None = None,
         bot_username: str | None = None,
         request_write_access: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.url = url
         self.forward_text = forward_text
         self.bot_username = bot_username
         self.request_write_access = request_write_access
-        self._extra = None
+        self._extra = extra or None
 
 
 class SwitchInlineQueryChosenChat(TelegramObject):
@@ -8308,13 +8433,14 @@ class SwitchInlineQueryChosenChat(TelegramObject):
         allow_bot_chats: bool | None = None,
         allow_group_chats: bool | None = None,
         allow_channel_chats: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.query = query
         self.allow_user_chats = allow_user_chats
         self.allow_bot_chats = allow_bot_chats
         self.allow_group_chats = allow_group_chats
         self.allow_channel_chats = allow_channel_chats
-        self._extra = None
+        self._extra = extra or None
 
 
 class CopyTextButton(TelegramObject):
@@ -8337,9 +8463,10 @@ class CopyTextButton(TelegramObject):
         self,
         *,
         text: str,
+        **extra: Any,
     ) -> None:
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class DisabledButton(TelegramObject):
@@ -8351,8 +8478,11 @@ class DisabledButton(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
@@ -8422,6 +8552,7 @@ class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
         chat_instance: str,
         data: str | None = None,
         game_short_name: str | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.from_user = from_user
@@ -8430,7 +8561,7 @@ class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
         self.chat_instance = chat_instance
         self.data = data
         self.game_short_name = game_short_name
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -8477,11 +8608,12 @@ class ForceReply(TelegramObject):
         force_reply: bool = True,
         input_field_placeholder: str | None = None,
         selective: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.force_reply = force_reply
         self.input_field_placeholder = input_field_placeholder
         self.selective = selective
-        self._extra = None
+        self._extra = extra or None
 
 
 class Community(TelegramObject):
@@ -8514,10 +8646,11 @@ class Community(TelegramObject):
         *,
         id: int,
         name: str,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.name = name
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatPhoto(TelegramObject):
@@ -8566,12 +8699,13 @@ class ChatPhoto(TelegramObject):
         small_file_unique_id: str,
         big_file_id: str,
         big_file_unique_id: str,
+        **extra: Any,
     ) -> None:
         self.small_file_id = small_file_id
         self.small_file_unique_id = small_file_unique_id
         self.big_file_id = big_file_id
         self.big_file_unique_id = big_file_unique_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatInviteLink(TelegramObject):
@@ -8661,6 +8795,7 @@ class ChatInviteLink(TelegramObject):
         pending_join_request_count: int | None = None,
         subscription_period: int | None = None,
         subscription_price: int | None = None,
+        **extra: Any,
     ) -> None:
         self.invite_link = invite_link
         self.creator = creator
@@ -8673,7 +8808,7 @@ class ChatInviteLink(TelegramObject):
         self.pending_join_request_count = pending_join_request_count
         self.subscription_period = subscription_period
         self.subscription_price = subscription_price
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatAdministratorRights(TelegramObject):
@@ -8820,6 +8955,7 @@ class ChatAdministratorRights(TelegramObject):
         can_manage_direct_messages: bool | None = None,
         can_manage_tags: bool | None = None,
         can_send_welcome_messages: bool,
+        **extra: Any,
     ) -> None:
         self.is_anonymous = is_anonymous
         self.can_manage_chat = can_manage_chat
@@ -8839,7 +8975,7 @@ class ChatAdministratorRights(TelegramObject):
         self.can_manage_direct_messages = can_manage_direct_messages
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
@@ -8909,6 +9045,7 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
         invite_link: ChatInviteLink | None = None,
         via_join_request: bool | None = None,
         via_chat_folder_invite_link: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.from_user = from_user
@@ -8918,7 +9055,7 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
         self.invite_link = invite_link
         self.via_join_request = via_join_request
         self.via_chat_folder_invite_link = via_chat_folder_invite_link
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -8960,12 +9097,13 @@ class ChatMemberOwner(ChatMember):
         user: User,
         is_anonymous: bool,
         custom_title: str | None = None,
+        **extra: Any,
     ) -> None:
         self.status = status
         self.user = user
         self.is_anonymous = is_anonymous
         self.custom_title = custom_title
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatMemberAdministrator(ChatMember):
@@ -9136,6 +9274,7 @@ class ChatMemberAdministrator(ChatMember):
         can_manage_tags: bool | None = None,
         can_send_welcome_messages: bool,
         custom_title: str | None = None,
+        **extra: Any,
     ) -> None:
         self.status = status
         self.user = user
@@ -9159,7 +9298,7 @@ class ChatMemberAdministrator(ChatMember):
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
         self.custom_title = custom_title
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatMemberMember(ChatMember):
@@ -9200,12 +9339,13 @@ class ChatMemberMember(ChatMember):
         tag: str | None = None,
         user: User,
         until_date: datetime | int | None = None,
+        **extra: Any,
     ) -> None:
         self.status = status
         self.tag = tag
         self.user = user
         self.until_date = as_datetime(until_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatMemberRestricted(ChatMember):
@@ -9352,6 +9492,7 @@ class ChatMemberRestricted(ChatMember):
         can_pin_messages: bool,
         can_manage_topics: bool,
         until_date: datetime | int,
+        **extra: Any,
     ) -> None:
         self.status = status
         self.tag = tag
@@ -9374,7 +9515,7 @@ class ChatMemberRestricted(ChatMember):
         self.can_pin_messages = can_pin_messages
         self.can_manage_topics = can_manage_topics
         self.until_date = as_datetime(until_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatMemberLeft(ChatMember):
@@ -9403,10 +9544,11 @@ class ChatMemberLeft(ChatMember):
         *,
         status: str = 'left',
         user: User,
+        **extra: Any,
     ) -> None:
         self.status = status
         self.user = user
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatMemberBanned(ChatMember):
@@ -9444,11 +9586,12 @@ class ChatMemberBanned(ChatMember):
         status: str = 'kicked',
         user: User,
         until_date: datetime | int,
+        **extra: Any,
     ) -> None:
         self.status = status
         self.user = user
         self.until_date = as_datetime(until_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
@@ -9517,6 +9660,7 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         bio: str | None = None,
         invite_link: ChatInviteLink | None = None,
         query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.from_user = from_user
@@ -9525,7 +9669,7 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         self.bio = bio
         self.invite_link = invite_link
         self.query_id = query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -9650,6 +9794,7 @@ class ChatPermissions(TelegramObject):
         can_invite_users: bool | None = None,
         can_pin_messages: bool | None = None,
         can_manage_topics: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.can_send_messages = can_send_messages
         self.can_send_audios = can_send_audios
@@ -9667,7 +9812,7 @@ class ChatPermissions(TelegramObject):
         self.can_invite_users = can_invite_users
         self.can_pin_messages = can_pin_messages
         self.can_manage_topics = can_manage_topics
-        self._extra = None
+        self._extra = extra or None
 
 
 class Birthdate(TelegramObject):
@@ -9702,11 +9847,12 @@ class Birthdate(TelegramObject):
         day: int,
         month: int,
         year: int | None = None,
+        **extra: Any,
     ) -> None:
         self.day = day
         self.month = month
         self.year = year
-        self._extra = None
+        self._extra = extra or None
 
 
 class BusinessIntro(TelegramObject):
@@ -9741,11 +9887,12 @@ class BusinessIntro(TelegramObject):
         title: str | None = None,
         message: str | None = None,
         sticker: Sticker | None = None,
+        **extra: Any,
     ) -> None:
         self.title = title
         self.message = message
         self.sticker = sticker
-        self._extra = None
+        self._extra = extra or None
 
 
 class BusinessLocation(TelegramObject):
@@ -9774,10 +9921,11 @@ class BusinessLocation(TelegramObject):
         *,
         address: str,
         location: Location | None = None,
+        **extra: Any,
     ) -> None:
         self.address = address
         self.location = location
-        self._extra = None
+        self._extra = extra or None
 
 
 class BusinessOpeningHoursInterval(TelegramObject):
@@ -9810,10 +9958,11 @@ class BusinessOpeningHoursInterval(TelegramObject):
         *,
         opening_minute: int,
         closing_minute: int,
+        **extra: Any,
     ) -> None:
         self.opening_minute = opening_minute
         self.closing_minute = closing_minute
-        self._extra = None
+        self._extra = extra or None
 
 
 class BusinessOpeningHours(TelegramObject):
@@ -9842,10 +9991,11 @@ class BusinessOpeningHours(TelegramObject):
         *,
         time_zone_name: str,
         opening_hours: list[BusinessOpeningHoursInterval],
+        **extra: Any,
     ) -> None:
         self.time_zone_name = time_zone_name
         self.opening_hours = opening_hours
-        self._extra = None
+        self._extra = extra or None
 
 
 class UserRating(TelegramObject):
@@ -9891,12 +10041,13 @@ class UserRating(TelegramObject):
         rating: int,
         current_level_rating: int,
         next_level_rating: int | None = None,
+        **extra: Any,
     ) -> None:
         self.level = level
         self.rating = rating
         self.current_level_rating = current_level_rating
         self.next_level_rating = next_level_rating
-        self._extra = None
+        self._extra = extra or None
 
 
 class StoryAreaPosition(TelegramObject):
@@ -9949,6 +10100,7 @@ class StoryAreaPosition(TelegramObject):
         height_percentage: float,
         rotation_angle: float,
         corner_radius_percentage: float,
+        **extra: Any,
     ) -> None:
         self.x_percentage = x_percentage
         self.y_percentage = y_percentage
@@ -9956,7 +10108,7 @@ class StoryAreaPosition(TelegramObject):
         self.height_percentage = height_percentage
         self.rotation_angle = rotation_angle
         self.corner_radius_percentage = corner_radius_percentage
-        self._extra = None
+        self._extra = extra or None
 
 
 class LocationAddress(TelegramObject):
@@ -9998,12 +10150,13 @@ class LocationAddress(TelegramObject):
         state: str | None = None,
         city: str | None = None,
         street: str | None = None,
+        **extra: Any,
     ) -> None:
         self.country_code = country_code
         self.state = state
         self.city = city
         self.street = street
-        self._extra = None
+        self._extra = extra or None
 
 
 class StoryAreaTypeLocation(StoryAreaType):
@@ -10045,12 +10198,13 @@ class StoryAreaTypeLocation(StoryAreaType):
         latitude: float,
         longitude: float,
         address: LocationAddress | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.latitude = latitude
         self.longitude = longitude
         self.address = address
-        self._extra = None
+        self._extra = extra or None
 
 
 class StoryAreaTypeSuggestedReaction(StoryAreaType):
@@ -10092,12 +10246,13 @@ class StoryAreaTypeSuggestedReaction(StoryAreaType):
         reaction_type: ReactionType,
         is_dark: bool | None = None,
         is_flipped: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.reaction_type = reaction_type
         self.is_dark = is_dark
         self.is_flipped = is_flipped
-        self._extra = None
+        self._extra = extra or None
 
 
 class StoryAreaTypeLink(StoryAreaType):
@@ -10127,10 +10282,11 @@ class StoryAreaTypeLink(StoryAreaType):
         *,
         type: str = 'link',
         url: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.url = url
-        self._extra = None
+        self._extra = extra or None
 
 
 class StoryAreaTypeWeather(StoryAreaType):
@@ -10172,12 +10328,13 @@ class StoryAreaTypeWeather(StoryAreaType):
         temperature: float,
         emoji: str,
         background_color: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.temperature = temperature
         self.emoji = emoji
         self.background_color = background_color
-        self._extra = None
+        self._extra = extra or None
 
 
 class StoryAreaTypeUniqueGift(StoryAreaType):
@@ -10207,10 +10364,11 @@ class StoryAreaTypeUniqueGift(StoryAreaType):
         *,
         type: str = 'unique_gift',
         name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = None
+        self._extra = extra or None
 
 
 class StoryArea(TelegramObject):
@@ -10239,10 +10397,11 @@ class StoryArea(TelegramObject):
         *,
         position: StoryAreaPosition,
         type: StoryAreaType,
+        **extra: Any,
     ) -> None:
         self.position = position
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatLocation(TelegramObject):
@@ -10271,10 +10430,11 @@ class ChatLocation(TelegramObject):
         *,
         location: Location,
         address: str,
+        **extra: Any,
     ) -> None:
         self.location = location
         self.address = address
-        self._extra = None
+        self._extra = extra or None
 
 
 class ReactionTypeEmoji(ReactionType):
@@ -10308,10 +10468,11 @@ class ReactionTypeEmoji(ReactionType):
         *,
         type: str = 'emoji',
         emoji: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.emoji = emoji
-        self._extra = None
+        self._extra = extra or None
 
 
 class ReactionTypeCustomEmoji(ReactionType):
@@ -10340,10 +10501,11 @@ class ReactionTypeCustomEmoji(ReactionType):
         *,
         type: str = 'custom_emoji',
         custom_emoji_id: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.custom_emoji_id = custom_emoji_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class ReactionTypePaid(ReactionType):
@@ -10366,9 +10528,10 @@ class ReactionTypePaid(ReactionType):
         self,
         *,
         type: str = 'paid',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class ReactionCount(TelegramObject):
@@ -10397,10 +10560,11 @@ class ReactionCount(TelegramObject):
         *,
         type: ReactionType,
         total_count: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.total_count = total_count
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageReactionUpdated(TelegramObject):
@@ -10459,6 +10623,7 @@ class MessageReactionUpdated(TelegramObject):
         date: datetime | int,
         old_reaction: list[ReactionType],
         new_reaction: list[ReactionType],
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.message_id = message_id
@@ -10467,7 +10632,7 @@ class MessageReactionUpdated(TelegramObject):
         self.date = as_datetime(date)
         self.old_reaction = old_reaction
         self.new_reaction = new_reaction
-        self._extra = None
+        self._extra = extra or None
 
 
 class MessageReactionCountUpdated(TelegramObject):
@@ -10508,12 +10673,13 @@ class MessageReactionCountUpdated(TelegramObject):
         message_id: int,
         date: datetime | int,
         reactions: list[ReactionCount],
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.message_id = message_id
         self.date = as_datetime(date)
         self.reactions = reactions
-        self._extra = None
+        self._extra = extra or None
 
 
 class ForumTopic(TelegramObject):
@@ -10562,13 +10728,14 @@ class ForumTopic(TelegramObject):
         icon_color: int,
         icon_custom_emoji_id: str | None = None,
         is_name_implicit: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.message_thread_id = message_thread_id
         self.name = name
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.is_name_implicit = is_name_implicit
-        self._extra = None
+        self._extra = extra or None
 
 
 class GiftBackground(TelegramObject):
@@ -10603,11 +10770,12 @@ class GiftBackground(TelegramObject):
         center_color: int,
         edge_color: int,
         text_color: int,
+        **extra: Any,
     ) -> None:
         self.center_color = center_color
         self.edge_color = edge_color
         self.text_color = text_color
-        self._extra = None
+        self._extra = extra or None
 
 
 class Gift(TelegramObject):
@@ -10713,6 +10881,7 @@ class Gift(TelegramObject):
         background: GiftBackground | None = None,
         unique_gift_variant_count: int | None = None,
         publisher_chat: Chat | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.sticker = sticker
@@ -10727,7 +10896,7 @@ class Gift(TelegramObject):
         self.background = background
         self.unique_gift_variant_count = unique_gift_variant_count
         self.publisher_chat = publisher_chat
-        self._extra = None
+        self._extra = extra or None
 
 
 class Gifts(TelegramObject):
@@ -10750,9 +10919,10 @@ class Gifts(TelegramObject):
         self,
         *,
         gifts: list[Gift],
+        **extra: Any,
     ) -> None:
         self.gifts = gifts
-        self._extra = None
+        self._extra = extra or None
 
 
 class UniqueGiftModel(TelegramObject):
@@ -10797,12 +10967,13 @@ class UniqueGiftModel(TelegramObject):
         sticker: Sticker,
         rarity_per_mille: int,
         rarity: str | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
         self.rarity = rarity
-        self._extra = None
+        self._extra = extra or None
 
 
 class UniqueGiftSymbol(TelegramObject):
@@ -10837,11 +11008,12 @@ class UniqueGiftSymbol(TelegramObject):
         name: str,
         sticker: Sticker,
         rarity_per_mille: int,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
-        self._extra = None
+        self._extra = extra or None
 
 
 class UniqueGiftBackdropColors(TelegramObject):
@@ -10882,12 +11054,13 @@ class UniqueGiftBackdropColors(TelegramObject):
         edge_color: int,
         symbol_color: int,
         text_color: int,
+        **extra: Any,
     ) -> None:
         self.center_color = center_color
         self.edge_color = edge_color
         self.symbol_color = symbol_color
         self.text_color = text_color
-        self._extra = None
+        self._extra = extra or None
 
 
 class UniqueGiftBackdrop(TelegramObject):
@@ -10922,11 +11095,12 @@ class UniqueGiftBackdrop(TelegramObject):
         name: str,
         colors: UniqueGiftBackdropColors,
         rarity_per_mille: int,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.colors = colors
         self.rarity_per_mille = rarity_per_mille
-        self._extra = None
+        self._extra = extra or None
 
 
 class UniqueGiftColors(TelegramObject):
@@ -10980,6 +11154,7 @@ class UniqueGiftColors(TelegramObject):
         light_theme_other_colors: list[int],
         dark_theme_main_color: int,
         dark_theme_other_colors: list[int],
+        **extra: Any,
     ) -> None:
         self.model_custom_emoji_id = model_custom_emoji_id
         self.symbol_custom_emoji_id = symbol_custom_emoji_id
@@ -10987,7 +11162,7 @@ class UniqueGiftColors(TelegramObject):
         self.light_theme_other_colors = light_theme_other_colors
         self.dark_theme_main_color = dark_theme_main_color
         self.dark_theme_other_colors = dark_theme_other_colors
-        self._extra = None
+        self._extra = extra or None
 
 
 class UniqueGift(TelegramObject):
@@ -11084,6 +11259,7 @@ class UniqueGift(TelegramObject):
         is_from_blockchain: bool | None = None,
         colors: UniqueGiftColors | None = None,
         publisher_chat: Chat | None = None,
+        **extra: Any,
     ) -> None:
         self.gift_id = gift_id
         self.base_name = base_name
@@ -11097,7 +11273,7 @@ class UniqueGift(TelegramObject):
         self.is_from_blockchain = is_from_blockchain
         self.colors = colors
         self.publisher_chat = publisher_chat
-        self._extra = None
+        self._extra = extra or None
 
 
 class GiftInfo(TelegramObject):
@@ -11182,6 +11358,7 @@ class GiftInfo(TelegramObject):
         entities: list[MessageEntity] | None = None,
         is_private: bool | None = None,
         unique_gift_number: int | None = None,
+        **extra: Any,
     ) -> None:
         self.gift = gift
         self.owned_gift_id = owned_gift_id
@@ -11193,7 +11370,7 @@ class GiftInfo(TelegramObject):
         self.entities = entities
         self.is_private = is_private
         self.unique_gift_number = unique_gift_number
-        self._extra = None
+        self._extra = extra or None
 
 
 class UniqueGiftInfo(TelegramObject):
@@ -11286,6 +11463,7 @@ class UniqueGiftInfo(TelegramObject):
         owned_gift_id: str | None = None,
         transfer_star_count: int | None = None,
         next_transfer_date: datetime | int | None = None,
+        **extra: Any,
     ) -> None:
         self.gift = gift
         self.origin = origin
@@ -11297,7 +11475,7 @@ class UniqueGiftInfo(TelegramObject):
         self.owned_gift_id = owned_gift_id
         self.transfer_star_count = transfer_star_count
         self.next_transfer_date = as_datetime(next_transfer_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class OwnedGiftRegular(OwnedGift):
@@ -11419,6 +11597,7 @@ class OwnedGiftRegular(OwnedGift):
         prepaid_upgrade_star_count: int | None = None,
         is_upgrade_separate: bool | None = None,
         unique_gift_number: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.gift = gift
@@ -11435,7 +11614,7 @@ class OwnedGiftRegular(OwnedGift):
         self.prepaid_upgrade_star_count = prepaid_upgrade_star_count
         self.is_upgrade_separate = is_upgrade_separate
         self.unique_gift_number = unique_gift_number
-        self._extra = None
+        self._extra = extra or None
 
 
 class OwnedGiftUnique(OwnedGift):
@@ -11516,6 +11695,7 @@ class OwnedGiftUnique(OwnedGift):
         can_be_transferred: bool | None = None,
         transfer_star_count: int | None = None,
         next_transfer_date: datetime | int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.gift = gift
@@ -11526,7 +11706,7 @@ class OwnedGiftUnique(OwnedGift):
         self.can_be_transferred = can_be_transferred
         self.transfer_star_count = transfer_star_count
         self.next_transfer_date = as_datetime(next_transfer_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class OwnedGifts(TelegramObject):
@@ -11561,11 +11741,12 @@ class OwnedGifts(TelegramObject):
         total_count: int,
         gifts: list[OwnedGift],
         next_offset: str | None = None,
+        **extra: Any,
     ) -> None:
         self.total_count = total_count
         self.gifts = gifts
         self.next_offset = next_offset
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotAccessSettings(TelegramObject):
@@ -11594,10 +11775,11 @@ class BotAccessSettings(TelegramObject):
         *,
         is_access_restricted: bool,
         added_users: list[User] | None = None,
+        **extra: Any,
     ) -> None:
         self.is_access_restricted = is_access_restricted
         self.added_users = added_users
-        self._extra = None
+        self._extra = extra or None
 
 
 class AcceptedGiftTypes(TelegramObject):
@@ -11644,13 +11826,14 @@ class AcceptedGiftTypes(TelegramObject):
         unique_gifts: bool,
         premium_subscription: bool,
         gifts_from_channels: bool,
+        **extra: Any,
     ) -> None:
         self.unlimited_gifts = unlimited_gifts
         self.limited_gifts = limited_gifts
         self.unique_gifts = unique_gifts
         self.premium_subscription = premium_subscription
         self.gifts_from_channels = gifts_from_channels
-        self._extra = None
+        self._extra = extra or None
 
 
 class StarAmount(TelegramObject):
@@ -11681,10 +11864,11 @@ class StarAmount(TelegramObject):
         *,
         amount: int,
         nanostar_amount: int | None = None,
+        **extra: Any,
     ) -> None:
         self.amount = amount
         self.nanostar_amount = nanostar_amount
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommand(TelegramObject):
@@ -11723,11 +11907,12 @@ class BotCommand(TelegramObject):
         command: str,
         description: str,
         is_ephemeral: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.command = command
         self.description = description
         self.is_ephemeral = is_ephemeral
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommandScopeDefault(BotCommandScope):
@@ -11751,9 +11936,10 @@ class BotCommandScopeDefault(BotCommandScope):
         self,
         *,
         type: str = 'default',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommandScopeAllPrivateChats(BotCommandScope):
@@ -11776,9 +11962,10 @@ class BotCommandScopeAllPrivateChats(BotCommandScope):
         self,
         *,
         type: str = 'all_private_chats',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommandScopeAllGroupChats(BotCommandScope):
@@ -11801,9 +11988,10 @@ class BotCommandScopeAllGroupChats(BotCommandScope):
         self,
         *,
         type: str = 'all_group_chats',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommandScopeAllChatAdministrators(BotCommandScope):
@@ -11826,9 +12014,10 @@ class BotCommandScopeAllChatAdministrators(BotCommandScope):
         self,
         *,
         type: str = 'all_chat_administrators',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommandScopeChat(BotCommandScope):
@@ -11859,10 +12048,11 @@ class BotCommandScopeChat(BotCommandScope):
         *,
         type: str = 'chat',
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommandScopeChatAdministrators(BotCommandScope):
@@ -11894,10 +12084,11 @@ class BotCommandScopeChatAdministrators(BotCommandScope):
         *,
         type: str = 'chat_administrators',
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotCommandScopeChatMember(BotCommandScope):
@@ -11934,11 +12125,12 @@ class BotCommandScopeChatMember(BotCommandScope):
         type: str = 'chat_member',
         chat_id: int | str,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotName(TelegramObject):
@@ -11961,9 +12153,10 @@ class BotName(TelegramObject):
         self,
         *,
         name: str,
+        **extra: Any,
     ) -> None:
         self.name = name
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotDescription(TelegramObject):
@@ -11986,9 +12179,10 @@ class BotDescription(TelegramObject):
         self,
         *,
         description: str,
+        **extra: Any,
     ) -> None:
         self.description = description
-        self._extra = None
+        self._extra = extra or None
 
 
 class BotShortDescription(TelegramObject):
@@ -12011,9 +12205,10 @@ class BotShortDescription(TelegramObject):
         self,
         *,
         short_description: str,
+        **extra: Any,
     ) -> None:
         self.short_description = short_description
-        self._extra = None
+        self._extra = extra or None
 
 
 class MenuButtonCommands(MenuButton):
@@ -12036,9 +12231,10 @@ class MenuButtonCommands(MenuButton):
         self,
         *,
         type: str = 'commands',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class MenuButtonWebApp(MenuButton):
@@ -12078,11 +12274,12 @@ class MenuButtonWebApp(MenuButton):
         type: str = 'web_app',
         text: str,
         web_app: WebAppInfo,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.web_app = web_app
-        self._extra = None
+        self._extra = extra or None
 
 
 class MenuButtonDefault(MenuButton):
@@ -12105,9 +12302,10 @@ class MenuButtonDefault(MenuButton):
         self,
         *,
         type: str = 'default',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBoostSourcePremium(ChatBoostSource):
@@ -12137,10 +12335,11 @@ class ChatBoostSourcePremium(ChatBoostSource):
         *,
         source: str = 'premium',
         user: User,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.user = user
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBoostSourceGiftCode(ChatBoostSource):
@@ -12171,10 +12370,11 @@ class ChatBoostSourceGiftCode(ChatBoostSource):
         *,
         source: str = 'gift_code',
         user: User,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.user = user
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBoostSourceGiveaway(ChatBoostSource):
@@ -12229,13 +12429,14 @@ class ChatBoostSourceGiveaway(ChatBoostSource):
         user: User | None = None,
         prize_star_count: int | None = None,
         is_unclaimed: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.giveaway_message_id = giveaway_message_id
         self.user = user
         self.prize_star_count = prize_star_count
         self.is_unclaimed = is_unclaimed
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBoost(TelegramObject):
@@ -12278,12 +12479,13 @@ class ChatBoost(TelegramObject):
         add_date: datetime | int,
         expiration_date: datetime | int,
         source: ChatBoostSource,
+        **extra: Any,
     ) -> None:
         self.boost_id = boost_id
         self.add_date = as_datetime(add_date)
         self.expiration_date = as_datetime(expiration_date)
         self.source = source
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBoostUpdated(TelegramObject):
@@ -12312,10 +12514,11 @@ class ChatBoostUpdated(TelegramObject):
         *,
         chat: Chat,
         boost: ChatBoost,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.boost = boost
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatBoostRemoved(TelegramObject):
@@ -12356,12 +12559,13 @@ class ChatBoostRemoved(TelegramObject):
         boost_id: str,
         remove_date: datetime | int,
         source: ChatBoostSource,
+        **extra: Any,
     ) -> None:
         self.chat = chat
         self.boost_id = boost_id
         self.remove_date = as_datetime(remove_date)
         self.source = source
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatOwnerLeft(TelegramObject):
@@ -12386,9 +12590,10 @@ class ChatOwnerLeft(TelegramObject):
         self,
         *,
         new_owner: User | None = None,
+        **extra: Any,
     ) -> None:
         self.new_owner = new_owner
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChatOwnerChanged(TelegramObject):
@@ -12411,9 +12616,10 @@ class ChatOwnerChanged(TelegramObject):
         self,
         *,
         new_owner: User,
+        **extra: Any,
     ) -> None:
         self.new_owner = new_owner
-        self._extra = None
+        self._extra = extra or None
 
 
 class UserChatBoosts(TelegramObject):
@@ -12436,9 +12642,10 @@ class UserChatBoosts(TelegramObject):
         self,
         *,
         boosts: list[ChatBoost],
+        **extra: Any,
     ) -> None:
         self.boosts = boosts
-        self._extra = None
+        self._extra = extra or None
 
 
 class BusinessBotRights(TelegramObject):
@@ -12550,6 +12757,7 @@ class BusinessBotRights(TelegramObject):
         can_transfer_and_upgrade_gifts: bool | None = None,
         can_transfer_stars: bool | None = None,
         can_manage_stories: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.can_reply = can_reply
         self.can_read_messages = can_read_messages
@@ -12565,7 +12773,7 @@ class BusinessBotRights(TelegramObject):
         self.can_transfer_and_upgrade_gifts = can_transfer_and_upgrade_gifts
         self.can_transfer_stars = can_transfer_stars
         self.can_manage_stories = can_manage_stories
-        self._extra = None
+        self._extra = extra or None
 
 
 class BusinessConnection(TelegramObject):
@@ -12622,6 +12830,7 @@ class BusinessConnection(TelegramObject):
         date: datetime | int,
         rights: BusinessBotRights | None = None,
         is_enabled: bool,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.user = user
@@ -12629,7 +12838,7 @@ class BusinessConnection(TelegramObject):
         self.date = as_datetime(date)
         self.rights = rights
         self.is_enabled = is_enabled
-        self._extra = None
+        self._extra = extra or None
 
 
 class BusinessMessagesDeleted(TelegramObject):
@@ -12666,11 +12875,12 @@ class BusinessMessagesDeleted(TelegramObject):
         business_connection_id: str,
         chat: Chat,
         message_ids: list[int],
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat = chat
         self.message_ids = message_ids
-        self._extra = None
+        self._extra = extra or None
 
 
 class SentWebAppMessage(TelegramObject):
@@ -12695,9 +12905,10 @@ class SentWebAppMessage(TelegramObject):
         self,
         *,
         inline_message_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.inline_message_id = inline_message_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class SentGuestMessage(TelegramObject):
@@ -12720,9 +12931,10 @@ class SentGuestMessage(TelegramObject):
         self,
         *,
         inline_message_id: str,
+        **extra: Any,
     ) -> None:
         self.inline_message_id = inline_message_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class PreparedInlineMessage(TelegramObject):
@@ -12753,10 +12965,11 @@ class PreparedInlineMessage(TelegramObject):
         *,
         id: str,
         expiration_date: datetime | int,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.expiration_date = as_datetime(expiration_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class PreparedKeyboardButton(TelegramObject):
@@ -12779,9 +12992,10 @@ class PreparedKeyboardButton(TelegramObject):
         self,
         *,
         id: str,
+        **extra: Any,
     ) -> None:
         self.id = id
-        self._extra = None
+        self._extra = extra or None
 
 
 class ResponseParameters(TelegramObject):
@@ -12816,10 +13030,11 @@ class ResponseParameters(TelegramObject):
         *,
         migrate_to_chat_id: int | None = None,
         retry_after: int | None = None,
+        **extra: Any,
     ) -> None:
         self.migrate_to_chat_id = migrate_to_chat_id
         self.retry_after = retry_after
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -12919,6 +13134,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         height: int | None = None,
         duration: int | None = None,
         has_spoiler: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -12931,7 +13147,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         self.height = height
         self.duration = duration
         self.has_spoiler = has_spoiler
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13019,6 +13235,7 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -13029,7 +13246,7 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         self.duration = duration
         self.performer = performer
         self.title = title
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13107,6 +13324,7 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -13115,7 +13333,7 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.disable_content_type_detection = disable_content_type_detection
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaLink(InputPollOptionMedia):
@@ -13144,10 +13362,11 @@ class InputMediaLink(InputPollOptionMedia):
         *,
         type: str = 'link',
         url: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.url = url
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
@@ -13227,6 +13446,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         caption_entities: list[MessageEntity] | None = None,
         show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -13236,7 +13456,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.has_spoiler = has_spoiler
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaLocation(InputPollMedia, InputPollOptionMedia):
@@ -13277,12 +13497,13 @@ class InputMediaLocation(InputPollMedia, InputPollOptionMedia):
         latitude: float,
         longitude: float,
         horizontal_accuracy: float | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.latitude = latitude
         self.longitude = longitude
         self.horizontal_accuracy = horizontal_accuracy
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13351,6 +13572,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         caption_entities: list[MessageEntity] | None = None,
         show_caption_above_media: bool | Default | None = DEFAULT,
         has_spoiler: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -13359,7 +13581,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.has_spoiler = has_spoiler
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaSticker(InputPollOptionMedia):
@@ -13399,11 +13621,12 @@ class InputMediaSticker(InputPollOptionMedia):
         type: str = 'sticker',
         media: InputFile | str,
         emoji: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
         self.emoji = emoji
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
@@ -13476,6 +13699,7 @@ class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.latitude = latitude
@@ -13486,7 +13710,7 @@ class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13609,6 +13833,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         duration: int | None = None,
         supports_streaming: bool | None = None,
         has_spoiler: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -13624,7 +13849,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         self.duration = duration
         self.supports_streaming = supports_streaming
         self.has_spoiler = has_spoiler
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputMediaVoiceNote(InputRichMessageMediaUnion):
@@ -13688,6 +13913,7 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
         parse_mode: str | Default | None = DEFAULT,
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -13695,7 +13921,7 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.duration = duration
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputFile(TelegramObject):
@@ -13708,8 +13934,11 @@ class InputFile(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class InputPaidMediaLivePhoto(InputPaidMedia):
@@ -13754,11 +13983,12 @@ class InputPaidMediaLivePhoto(InputPaidMedia):
         type: str = 'live_photo',
         media: InputFile | str,
         photo: InputFile | str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputPaidMediaPhoto(InputPaidMedia):
@@ -13792,10 +14022,11 @@ class InputPaidMediaPhoto(InputPaidMedia):
         *,
         type: str = 'photo',
         media: InputFile | str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputPaidMediaVideo(InputPaidMedia):
@@ -13883,6 +14114,7 @@ class InputPaidMediaVideo(InputPaidMedia):
         height: int | None = None,
         duration: int | None = None,
         supports_streaming: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.media = media
@@ -13893,7 +14125,7 @@ class InputPaidMediaVideo(InputPaidMedia):
         self.height = height
         self.duration = duration
         self.supports_streaming = supports_streaming
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputProfilePhotoStatic(InputProfilePhoto):
@@ -13926,10 +14158,11 @@ class InputProfilePhotoStatic(InputProfilePhoto):
         *,
         type: str = 'static',
         photo: InputFile | str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputProfilePhotoAnimated(InputProfilePhoto):
@@ -13970,11 +14203,12 @@ class InputProfilePhotoAnimated(InputProfilePhoto):
         type: str = 'animated',
         animation: InputFile | str,
         main_frame_timestamp: float | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.animation = animation
         self.main_frame_timestamp = main_frame_timestamp
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputStoryContentPhoto(InputStoryContent):
@@ -14008,10 +14242,11 @@ class InputStoryContentPhoto(InputStoryContent):
         *,
         type: str = 'photo',
         photo: InputFile | str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputStoryContentVideo(InputStoryContent):
@@ -14066,13 +14301,14 @@ class InputStoryContentVideo(InputStoryContent):
         duration: float | None = None,
         cover_frame_timestamp: float | None = None,
         is_animation: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.video = video
         self.duration = duration
         self.cover_frame_timestamp = cover_frame_timestamp
         self.is_animation = is_animation
-        self._extra = None
+        self._extra = extra or None
 
 
 class Sticker(TelegramObject, StickerShortcuts):
@@ -14188,6 +14424,7 @@ class Sticker(TelegramObject, StickerShortcuts):
         custom_emoji_id: str | None = None,
         needs_repainting: bool | None = None,
         file_size: int | None = None,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -14204,7 +14441,7 @@ class Sticker(TelegramObject, StickerShortcuts):
         self.custom_emoji_id = custom_emoji_id
         self.needs_repainting = needs_repainting
         self.file_size = file_size
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -14252,13 +14489,14 @@ class StickerSet(TelegramObject):
         sticker_type: str,
         stickers: list[Sticker],
         thumbnail: PhotoSize | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.title = title
         self.sticker_type = sticker_type
         self.stickers = stickers
         self.thumbnail = thumbnail
-        self._extra = None
+        self._extra = extra or None
 
 
 class MaskPosition(TelegramObject):
@@ -14305,12 +14543,13 @@ class MaskPosition(TelegramObject):
         x_shift: float,
         y_shift: float,
         scale: float,
+        **extra: Any,
     ) -> None:
         self.point = point
         self.x_shift = x_shift
         self.y_shift = y_shift
         self.scale = scale
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputSticker(TelegramObject):
@@ -14366,13 +14605,14 @@ class InputSticker(TelegramObject):
         emoji_list: list[str],
         mask_position: MaskPosition | None = None,
         keywords: list[str] | None = None,
+        **extra: Any,
     ) -> None:
         self.sticker = sticker
         self.format = format
         self.emoji_list = emoji_list
         self.mask_position = mask_position
         self.keywords = keywords
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichMessage(TelegramObject):
@@ -14401,10 +14641,11 @@ class RichMessage(TelegramObject):
         *,
         blocks: list[RichBlock],
         is_rtl: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.blocks = blocks
         self.is_rtl = is_rtl
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichMessage(TelegramObject):
@@ -14467,6 +14708,7 @@ class InputRichMessage(TelegramObject):
         media: list[InputRichMessageMedia] | None = None,
         is_rtl: bool | None = None,
         skip_entity_detection: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.blocks = blocks
         self.html = html
@@ -14474,7 +14716,7 @@ class InputRichMessage(TelegramObject):
         self.media = media
         self.is_rtl = is_rtl
         self.skip_entity_detection = skip_entity_detection
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichMessageMedia(TelegramObject):
@@ -14505,10 +14747,11 @@ class InputRichMessageMedia(TelegramObject):
         *,
         id: str,
         media: InputRichMessageMediaUnion,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.media = media
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichMessageButton(TelegramObject):
@@ -14619,6 +14862,7 @@ class RichMessageButton(TelegramObject):
         switch_inline_query_chosen_chat: SwitchInlineQueryChosenChat | None = None,
         copy_text: CopyTextButton | None = None,
         disabled: DisabledButton | None = None,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.style = style
@@ -14631,7 +14875,7 @@ class RichMessageButton(TelegramObject):
         self.switch_inline_query_chosen_chat = switch_inline_query_chosen_chat
         self.copy_text = copy_text
         self.disabled = disabled
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextBold(RichText):
@@ -14660,10 +14904,11 @@ class RichTextBold(RichText):
         *,
         type: str = 'bold',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextItalic(RichText):
@@ -14692,10 +14937,11 @@ class RichTextItalic(RichText):
         *,
         type: str = 'italic',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextUnderline(RichText):
@@ -14724,10 +14970,11 @@ class RichTextUnderline(RichText):
         *,
         type: str = 'underline',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextStrikethrough(RichText):
@@ -14756,10 +15003,11 @@ class RichTextStrikethrough(RichText):
         *,
         type: str = 'strikethrough',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextSpoiler(RichText):
@@ -14788,10 +15036,11 @@ class RichTextSpoiler(RichText):
         *,
         type: str = 'spoiler',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextDateTime(RichText):
@@ -14834,12 +15083,13 @@ class RichTextDateTime(RichText):
         text: str | list[Any] | RichText,
         unix_time: int,
         date_time_format: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.unix_time = unix_time
         self.date_time_format = date_time_format
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextTextMention(RichText):
@@ -14874,11 +15124,12 @@ class RichTextTextMention(RichText):
         type: str = 'text_mention',
         text: str | list[Any] | RichText,
         user: User,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.user = user
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextSubscript(RichText):
@@ -14907,10 +15158,11 @@ class RichTextSubscript(RichText):
         *,
         type: str = 'subscript',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextSuperscript(RichText):
@@ -14939,10 +15191,11 @@ class RichTextSuperscript(RichText):
         *,
         type: str = 'superscript',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextMarked(RichText):
@@ -14971,10 +15224,11 @@ class RichTextMarked(RichText):
         *,
         type: str = 'marked',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextCode(RichText):
@@ -15003,10 +15257,11 @@ class RichTextCode(RichText):
         *,
         type: str = 'code',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextCustomEmoji(RichText):
@@ -15043,11 +15298,12 @@ class RichTextCustomEmoji(RichText):
         type: str = 'custom_emoji',
         custom_emoji_id: str,
         alternative_text: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.custom_emoji_id = custom_emoji_id
         self.alternative_text = alternative_text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextMathematicalExpression(RichText):
@@ -15076,10 +15332,11 @@ class RichTextMathematicalExpression(RichText):
         *,
         type: str = 'mathematical_expression',
         expression: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextUrl(RichText):
@@ -15114,11 +15371,12 @@ class RichTextUrl(RichText):
         type: str = 'url',
         text: str | list[Any] | RichText,
         url: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.url = url
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextEmailAddress(RichText):
@@ -15153,11 +15411,12 @@ class RichTextEmailAddress(RichText):
         type: str = 'email_address',
         text: str | list[Any] | RichText,
         email_address: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.email_address = email_address
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextPhoneNumber(RichText):
@@ -15192,11 +15451,12 @@ class RichTextPhoneNumber(RichText):
         type: str = 'phone_number',
         text: str | list[Any] | RichText,
         phone_number: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.phone_number = phone_number
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextBankCardNumber(RichText):
@@ -15231,11 +15491,12 @@ class RichTextBankCardNumber(RichText):
         type: str = 'bank_card_number',
         text: str | list[Any] | RichText,
         bank_card_number: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.bank_card_number = bank_card_number
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextMention(RichText):
@@ -15270,11 +15531,12 @@ class RichTextMention(RichText):
         type: str = 'mention',
         text: str | list[Any] | RichText,
         username: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.username = username
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextHashtag(RichText):
@@ -15309,11 +15571,12 @@ class RichTextHashtag(RichText):
         type: str = 'hashtag',
         text: str | list[Any] | RichText,
         hashtag: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.hashtag = hashtag
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextCashtag(RichText):
@@ -15348,11 +15611,12 @@ class RichTextCashtag(RichText):
         type: str = 'cashtag',
         text: str | list[Any] | RichText,
         cashtag: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.cashtag = cashtag
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextBotCommand(RichText):
@@ -15387,11 +15651,12 @@ class RichTextBotCommand(RichText):
         type: str = 'bot_command',
         text: str | list[Any] | RichText,
         bot_command: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.bot_command = bot_command
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextButton(RichText):
@@ -15420,10 +15685,11 @@ class RichTextButton(RichText):
         *,
         type: str = 'button',
         button: RichMessageButton,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.button = button
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextAnchor(RichText):
@@ -15452,10 +15718,11 @@ class RichTextAnchor(RichText):
         *,
         type: str = 'anchor',
         name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextAnchorLink(RichText):
@@ -15492,11 +15759,12 @@ class RichTextAnchorLink(RichText):
         type: str = 'anchor_link',
         text: str | list[Any] | RichText,
         anchor_name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.anchor_name = anchor_name
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextReference(RichText):
@@ -15531,11 +15799,12 @@ class RichTextReference(RichText):
         type: str = 'reference',
         text: str | list[Any] | RichText,
         name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.name = name
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichTextReferenceLink(RichText):
@@ -15570,11 +15839,12 @@ class RichTextReferenceLink(RichText):
         type: str = 'reference_link',
         text: str | list[Any] | RichText,
         reference_name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.reference_name = reference_name
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockCaption(TelegramObject):
@@ -15603,10 +15873,11 @@ class RichBlockCaption(TelegramObject):
         *,
         text: str | list[Any] | RichText,
         credit: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.credit = credit
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockTableCell(TelegramObject):
@@ -15660,6 +15931,7 @@ class RichBlockTableCell(TelegramObject):
         rowspan: int | None = None,
         align: str,
         valign: str,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.is_header = is_header
@@ -15667,7 +15939,7 @@ class RichBlockTableCell(TelegramObject):
         self.rowspan = rowspan
         self.align = align
         self.valign = valign
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockListItem(TelegramObject):
@@ -15723,6 +15995,7 @@ class RichBlockListItem(TelegramObject):
         is_checked: bool | None = None,
         value: int | None = None,
         type: str | None = None,
+        **extra: Any,
     ) -> None:
         self.label = label
         self.blocks = blocks
@@ -15730,7 +16003,7 @@ class RichBlockListItem(TelegramObject):
         self.is_checked = is_checked
         self.value = value
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockParagraph(RichBlock):
@@ -15759,10 +16032,11 @@ class RichBlockParagraph(RichBlock):
         *,
         type: str = 'paragraph',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockSectionHeading(RichBlock):
@@ -15797,11 +16071,12 @@ class RichBlockSectionHeading(RichBlock):
         type: str = 'heading',
         text: str | list[Any] | RichText,
         size: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.size = size
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockPreformatted(RichBlock):
@@ -15836,11 +16111,12 @@ class RichBlockPreformatted(RichBlock):
         type: str = 'pre',
         text: str | list[Any] | RichText,
         language: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.language = language
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockFooter(RichBlock):
@@ -15869,10 +16145,11 @@ class RichBlockFooter(RichBlock):
         *,
         type: str = 'footer',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockDivider(RichBlock):
@@ -15895,9 +16172,10 @@ class RichBlockDivider(RichBlock):
         self,
         *,
         type: str = 'divider',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockMathematicalExpression(RichBlock):
@@ -15927,10 +16205,11 @@ class RichBlockMathematicalExpression(RichBlock):
         *,
         type: str = 'mathematical_expression',
         expression: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockAnchor(RichBlock):
@@ -15959,10 +16238,11 @@ class RichBlockAnchor(RichBlock):
         *,
         type: str = 'anchor',
         name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockList(RichBlock):
@@ -15991,10 +16271,11 @@ class RichBlockList(RichBlock):
         *,
         type: str = 'list',
         items: list[RichBlockListItem],
+        **extra: Any,
     ) -> None:
         self.type = type
         self.items = items
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockBlockQuotation(RichBlock):
@@ -16029,11 +16310,12 @@ class RichBlockBlockQuotation(RichBlock):
         type: str = 'blockquote',
         blocks: list[RichBlock],
         credit: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.blocks = blocks
         self.credit = credit
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockExpandableBlockQuotation(RichBlock):
@@ -16069,11 +16351,12 @@ class RichBlockExpandableBlockQuotation(RichBlock):
         type: str = 'expandable_blockquote',
         text: str | list[Any] | RichText,
         credit: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockPullQuotation(RichBlock):
@@ -16108,11 +16391,12 @@ class RichBlockPullQuotation(RichBlock):
         type: str = 'pullquote',
         text: str | list[Any] | RichText,
         credit: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockCollage(RichBlock):
@@ -16147,11 +16431,12 @@ class RichBlockCollage(RichBlock):
         type: str = 'collage',
         blocks: list[RichBlock],
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockSlideshow(RichBlock):
@@ -16186,11 +16471,12 @@ class RichBlockSlideshow(RichBlock):
         type: str = 'slideshow',
         blocks: list[RichBlock],
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockTable(RichBlock):
@@ -16243,6 +16529,7 @@ class RichBlockTable(RichBlock):
         is_striped: bool | None = None,
         is_compact: bool | None = None,
         caption: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.cells = cells
@@ -16250,7 +16537,7 @@ class RichBlockTable(RichBlock):
         self.is_striped = is_striped
         self.is_compact = is_compact
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockDetails(RichBlock):
@@ -16291,12 +16578,13 @@ class RichBlockDetails(RichBlock):
         summary: str | list[Any] | RichText,
         blocks: list[RichBlock],
         is_open: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.summary = summary
         self.blocks = blocks
         self.is_open = is_open
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockMap(RichBlock):
@@ -16349,6 +16637,7 @@ class RichBlockMap(RichBlock):
         width: int,
         height: int,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.location = location
@@ -16356,7 +16645,7 @@ class RichBlockMap(RichBlock):
         self.width = width
         self.height = height
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockButtons(RichBlock):
@@ -16394,11 +16683,12 @@ class RichBlockButtons(RichBlock):
         type: str = 'buttons',
         buttons: list[RichMessageButton],
         align: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.buttons = buttons
         self.align = align
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockAnimation(RichBlock):
@@ -16439,12 +16729,13 @@ class RichBlockAnimation(RichBlock):
         animation: Animation,
         has_spoiler: bool | None = None,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.animation = animation
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockAudio(RichBlock):
@@ -16479,11 +16770,12 @@ class RichBlockAudio(RichBlock):
         type: str = 'audio',
         audio: Audio,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.audio = audio
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockDocument(RichBlock):
@@ -16518,11 +16810,12 @@ class RichBlockDocument(RichBlock):
         type: str = 'document',
         document: Document,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.document = document
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockPhoto(RichBlock):
@@ -16563,12 +16856,13 @@ class RichBlockPhoto(RichBlock):
         photo: list[PhotoSize],
         has_spoiler: bool | None = None,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.photo = photo
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockVideo(RichBlock):
@@ -16609,12 +16903,13 @@ class RichBlockVideo(RichBlock):
         video: Video,
         has_spoiler: bool | None = None,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.video = video
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockVoiceNote(RichBlock):
@@ -16649,11 +16944,12 @@ class RichBlockVoiceNote(RichBlock):
         type: str = 'voice_note',
         voice_note: Voice,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class RichBlockThinking(RichBlock):
@@ -16687,10 +16983,11 @@ class RichBlockThinking(RichBlock):
         *,
         type: str = 'thinking',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockListItem(TelegramObject):
@@ -16740,13 +17037,14 @@ class InputRichBlockListItem(TelegramObject):
         is_checked: bool | None = None,
         value: int | None = None,
         type: str | None = None,
+        **extra: Any,
     ) -> None:
         self.blocks = blocks
         self.has_checkbox = has_checkbox
         self.is_checked = is_checked
         self.value = value
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockParagraph(InputRichBlock):
@@ -16775,10 +17073,11 @@ class InputRichBlockParagraph(InputRichBlock):
         *,
         type: str = 'paragraph',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockSectionHeading(InputRichBlock):
@@ -16813,11 +17112,12 @@ class InputRichBlockSectionHeading(InputRichBlock):
         type: str = 'heading',
         text: str | list[Any] | RichText,
         size: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.size = size
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockPreformatted(InputRichBlock):
@@ -16852,11 +17152,12 @@ class InputRichBlockPreformatted(InputRichBlock):
         type: str = 'pre',
         text: str | list[Any] | RichText,
         language: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.language = language
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockFooter(InputRichBlock):
@@ -16885,10 +17186,11 @@ class InputRichBlockFooter(InputRichBlock):
         *,
         type: str = 'footer',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockDivider(InputRichBlock):
@@ -16911,9 +17213,10 @@ class InputRichBlockDivider(InputRichBlock):
         self,
         *,
         type: str = 'divider',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockMathematicalExpression(InputRichBlock):
@@ -16943,10 +17246,11 @@ class InputRichBlockMathematicalExpression(InputRichBlock):
         *,
         type: str = 'mathematical_expression',
         expression: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockAnchor(InputRichBlock):
@@ -16975,10 +17279,11 @@ class InputRichBlockAnchor(InputRichBlock):
         *,
         type: str = 'anchor',
         name: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockList(InputRichBlock):
@@ -17007,10 +17312,11 @@ class InputRichBlockList(InputRichBlock):
         *,
         type: str = 'list',
         items: list[InputRichBlockListItem],
+        **extra: Any,
     ) -> None:
         self.type = type
         self.items = items
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockBlockQuotation(InputRichBlock):
@@ -17045,11 +17351,12 @@ class InputRichBlockBlockQuotation(InputRichBlock):
         type: str = 'blockquote',
         blocks: list[InputRichBlock],
         credit: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.blocks = blocks
         self.credit = credit
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockExpandableBlockQuotation(InputRichBlock):
@@ -17085,11 +17392,12 @@ class InputRichBlockExpandableBlockQuotation(InputRichBlock):
         type: str = 'expandable_blockquote',
         text: str | list[Any] | RichText,
         credit: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockPullQuotation(InputRichBlock):
@@ -17124,11 +17432,12 @@ class InputRichBlockPullQuotation(InputRichBlock):
         type: str = 'pullquote',
         text: str | list[Any] | RichText,
         credit: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockCollage(InputRichBlock):
@@ -17163,11 +17472,12 @@ class InputRichBlockCollage(InputRichBlock):
         type: str = 'collage',
         blocks: list[InputRichBlock],
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockSlideshow(InputRichBlock):
@@ -17202,11 +17512,12 @@ class InputRichBlockSlideshow(InputRichBlock):
         type: str = 'slideshow',
         blocks: list[InputRichBlock],
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockTable(InputRichBlock):
@@ -17259,6 +17570,7 @@ class InputRichBlockTable(InputRichBlock):
         is_striped: bool | None = None,
         is_compact: bool | None = None,
         caption: str | list[Any] | RichText | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.cells = cells
@@ -17266,7 +17578,7 @@ class InputRichBlockTable(InputRichBlock):
         self.is_striped = is_striped
         self.is_compact = is_compact
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockDetails(InputRichBlock):
@@ -17307,12 +17619,13 @@ class InputRichBlockDetails(InputRichBlock):
         summary: str | list[Any] | RichText,
         blocks: list[InputRichBlock],
         is_open: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.summary = summary
         self.blocks = blocks
         self.is_open = is_open
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockMap(InputRichBlock):
@@ -17366,6 +17679,7 @@ class InputRichBlockMap(InputRichBlock):
         width: int | None = None,
         height: int | None = None,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.location = location
@@ -17373,7 +17687,7 @@ class InputRichBlockMap(InputRichBlock):
         self.width = width
         self.height = height
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockButtons(InputRichBlock):
@@ -17411,11 +17725,12 @@ class InputRichBlockButtons(InputRichBlock):
         type: str = 'buttons',
         buttons: list[RichMessageButton],
         align: str | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.buttons = buttons
         self.align = align
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockAnimation(InputRichBlock):
@@ -17450,11 +17765,12 @@ class InputRichBlockAnimation(InputRichBlock):
         type: str = 'animation',
         animation: InputMediaAnimation,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.animation = animation
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockAudio(InputRichBlock):
@@ -17489,11 +17805,12 @@ class InputRichBlockAudio(InputRichBlock):
         type: str = 'audio',
         audio: InputMediaAudio,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.audio = audio
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockDocument(InputRichBlock):
@@ -17528,11 +17845,12 @@ class InputRichBlockDocument(InputRichBlock):
         type: str = 'document',
         document: InputMediaDocument,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.document = document
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockPhoto(InputRichBlock):
@@ -17567,11 +17885,12 @@ class InputRichBlockPhoto(InputRichBlock):
         type: str = 'photo',
         photo: InputMediaPhoto,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.photo = photo
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockVideo(InputRichBlock):
@@ -17606,11 +17925,12 @@ class InputRichBlockVideo(InputRichBlock):
         type: str = 'video',
         video: InputMediaVideo,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.video = video
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockVoiceNote(InputRichBlock):
@@ -17645,11 +17965,12 @@ class InputRichBlockVoiceNote(InputRichBlock):
         type: str = 'voice_note',
         voice_note: InputMediaVoiceNote,
         caption: RichBlockCaption | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichBlockThinking(InputRichBlock):
@@ -17683,10 +18004,11 @@ class InputRichBlockThinking(InputRichBlock):
         *,
         type: str = 'thinking',
         text: str | list[Any] | RichText,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.text = text
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQuery(TelegramObject, InlineQueryShortcuts):
@@ -17745,6 +18067,7 @@ class InlineQuery(TelegramObject, InlineQueryShortcuts):
         offset: str,
         chat_type: str | None = None,
         location: Location | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.from_user = from_user
@@ -17752,7 +18075,7 @@ class InlineQuery(TelegramObject, InlineQueryShortcuts):
         self.offset = offset
         self.chat_type = chat_type
         self.location = location
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -17800,11 +18123,12 @@ class InlineQueryResultsButton(TelegramObject):
         text: str,
         web_app: WebAppInfo | None = None,
         start_parameter: str | None = None,
+        **extra: Any,
     ) -> None:
         self.text = text
         self.web_app = web_app
         self.start_parameter = start_parameter
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultArticle(InlineQueryResult):
@@ -17881,6 +18205,7 @@ class InlineQueryResultArticle(InlineQueryResult):
         thumbnail_url: str | None = None,
         thumbnail_width: int | None = None,
         thumbnail_height: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -17892,7 +18217,7 @@ class InlineQueryResultArticle(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultPhoto(InlineQueryResult):
@@ -18000,6 +18325,7 @@ class InlineQueryResultPhoto(InlineQueryResult):
         show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18015,7 +18341,7 @@ class InlineQueryResultPhoto(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultGif(InlineQueryResult):
@@ -18130,6 +18456,7 @@ class InlineQueryResultGif(InlineQueryResult):
         show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18146,7 +18473,7 @@ class InlineQueryResultGif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultMpeg4Gif(InlineQueryResult):
@@ -18261,6 +18588,7 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18277,7 +18605,7 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultVideo(InlineQueryResult):
@@ -18399,6 +18727,7 @@ class InlineQueryResultVideo(InlineQueryResult):
         description: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18416,7 +18745,7 @@ class InlineQueryResultVideo(InlineQueryResult):
         self.description = description
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultAudio(InlineQueryResult):
@@ -18506,6 +18835,7 @@ class InlineQueryResultAudio(InlineQueryResult):
         audio_duration: int | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18518,7 +18848,7 @@ class InlineQueryResultAudio(InlineQueryResult):
         self.audio_duration = audio_duration
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultVoice(InlineQueryResult):
@@ -18602,6 +18932,7 @@ class InlineQueryResultVoice(InlineQueryResult):
         voice_duration: int | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18613,7 +18944,7 @@ class InlineQueryResultVoice(InlineQueryResult):
         self.voice_duration = voice_duration
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultDocument(InlineQueryResult):
@@ -18721,6 +19052,7 @@ class InlineQueryResultDocument(InlineQueryResult):
         thumbnail_url: str | None = None,
         thumbnail_width: int | None = None,
         thumbnail_height: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18736,7 +19068,7 @@ class InlineQueryResultDocument(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultLocation(InlineQueryResult):
@@ -18845,6 +19177,7 @@ class InlineQueryResultLocation(InlineQueryResult):
         thumbnail_url: str | None = None,
         thumbnail_width: int | None = None,
         thumbnail_height: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18860,7 +19193,7 @@ class InlineQueryResultLocation(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultVenue(InlineQueryResult):
@@ -18970,6 +19303,7 @@ class InlineQueryResultVenue(InlineQueryResult):
         thumbnail_url: str | None = None,
         thumbnail_width: int | None = None,
         thumbnail_height: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -18986,7 +19320,7 @@ class InlineQueryResultVenue(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultContact(InlineQueryResult):
@@ -19071,6 +19405,7 @@ class InlineQueryResultContact(InlineQueryResult):
         thumbnail_url: str | None = None,
         thumbnail_width: int | None = None,
         thumbnail_height: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19083,7 +19418,7 @@ class InlineQueryResultContact(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultGame(InlineQueryResult):
@@ -19124,12 +19459,13 @@ class InlineQueryResultGame(InlineQueryResult):
         id: str,
         game_short_name: str,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
         self.game_short_name = game_short_name
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedPhoto(InlineQueryResult):
@@ -19219,6 +19555,7 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19231,7 +19568,7 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedGif(InlineQueryResult):
@@ -19314,6 +19651,7 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19325,7 +19663,7 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
@@ -19409,6 +19747,7 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19420,7 +19759,7 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedSticker(InlineQueryResult):
@@ -19469,13 +19808,14 @@ class InlineQueryResultCachedSticker(InlineQueryResult):
         sticker_file_id: str,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
         self.sticker_file_id = sticker_file_id
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedDocument(InlineQueryResult):
@@ -19559,6 +19899,7 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19570,7 +19911,7 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedVideo(InlineQueryResult):
@@ -19660,6 +20001,7 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         show_caption_above_media: bool | Default | None = DEFAULT,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19672,7 +20014,7 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedVoice(InlineQueryResult):
@@ -19750,6 +20092,7 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19760,7 +20103,7 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InlineQueryResultCachedAudio(InlineQueryResult):
@@ -19832,6 +20175,7 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.id = id
@@ -19841,7 +20185,7 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputTextMessageContent(InputMessageContent):
@@ -19887,12 +20231,13 @@ class InputTextMessageContent(InputMessageContent):
         parse_mode: str | Default | None = DEFAULT,
         entities: list[MessageEntity] | None = None,
         link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        **extra: Any,
     ) -> None:
         self.message_text = message_text
         self.parse_mode = parse_mode
         self.entities = entities
         self.link_preview_options = link_preview_options
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputRichMessageContent(InputMessageContent):
@@ -19915,9 +20260,10 @@ class InputRichMessageContent(InputMessageContent):
         self,
         *,
         rich_message: InputRichMessage,
+        **extra: Any,
     ) -> None:
         self.rich_message = rich_message
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputLocationMessageContent(InputMessageContent):
@@ -19976,6 +20322,7 @@ class InputLocationMessageContent(InputMessageContent):
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
+        **extra: Any,
     ) -> None:
         self.latitude = latitude
         self.longitude = longitude
@@ -19983,7 +20330,7 @@ class InputLocationMessageContent(InputMessageContent):
         self.live_period = live_period
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputVenueMessageContent(InputMessageContent):
@@ -20050,6 +20397,7 @@ class InputVenueMessageContent(InputMessageContent):
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
+        **extra: Any,
     ) -> None:
         self.latitude = latitude
         self.longitude = longitude
@@ -20059,7 +20407,7 @@ class InputVenueMessageContent(InputMessageContent):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputContactMessageContent(InputMessageContent):
@@ -20100,12 +20448,13 @@ class InputContactMessageContent(InputMessageContent):
         first_name: str,
         last_name: str | None = None,
         vcard: str | None = None,
+        **extra: Any,
     ) -> None:
         self.phone_number = phone_number
         self.first_name = first_name
         self.last_name = last_name
         self.vcard = vcard
-        self._extra = None
+        self._extra = extra or None
 
 
 class InputInvoiceMessageContent(InputMessageContent):
@@ -20279,6 +20628,7 @@ class InputInvoiceMessageContent(InputMessageContent):
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.title = title
         self.description = description
@@ -20300,7 +20650,7 @@ class InputInvoiceMessageContent(InputMessageContent):
         self.send_phone_number_to_provider = send_phone_number_to_provider
         self.send_email_to_provider = send_email_to_provider
         self.is_flexible = is_flexible
-        self._extra = None
+        self._extra = extra or None
 
 
 class ChosenInlineResult(TelegramObject):
@@ -20354,13 +20704,14 @@ class ChosenInlineResult(TelegramObject):
         location: Location | None = None,
         inline_message_id: str | None = None,
         query: str,
+        **extra: Any,
     ) -> None:
         self.result_id = result_id
         self.from_user = from_user
         self.location = location
         self.inline_message_id = inline_message_id
         self.query = query
-        self._extra = None
+        self._extra = extra or None
 
 
 class LabeledPrice(TelegramObject):
@@ -20393,10 +20744,11 @@ class LabeledPrice(TelegramObject):
         *,
         label: str,
         amount: int,
+        **extra: Any,
     ) -> None:
         self.label = label
         self.amount = amount
-        self._extra = None
+        self._extra = extra or None
 
 
 class Invoice(TelegramObject):
@@ -20446,13 +20798,14 @@ class Invoice(TelegramObject):
         start_parameter: str,
         currency: str,
         total_amount: int,
+        **extra: Any,
     ) -> None:
         self.title = title
         self.description = description
         self.start_parameter = start_parameter
         self.currency = currency
         self.total_amount = total_amount
-        self._extra = None
+        self._extra = extra or None
 
 
 class ShippingAddress(TelegramObject):
@@ -20505,6 +20858,7 @@ class ShippingAddress(TelegramObject):
         street_line1: str,
         street_line2: str,
         post_code: str,
+        **extra: Any,
     ) -> None:
         self.country_code = country_code
         self.state = state
@@ -20512,7 +20866,7 @@ class ShippingAddress(TelegramObject):
         self.street_line1 = street_line1
         self.street_line2 = street_line2
         self.post_code = post_code
-        self._extra = None
+        self._extra = extra or None
 
 
 class OrderInfo(TelegramObject):
@@ -20553,12 +20907,13 @@ class OrderInfo(TelegramObject):
         phone_number: str | None = None,
         email: str | None = None,
         shipping_address: ShippingAddress | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.phone_number = phone_number
         self.email = email
         self.shipping_address = shipping_address
-        self._extra = None
+        self._extra = extra or None
 
 
 class ShippingOption(TelegramObject):
@@ -20593,11 +20948,12 @@ class ShippingOption(TelegramObject):
         id: str,
         title: str,
         prices: list[LabeledPrice],
+        **extra: Any,
     ) -> None:
         self.id = id
         self.title = title
         self.prices = prices
-        self._extra = None
+        self._extra = extra or None
 
 
 class SuccessfulPayment(TelegramObject):
@@ -20679,6 +21035,7 @@ class SuccessfulPayment(TelegramObject):
         order_info: OrderInfo | None = None,
         telegram_payment_charge_id: str,
         provider_payment_charge_id: str,
+        **extra: Any,
     ) -> None:
         self.currency = currency
         self.total_amount = total_amount
@@ -20690,7 +21047,7 @@ class SuccessfulPayment(TelegramObject):
         self.order_info = order_info
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.provider_payment_charge_id = provider_payment_charge_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class RefundedPayment(TelegramObject):
@@ -20743,13 +21100,14 @@ class RefundedPayment(TelegramObject):
         invoice_payload: str,
         telegram_payment_charge_id: str,
         provider_payment_charge_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.currency = currency
         self.total_amount = total_amount
         self.invoice_payload = invoice_payload
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.provider_payment_charge_id = provider_payment_charge_id
-        self._extra = None
+        self._extra = extra or None
 
 
 class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
@@ -20791,12 +21149,13 @@ class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
         from_user: User,
         invoice_payload: str,
         shipping_address: ShippingAddress,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.from_user = from_user
         self.invoice_payload = invoice_payload
         self.shipping_address = shipping_address
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -20860,6 +21219,7 @@ class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
         invoice_payload: str,
         shipping_option_id: str | None = None,
         order_info: OrderInfo | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.from_user = from_user
@@ -20868,7 +21228,7 @@ class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
         self.invoice_payload = invoice_payload
         self.shipping_option_id = shipping_option_id
         self.order_info = order_info
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
 
@@ -20898,10 +21258,11 @@ class PaidMediaPurchased(TelegramObject):
         *,
         from_user: User,
         paid_media_payload: str,
+        **extra: Any,
     ) -> None:
         self.from_user = from_user
         self.paid_media_payload = paid_media_payload
-        self._extra = None
+        self._extra = extra or None
 
 
 class RevenueWithdrawalStatePending(RevenueWithdrawalState):
@@ -20924,9 +21285,10 @@ class RevenueWithdrawalStatePending(RevenueWithdrawalState):
         self,
         *,
         type: str = 'pending',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
@@ -20961,11 +21323,12 @@ class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
         type: str = 'succeeded',
         date: datetime | int,
         url: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.date = as_datetime(date)
         self.url = url
-        self._extra = None
+        self._extra = extra or None
 
 
 class RevenueWithdrawalStateFailed(RevenueWithdrawalState):
@@ -20988,9 +21351,10 @@ class RevenueWithdrawalStateFailed(RevenueWithdrawalState):
         self,
         *,
         type: str = 'failed',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class AffiliateInfo(TelegramObject):
@@ -21045,13 +21409,14 @@ class AffiliateInfo(TelegramObject):
         commission_per_mille: int,
         amount: int,
         nanostar_amount: int | None = None,
+        **extra: Any,
     ) -> None:
         self.affiliate_user = affiliate_user
         self.affiliate_chat = affiliate_chat
         self.commission_per_mille = commission_per_mille
         self.amount = amount
         self.nanostar_amount = nanostar_amount
-        self._extra = None
+        self._extra = extra or None
 
 
 class TransactionPartnerUser(TransactionPartner):
@@ -21144,6 +21509,7 @@ class TransactionPartnerUser(TransactionPartner):
         paid_media_payload: str | None = None,
         gift: Gift | None = None,
         premium_subscription_duration: int | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.transaction_type = transaction_type
@@ -21155,7 +21521,7 @@ class TransactionPartnerUser(TransactionPartner):
         self.paid_media_payload = paid_media_payload
         self.gift = gift
         self.premium_subscription_duration = premium_subscription_duration
-        self._extra = None
+        self._extra = extra or None
 
 
 class TransactionPartnerChat(TransactionPartner):
@@ -21190,11 +21556,12 @@ class TransactionPartnerChat(TransactionPartner):
         type: str = 'chat',
         chat: Chat,
         gift: Gift | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.chat = chat
         self.gift = gift
-        self._extra = None
+        self._extra = extra or None
 
 
 class TransactionPartnerAffiliateProgram(TransactionPartner):
@@ -21232,11 +21599,12 @@ class TransactionPartnerAffiliateProgram(TransactionPartner):
         type: str = 'affiliate_program',
         sponsor_user: User | None = None,
         commission_per_mille: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.sponsor_user = sponsor_user
         self.commission_per_mille = commission_per_mille
-        self._extra = None
+        self._extra = extra or None
 
 
 class TransactionPartnerFragment(TransactionPartner):
@@ -21265,10 +21633,11 @@ class TransactionPartnerFragment(TransactionPartner):
         *,
         type: str = 'fragment',
         withdrawal_state: RevenueWithdrawalState | None = None,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.withdrawal_state = withdrawal_state
-        self._extra = None
+        self._extra = extra or None
 
 
 class TransactionPartnerTelegramAds(TransactionPartner):
@@ -21291,9 +21660,10 @@ class TransactionPartnerTelegramAds(TransactionPartner):
         self,
         *,
         type: str = 'telegram_ads',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class TransactionPartnerTelegramApi(TransactionPartner):
@@ -21322,10 +21692,11 @@ class TransactionPartnerTelegramApi(TransactionPartner):
         *,
         type: str = 'telegram_api',
         request_count: int,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.request_count = request_count
-        self._extra = None
+        self._extra = extra or None
 
 
 class TransactionPartnerOther(TransactionPartner):
@@ -21348,9 +21719,10 @@ class TransactionPartnerOther(TransactionPartner):
         self,
         *,
         type: str = 'other',
+        **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = None
+        self._extra = extra or None
 
 
 class StarTransaction(TelegramObject):
@@ -21415,6 +21787,7 @@ class StarTransaction(TelegramObject):
         date: datetime | int,
         source: TransactionPartner | None = None,
         receiver: TransactionPartner | None = None,
+        **extra: Any,
     ) -> None:
         self.id = id
         self.amount = amount
@@ -21422,7 +21795,7 @@ class StarTransaction(TelegramObject):
         self.date = as_datetime(date)
         self.source = source
         self.receiver = receiver
-        self._extra = None
+        self._extra = extra or None
 
 
 class StarTransactions(TelegramObject):
@@ -21445,9 +21818,10 @@ class StarTransactions(TelegramObject):
         self,
         *,
         transactions: list[StarTransaction],
+        **extra: Any,
     ) -> None:
         self.transactions = transactions
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportData(TelegramObject):
@@ -21478,10 +21852,11 @@ class PassportData(TelegramObject):
         *,
         data: list[EncryptedPassportElement],
         credentials: EncryptedCredentials,
+        **extra: Any,
     ) -> None:
         self.data = data
         self.credentials = credentials
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportFile(TelegramObject):
@@ -21525,12 +21900,13 @@ class PassportFile(TelegramObject):
         file_unique_id: str,
         file_size: int,
         file_date: datetime | int,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.file_size = file_size
         self.file_date = as_datetime(file_date)
-        self._extra = None
+        self._extra = extra or None
 
 
 class EncryptedPassportElement(TelegramObject):
@@ -21633,6 +22009,7 @@ class EncryptedPassportElement(TelegramObject):
         selfie: PassportFile | None = None,
         translation: list[PassportFile] | None = None,
         hash: str,
+        **extra: Any,
     ) -> None:
         self.type = type
         self.data = data
@@ -21644,7 +22021,7 @@ class EncryptedPassportElement(TelegramObject):
         self.selfie = selfie
         self.translation = translation
         self.hash = hash
-        self._extra = None
+        self._extra = extra or None
 
 
 class EncryptedCredentials(TelegramObject):
@@ -21684,11 +22061,12 @@ class EncryptedCredentials(TelegramObject):
         data: str,
         hash: str,
         secret: str,
+        **extra: Any,
     ) -> None:
         self.data = data
         self.hash = hash
         self.secret = secret
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorDataField(PassportElementError):
@@ -21738,13 +22116,14 @@ class PassportElementErrorDataField(PassportElementError):
         field_name: str,
         data_hash: str,
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.field_name = field_name
         self.data_hash = data_hash
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorFrontSide(PassportElementError):
@@ -21788,12 +22167,13 @@ class PassportElementErrorFrontSide(PassportElementError):
         type: str,
         file_hash: str,
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorReverseSide(PassportElementError):
@@ -21837,12 +22217,13 @@ class PassportElementErrorReverseSide(PassportElementError):
         type: str,
         file_hash: str,
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorSelfie(PassportElementError):
@@ -21886,12 +22267,13 @@ class PassportElementErrorSelfie(PassportElementError):
         type: str,
         file_hash: str,
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorFile(PassportElementError):
@@ -21935,12 +22317,13 @@ class PassportElementErrorFile(PassportElementError):
         type: str,
         file_hash: str,
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorFiles(PassportElementError):
@@ -21984,12 +22367,13 @@ class PassportElementErrorFiles(PassportElementError):
         type: str,
         file_hashes: list[str],
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.file_hashes = file_hashes
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorTranslationFile(PassportElementError):
@@ -22034,12 +22418,13 @@ class PassportElementErrorTranslationFile(PassportElementError):
         type: str,
         file_hash: str,
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorTranslationFiles(PassportElementError):
@@ -22084,12 +22469,13 @@ class PassportElementErrorTranslationFiles(PassportElementError):
         type: str,
         file_hashes: list[str],
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.file_hashes = file_hashes
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class PassportElementErrorUnspecified(PassportElementError):
@@ -22131,12 +22517,13 @@ class PassportElementErrorUnspecified(PassportElementError):
         type: str,
         element_hash: str,
         message: str,
+        **extra: Any,
     ) -> None:
         self.source = source
         self.type = type
         self.element_hash = element_hash
         self.message = message
-        self._extra = None
+        self._extra = extra or None
 
 
 class Game(TelegramObject):
@@ -22195,6 +22582,7 @@ class Game(TelegramObject):
         text: str | None = None,
         text_entities: list[MessageEntity] | None = None,
         animation: Animation | None = None,
+        **extra: Any,
     ) -> None:
         self.title = title
         self.description = description
@@ -22202,7 +22590,7 @@ class Game(TelegramObject):
         self.text = text
         self.text_entities = text_entities
         self.animation = animation
-        self._extra = None
+        self._extra = extra or None
 
 
 class CallbackGame(TelegramObject):
@@ -22214,8 +22602,11 @@ class CallbackGame(TelegramObject):
     __slots__ = ()
     __tg_fields__ = ()
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
 
 
 class GameHighScore(TelegramObject):
@@ -22250,11 +22641,12 @@ class GameHighScore(TelegramObject):
         position: int,
         user: User,
         score: int,
+        **extra: Any,
     ) -> None:
         self.position = position
         self.user = user
         self.score = score
-        self._extra = None
+        self._extra = extra or None
 
 
 MaybeInaccessibleMessage.__tg_union__ = UnionRule(

@@ -132,16 +132,17 @@ def _init(fields: list[Field], model: Model) -> Iterator[str]:
             params.append(f"{f.attr}: {ann}")
         else:
             params.append(f"{f.attr}: {ann} | None = None")
-    if params:
-        yield "    def __init__(\n        self,\n        *,\n"
-        yield "".join(f"        {p},\n" for p in params)
-        yield "    ) -> None:\n"
-    else:
-        yield "    def __init__(self) -> None:\n"
+    # keywords the type does not know (a field of a later Bot API, a name aiogram keeps
+    # for compatibility) are kept as aiogram keeps them: sent, dumped, readable as
+    # attributes. Decoding never calls __init__, so this costs it nothing.
+    params = [*(["*", *params] if params else []), "**extra: Any"]
+    yield "    def __init__(\n        self,\n"
+    yield "".join(f"        {p},\n" for p in params)
+    yield "    ) -> None:\n"
     for f in fields:
         value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
         yield f"        self.{f.attr} = {value}\n"
-    yield "        self._extra = None\n"
+    yield "        self._extra = extra or None\n"
 
 
 def _union_base(td: TypeDef) -> Iterator[str]:
