@@ -18,7 +18,6 @@ AIOGRAM_ONLY = "aiogram's own value, not the Bot API's"
 # values aiogram's enums have and tgfast's do not, each with its reason (issue #14 tracks
 # the aiogram-only ones); anything else missing fails
 KNOWN_GAPS: dict[str, dict[str, str]] = {
-    "ChatType": {"sender": "InlineQuery.chat_type's value, kept in InlineQueryChatType"},
     "ContentType": {
         "any": AIOGRAM_ONLY,
         "unknown": AIOGRAM_ONLY,

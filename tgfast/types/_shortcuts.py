@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     'CallbackQueryShortcuts',
     'ChatShortcuts',
+    'ChatFullInfoShortcuts',
     'ChatJoinRequestShortcuts',
     'ChatMemberUpdatedShortcuts',
     'InaccessibleMessageShortcuts',
@@ -17438,6 +17439,922 @@ class UserShortcuts:
         method.user_id = self.id
         method.offset = offset
         method.limit = limit
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+
+class ChatFullInfoShortcuts:
+    """Methods of ``ChatFullInfo`` that make Bot API calls for it."""
+
+    __slots__ = ()
+    _bot: Any
+
+    if TYPE_CHECKING:  # the fields of ChatFullInfo that these shortcuts read
+        id: int
+
+    def do(
+        self,
+        action: str,
+        *,
+        business_connection_id: str | None = None,
+        message_thread_id: int | None = None,
+    ) -> SendChatAction:
+        """Show a chat action (typing, upload_photo, ...) in this chat.
+
+        Returns ``SendChatAction``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method when you need to tell the user that something is happening on the bot's
+        side. The status is set for 5 seconds or less (when a message arrives from your bot,
+        Telegram clients clear its typing status). Returns True on success.
+
+        We only recommend using this method when a response from the bot will take a noticeable
+        amount of time to arrive.
+
+        Args:
+            action: Type of action to broadcast. Choose one, depending on what the user is about to
+                receive: typing for text messages, upload_photo for photos, record_video or
+                upload_video for videos, record_voice or upload_voice for voice notes,
+                upload_document for general files, choose_sticker for stickers, find_location for
+                location data, record_video_note or upload_video_note for video notes.
+            business_connection_id: Unique identifier of the business connection on behalf of which
+                the action will be sent
+            message_thread_id: Unique identifier for the target message thread or topic of a forum;
+                for supergroups and private chats of bots with forum topic mode enabled only
+
+        Bot API: https://core.telegram.org/bots/api#sendchataction
+        """
+        method = object.__new__(_methods.SendChatAction)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.id
+        method.message_thread_id = message_thread_id
+        method.action = action
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def ban(
+        self,
+        user_id: int,
+        *,
+        until_date: datetime | timedelta | int | None = None,
+        revoke_messages: bool | None = None,
+    ) -> BanChatMember:
+        """Ban a user from this chat.
+
+        Returns ``BanChatMember``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to ban a user in a group, a supergroup or a channel. In the case of
+        supergroups and channels, the user will not be able to return to the chat on their own
+        using invite links, etc., unless unbanned first. The bot must be an administrator in the
+        chat for this to work and must have the appropriate administrator rights. Returns True on
+        success.
+
+        Args:
+            user_id: Unique identifier of the target user
+            until_date: Date when the user will be unbanned; Unix time. If user is banned for more
+                than 366 days or less than 30 seconds from the current time they are considered to
+                be banned forever. Applied for supergroups and channels only.
+            revoke_messages: Pass True to delete all messages from the chat for the user that is
+                being removed. If False, the user will be able to see messages in the group that
+                were sent before the user was removed. Always True for supergroups and channels.
+
+        Bot API: https://core.telegram.org/bots/api#banchatmember
+        """
+        method = object.__new__(_methods.BanChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.until_date = until_date
+        method.revoke_messages = revoke_messages
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def unban(
+        self,
+        user_id: int,
+        *,
+        only_if_banned: bool | None = None,
+    ) -> UnbanChatMember:
+        """Lift a user's ban in this chat.
+
+        Returns ``UnbanChatMember``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to unban a previously banned user in a supergroup or channel. The user will
+        not return to the group or channel automatically, but will be able to join via link, etc.
+        The bot must be an administrator for this to work. By default, this method guarantees that
+        after the call the user is not a member of the chat, but will be able to join it. So if the
+        user is a member of the chat they will also be removed from the chat. If you don't want
+        this, use the parameter only_if_banned. Returns True on success.
+
+        Args:
+            user_id: Unique identifier of the target user
+            only_if_banned: Do nothing if the user is not banned
+
+        Bot API: https://core.telegram.org/bots/api#unbanchatmember
+        """
+        method = object.__new__(_methods.UnbanChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.only_if_banned = only_if_banned
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def restrict(
+        self,
+        user_id: int,
+        permissions: ChatPermissions,
+        *,
+        use_independent_chat_permissions: bool | None = None,
+        until_date: datetime | timedelta | int | None = None,
+    ) -> RestrictChatMember:
+        """Restrict a member of this chat.
+
+        Returns ``RestrictChatMember``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to restrict a user in a supergroup. The bot must be an administrator in the
+        supergroup for this to work and must have the appropriate administrator rights. Pass True
+        for all permissions to lift restrictions from a user. Returns True on success.
+
+        Args:
+            user_id: Unique identifier of the target user
+            permissions: A JSON-serialized object for new user permissions
+            use_independent_chat_permissions: Pass True if chat permissions are set independently.
+                Otherwise, the can_send_other_messages and can_add_web_page_previews permissions
+                will imply the can_send_messages, can_send_audios, can_send_documents,
+                can_send_photos, can_send_videos, can_send_video_notes, and can_send_voice_notes
+                permissions; the can_send_polls permission will imply the can_send_messages
+                permission.
+            until_date: Date when restrictions will be lifted for the user; Unix time. If user is
+                restricted for more than 366 days or less than 30 seconds from the current time,
+                they are considered to be restricted forever.
+
+        Bot API: https://core.telegram.org/bots/api#restrictchatmember
+        """
+        method = object.__new__(_methods.RestrictChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.permissions = permissions
+        method.use_independent_chat_permissions = use_independent_chat_permissions
+        method.until_date = until_date
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def promote(
+        self,
+        user_id: int,
+        *,
+        is_anonymous: bool | None = None,
+        can_manage_chat: bool | None = None,
+        can_delete_messages: bool | None = None,
+        can_manage_video_chats: bool | None = None,
+        can_restrict_members: bool | None = None,
+        can_promote_members: bool | None = None,
+        can_change_info: bool | None = None,
+        can_invite_users: bool | None = None,
+        can_post_stories: bool | None = None,
+        can_edit_stories: bool | None = None,
+        can_delete_stories: bool | None = None,
+        can_post_messages: bool | None = None,
+        can_edit_messages: bool | None = None,
+        can_pin_messages: bool | None = None,
+        can_manage_topics: bool | None = None,
+        can_manage_direct_messages: bool | None = None,
+        can_manage_tags: bool | None = None,
+        can_send_welcome_messages: bool | None = None,
+    ) -> PromoteChatMember:
+        """Promote or demote a member of this chat.
+
+        Returns ``PromoteChatMember``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to promote or demote a user in a supergroup or a channel. The bot must be
+        an administrator in the chat for this to work and must have the appropriate administrator
+        rights. Pass False for all boolean parameters to demote a user. Returns True on success.
+
+        Args:
+            user_id: Unique identifier of the target user
+            is_anonymous: Pass True if the administrator's presence in the chat is hidden
+            can_manage_chat: Pass True if the administrator can access the chat event log, get
+                boost list, see hidden supergroup and channel members, report spam messages, ignore
+                slow mode, and send messages to the chat without paying Telegram Stars. Implied by
+                any other administrator privilege.
+            can_delete_messages: Pass True if the administrator can delete messages of other users
+            can_manage_video_chats: Pass True if the administrator can manage video chats
+            can_restrict_members: Pass True if the administrator can restrict, ban or unban chat
+                members, or access supergroup statistics. For backward compatibility, defaults to
+                True for promotions of channel administrators.
+            can_promote_members: Pass True if the administrator can add new administrators with a
+                subset of their own privileges or demote administrators that they have promoted,
+                directly or indirectly (promoted by administrators that were appointed by him)
+            can_change_info: Pass True if the administrator can change chat title, photo and other
+                settings
+            can_invite_users: Pass True if the administrator can invite new users to the chat
+            can_post_stories: Pass True if the administrator can post stories to the chat
+            can_edit_stories: Pass True if the administrator can edit stories posted by other
+                users, post stories to the chat page, pin chat stories, and access the chat's story
+                archive
+            can_delete_stories: Pass True if the administrator can delete stories posted by other
+                users
+            can_post_messages: Pass True if the administrator can post messages in the channel,
+                approve suggested posts, or access channel statistics; for channels only
+            can_edit_messages: Pass True if the administrator can edit messages of other users and
+                can pin messages; for channels only
+            can_pin_messages: Pass True if the administrator can pin messages; for supergroups only
+            can_manage_topics: Pass True if the user is allowed to create, rename, close, and
+                reopen forum topics; for supergroups only
+            can_manage_direct_messages: Pass True if the administrator can manage direct messages
+                within the channel and decline suggested posts; for channels only
+            can_manage_tags: Pass True if the administrator can edit the tags of regular members;
+                for groups and supergroups only
+            can_send_welcome_messages: Pass True if the administrator can manage chat welcome
+                messages or directly send them in the case of bots
+
+        Bot API: https://core.telegram.org/bots/api#promotechatmember
+        """
+        method = object.__new__(_methods.PromoteChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.is_anonymous = is_anonymous
+        method.can_manage_chat = can_manage_chat
+        method.can_delete_messages = can_delete_messages
+        method.can_manage_video_chats = can_manage_video_chats
+        method.can_restrict_members = can_restrict_members
+        method.can_promote_members = can_promote_members
+        method.can_change_info = can_change_info
+        method.can_invite_users = can_invite_users
+        method.can_post_stories = can_post_stories
+        method.can_edit_stories = can_edit_stories
+        method.can_delete_stories = can_delete_stories
+        method.can_post_messages = can_post_messages
+        method.can_edit_messages = can_edit_messages
+        method.can_pin_messages = can_pin_messages
+        method.can_manage_topics = can_manage_topics
+        method.can_manage_direct_messages = can_manage_direct_messages
+        method.can_manage_tags = can_manage_tags
+        method.can_send_welcome_messages = can_send_welcome_messages
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def get_member(
+        self,
+        user_id: int,
+    ) -> GetChatMember:
+        """A member of this chat.
+
+        Returns ``GetChatMember``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to get information about a member of a chat. The method is only guaranteed
+        to work for other users if the bot is an administrator in the chat. Returns a ChatMember
+        object on success.
+
+        Args:
+            user_id: Unique identifier of the target user
+
+        Bot API: https://core.telegram.org/bots/api#getchatmember
+        """
+        method = object.__new__(_methods.GetChatMember)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def get_administrators(
+        self,
+        *,
+        return_bots: bool | None = None,
+    ) -> GetChatAdministrators:
+        """The administrators of this chat.
+
+        Returns ``GetChatAdministrators``, with chat_id taken from here; bound to this object's
+        bot: ``await`` it to send it.
+
+        Use this method to get a list of administrators in a chat. Returns an Array of ChatMember
+        objects.
+
+        Args:
+            return_bots: Pass True to additionally receive all bots that are administrators of the
+                chat. By default, bots other than the current bot are omitted.
+
+        Bot API: https://core.telegram.org/bots/api#getchatadministrators
+        """
+        method = object.__new__(_methods.GetChatAdministrators)
+        method.chat_id = self.id
+        method.return_bots = return_bots
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def leave(
+        self,
+    ) -> LeaveChat:
+        """Make the bot leave this chat.
+
+        Returns ``LeaveChat``, with chat_id taken from here; bound to this object's bot: ``await``
+        it to send it.
+
+        Use this method for your bot to leave a group, supergroup or channel. Returns True on
+        success.
+
+        Bot API: https://core.telegram.org/bots/api#leavechat
+        """
+        method = object.__new__(_methods.LeaveChat)
+        method.chat_id = self.id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def pin_message(
+        self,
+        message_id: int,
+        *,
+        business_connection_id: str | None = None,
+        disable_notification: bool | Default | None = DEFAULT,
+    ) -> PinChatMessage:
+        """Pin a message in this chat.
+
+        Returns ``PinChatMessage``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to add a message to the list of pinned messages in a chat. In private chats
+        and channel direct messages chats, all non-service messages can be pinned. Conversely, the
+        bot must be an administrator with the 'can_pin_messages' right or the 'can_edit_messages'
+        right to pin messages in groups and channels respectively. Returns True on success.
+
+        Args:
+            message_id: Identifier of a message to pin
+            business_connection_id: Unique identifier of the business connection on behalf of which
+                the message will be pinned
+            disable_notification: Pass True if it is not necessary to send a notification to all
+                chat members about the new pinned message. Notifications are always disabled in
+                channels and private chats.
+
+        Bot API: https://core.telegram.org/bots/api#pinchatmessage
+        """
+        method = object.__new__(_methods.PinChatMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.id
+        method.message_id = message_id
+        method.disable_notification = disable_notification
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def unpin_message(
+        self,
+        *,
+        business_connection_id: str | None = None,
+        message_id: int | None = None,
+    ) -> UnpinChatMessage:
+        """Unpin a message in this chat.
+
+        Returns ``UnpinChatMessage``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to remove a message from the list of pinned messages in a chat. In private
+        chats and channel direct messages chats, all messages can be unpinned. Conversely, the bot
+        must be an administrator with the 'can_pin_messages' right or the 'can_edit_messages' right
+        to unpin messages in groups and channels respectively. Returns True on success.
+
+        Args:
+            business_connection_id: Unique identifier of the business connection on behalf of which
+                the message will be unpinned
+            message_id: Identifier of the message to unpin. Required if business_connection_id is
+                specified. If not specified, the most recent pinned message (by sending date) will
+                be unpinned.
+
+        Bot API: https://core.telegram.org/bots/api#unpinchatmessage
+        """
+        method = object.__new__(_methods.UnpinChatMessage)
+        method.business_connection_id = business_connection_id
+        method.chat_id = self.id
+        method.message_id = message_id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def delete_message(
+        self,
+        message_id: int,
+    ) -> DeleteMessage:
+        """Delete a message in this chat.
+
+        Returns ``DeleteMessage``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to delete a message, including service messages, with the following
+        limitations:
+
+        - A message can only be deleted if it was sent less than 48 hours ago.
+
+        - Service messages about a supergroup, channel, or forum topic creation can't be deleted.
+
+        - A dice message in a private chat can only be deleted if it was sent more than 24 hours
+        ago.
+
+        - Bots can delete outgoing messages in private chats, groups, and supergroups.
+
+        - Bots can delete incoming messages in private chats.
+
+        - Bots granted can_post_messages permissions can delete outgoing messages in channels.
+
+        - If the bot is an administrator of a group, it can delete any message there.
+
+        - If the bot has can_delete_messages administrator right in a supergroup or a channel, it
+        can delete any message there.
+
+        - If the bot has can_manage_direct_messages administrator right in a channel, it can delete
+        any message in the corresponding direct messages chat.
+
+        Returns True on success.
+
+        Args:
+            message_id: Identifier of the message to delete
+
+        Bot API: https://core.telegram.org/bots/api#deletemessage
+        """
+        method = object.__new__(_methods.DeleteMessage)
+        method.chat_id = self.id
+        method.message_id = message_id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def set_title(
+        self,
+        title: str,
+    ) -> SetChatTitle:
+        """Rename this chat.
+
+        Returns ``SetChatTitle``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to change the title of a chat. Titles can't be changed for private chats.
+        The bot must be an administrator in the chat for this to work and must have the appropriate
+        administrator rights. Returns True on success.
+
+        Args:
+            title: New chat title, 1-128 characters
+
+        Bot API: https://core.telegram.org/bots/api#setchattitle
+        """
+        method = object.__new__(_methods.SetChatTitle)
+        method.chat_id = self.id
+        method.title = title
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def get_member_count(
+        self,
+    ) -> GetChatMemberCount:
+        """How many members this chat has.
+
+        Returns ``GetChatMemberCount``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to get the number of members in a chat. Returns Integer on success.
+
+        Bot API: https://core.telegram.org/bots/api#getchatmembercount
+        """
+        method = object.__new__(_methods.GetChatMemberCount)
+        method.chat_id = self.id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def ban_sender_chat(
+        self,
+        sender_chat_id: int,
+    ) -> BanChatSenderChat:
+        """Ban a channel chat from posting in this chat.
+
+        Returns ``BanChatSenderChat``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to ban a channel chat in a supergroup or a channel. Until the chat is
+        unbanned, the owner of the banned chat won't be able to send messages on behalf of any of
+        their channels. The bot must be an administrator in the supergroup or channel for this to
+        work and must have the appropriate administrator rights. Returns True on success.
+
+        Args:
+            sender_chat_id: Unique identifier of the target sender chat
+
+        Bot API: https://core.telegram.org/bots/api#banchatsenderchat
+        """
+        method = object.__new__(_methods.BanChatSenderChat)
+        method.chat_id = self.id
+        method.sender_chat_id = sender_chat_id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def unban_sender_chat(
+        self,
+        sender_chat_id: int,
+    ) -> UnbanChatSenderChat:
+        """Lift a channel chat's ban in this chat.
+
+        Returns ``UnbanChatSenderChat``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to unban a previously banned channel chat in a supergroup or channel. The
+        bot must be an administrator for this to work and must have the appropriate administrator
+        rights. Returns True on success.
+
+        Args:
+            sender_chat_id: Unique identifier of the target sender chat
+
+        Bot API: https://core.telegram.org/bots/api#unbanchatsenderchat
+        """
+        method = object.__new__(_methods.UnbanChatSenderChat)
+        method.chat_id = self.id
+        method.sender_chat_id = sender_chat_id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def create_invite_link(
+        self,
+        *,
+        name: str | None = None,
+        expire_date: datetime | timedelta | int | None = None,
+        member_limit: int | None = None,
+        creates_join_request: bool | None = None,
+    ) -> CreateChatInviteLink:
+        """Make an additional invite link to this chat.
+
+        Returns ``CreateChatInviteLink``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to create an additional invite link for a chat. The bot must be an
+        administrator in the chat for this to work and must have the appropriate administrator
+        rights. The link can be revoked using the method revokeChatInviteLink. Returns the new
+        invite link as ChatInviteLink object.
+
+        Args:
+            name: Invite link name; 0-32 characters
+            expire_date: Point in time (Unix timestamp) when the link will expire
+            member_limit: The maximum number of users that can be members of the chat
+                simultaneously after joining the chat via this invite link; 1-99999
+            creates_join_request: True, if users joining the chat via the link need to be approved
+                by chat administrators. If True, member_limit can't be specified.
+
+        Bot API: https://core.telegram.org/bots/api#createchatinvitelink
+        """
+        method = object.__new__(_methods.CreateChatInviteLink)
+        method.chat_id = self.id
+        method.name = name
+        method.expire_date = expire_date
+        method.member_limit = member_limit
+        method.creates_join_request = creates_join_request
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def edit_invite_link(
+        self,
+        invite_link: str,
+        *,
+        name: str | None = None,
+        expire_date: datetime | timedelta | int | None = None,
+        member_limit: int | None = None,
+        creates_join_request: bool | None = None,
+    ) -> EditChatInviteLink:
+        """Edit an invite link of this chat.
+
+        Returns ``EditChatInviteLink``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to edit a non-primary invite link created by the bot. The bot must be an
+        administrator in the chat for this to work and must have the appropriate administrator
+        rights. Returns the edited invite link as a ChatInviteLink object.
+
+        Args:
+            invite_link: The invite link to edit
+            name: Invite link name; 0-32 characters
+            expire_date: Point in time (Unix timestamp) when the link will expire
+            member_limit: The maximum number of users that can be members of the chat
+                simultaneously after joining the chat via this invite link; 1-99999
+            creates_join_request: True, if users joining the chat via the link need to be approved
+                by chat administrators. If True, member_limit can't be specified.
+
+        Bot API: https://core.telegram.org/bots/api#editchatinvitelink
+        """
+        method = object.__new__(_methods.EditChatInviteLink)
+        method.chat_id = self.id
+        method.invite_link = invite_link
+        method.name = name
+        method.expire_date = expire_date
+        method.member_limit = member_limit
+        method.creates_join_request = creates_join_request
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def revoke_invite_link(
+        self,
+        invite_link: str,
+    ) -> RevokeChatInviteLink:
+        """Revoke an invite link of this chat.
+
+        Returns ``RevokeChatInviteLink``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to revoke an invite link created by the bot. If the primary link is
+        revoked, a new link is automatically generated. The bot must be an administrator in the
+        chat for this to work and must have the appropriate administrator rights. Returns the
+        revoked invite link as ChatInviteLink object.
+
+        Args:
+            invite_link: The invite link to revoke
+
+        Bot API: https://core.telegram.org/bots/api#revokechatinvitelink
+        """
+        method = object.__new__(_methods.RevokeChatInviteLink)
+        method.chat_id = self.id
+        method.invite_link = invite_link
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def export_invite_link(
+        self,
+    ) -> ExportChatInviteLink:
+        """Make a new primary invite link to this chat.
+
+        Returns ``ExportChatInviteLink``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to generate a new primary invite link for a chat; any previously generated
+        primary link is revoked. The bot must be an administrator in the chat for this to work and
+        must have the appropriate administrator rights. Returns the new invite link as String on
+        success.
+
+        Bot API: https://core.telegram.org/bots/api#exportchatinvitelink
+        """
+        method = object.__new__(_methods.ExportChatInviteLink)
+        method.chat_id = self.id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def set_sticker_set(
+        self,
+        sticker_set_name: str,
+    ) -> SetChatStickerSet:
+        """Set the group sticker set of this chat.
+
+        Returns ``SetChatStickerSet``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to set a new group sticker set for a supergroup. The bot must be an
+        administrator in the chat for this to work and must have the appropriate administrator
+        rights. Use the field can_set_sticker_set optionally returned in getChat requests to check
+        if the bot can use this method. Returns True on success.
+
+        Args:
+            sticker_set_name: Name of the sticker set to be set as the group sticker set
+
+        Bot API: https://core.telegram.org/bots/api#setchatstickerset
+        """
+        method = object.__new__(_methods.SetChatStickerSet)
+        method.chat_id = self.id
+        method.sticker_set_name = sticker_set_name
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def delete_sticker_set(
+        self,
+    ) -> DeleteChatStickerSet:
+        """Remove the group sticker set of this chat.
+
+        Returns ``DeleteChatStickerSet``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to delete a group sticker set from a supergroup. The bot must be an
+        administrator in the chat for this to work and must have the appropriate administrator
+        rights. Use the field can_set_sticker_set optionally returned in getChat requests to check
+        if the bot can use this method. Returns True on success.
+
+        Bot API: https://core.telegram.org/bots/api#deletechatstickerset
+        """
+        method = object.__new__(_methods.DeleteChatStickerSet)
+        method.chat_id = self.id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def unpin_all_messages(
+        self,
+    ) -> UnpinAllChatMessages:
+        """Unpin every message in this chat.
+
+        Returns ``UnpinAllChatMessages``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to clear the list of pinned messages in a chat. In private chats and
+        channel direct messages chats, no additional rights are required to unpin all pinned
+        messages. Conversely, the bot must be an administrator with the 'can_pin_messages' right or
+        the 'can_edit_messages' right to unpin all pinned messages in groups and channels
+        respectively. Returns True on success.
+
+        Bot API: https://core.telegram.org/bots/api#unpinallchatmessages
+        """
+        method = object.__new__(_methods.UnpinAllChatMessages)
+        method.chat_id = self.id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def unpin_all_general_forum_topic_messages(
+        self,
+    ) -> UnpinAllGeneralForumTopicMessages:
+        """Unpin every message in the General topic of this forum.
+
+        Returns ``UnpinAllGeneralForumTopicMessages``, with chat_id taken from here; bound to this
+        object's bot: ``await`` it to send it.
+
+        Use this method to clear the list of pinned messages in a General forum topic. The bot must
+        be an administrator in the chat for this to work and must have the can_pin_messages
+        administrator right in the supergroup. Returns True on success.
+
+        Bot API: https://core.telegram.org/bots/api#unpinallgeneralforumtopicmessages
+        """
+        method = object.__new__(_methods.UnpinAllGeneralForumTopicMessages)
+        method.chat_id = self.id
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def set_administrator_custom_title(
+        self,
+        user_id: int,
+        custom_title: str,
+    ) -> SetChatAdministratorCustomTitle:
+        """Give an administrator of this chat a custom title.
+
+        Returns ``SetChatAdministratorCustomTitle``, with chat_id taken from here; bound to this
+        object's bot: ``await`` it to send it.
+
+        Use this method to set a custom title for an administrator in a supergroup promoted by the
+        bot. Returns True on success.
+
+        Args:
+            user_id: Unique identifier of the target user
+            custom_title: New custom title for the administrator; 0-16 characters, emoji are not
+                allowed
+
+        Bot API: https://core.telegram.org/bots/api#setchatadministratorcustomtitle
+        """
+        method = object.__new__(_methods.SetChatAdministratorCustomTitle)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.custom_title = custom_title
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def set_member_tag(
+        self,
+        user_id: int,
+        *,
+        tag: str | None = None,
+    ) -> SetChatMemberTag:
+        """Tag a member of this chat.
+
+        Returns ``SetChatMemberTag``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to set a tag for a regular member in a group or a supergroup. The bot must
+        be an administrator in the chat for this to work and must have the can_manage_tags
+        administrator right. Returns True on success.
+
+        Args:
+            user_id: Unique identifier of the target user
+            tag: New tag for the member; 0-16 characters, emoji are not allowed
+
+        Bot API: https://core.telegram.org/bots/api#setchatmembertag
+        """
+        method = object.__new__(_methods.SetChatMemberTag)
+        method.chat_id = self.id
+        method.user_id = user_id
+        method.tag = tag
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def set_permissions(
+        self,
+        permissions: ChatPermissions,
+        *,
+        use_independent_chat_permissions: bool | None = None,
+    ) -> SetChatPermissions:
+        """Set the default permissions of this chat's members.
+
+        Returns ``SetChatPermissions``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to set default chat permissions for all members. The bot must be an
+        administrator in the group or a supergroup for this to work and must have the
+        can_restrict_members administrator rights. Returns True on success.
+
+        Args:
+            permissions: A JSON-serialized object for new default chat permissions
+            use_independent_chat_permissions: Pass True if chat permissions are set independently.
+                Otherwise, the can_send_other_messages and can_add_web_page_previews permissions
+                will imply the can_send_messages, can_send_audios, can_send_documents,
+                can_send_photos, can_send_videos, can_send_video_notes, and can_send_voice_notes
+                permissions; the can_send_polls permission will imply the can_send_messages
+                permission.
+
+        Bot API: https://core.telegram.org/bots/api#setchatpermissions
+        """
+        method = object.__new__(_methods.SetChatPermissions)
+        method.chat_id = self.id
+        method.permissions = permissions
+        method.use_independent_chat_permissions = use_independent_chat_permissions
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def set_description(
+        self,
+        *,
+        description: str | None = None,
+    ) -> SetChatDescription:
+        """Change the description of this chat.
+
+        Returns ``SetChatDescription``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to change the description of a group, a supergroup or a channel. The bot
+        must be an administrator in the chat for this to work and must have the appropriate
+        administrator rights. Returns True on success.
+
+        Args:
+            description: New chat description, 0-255 characters
+
+        Bot API: https://core.telegram.org/bots/api#setchatdescription
+        """
+        method = object.__new__(_methods.SetChatDescription)
+        method.chat_id = self.id
+        method.description = description
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def set_photo(
+        self,
+        photo: InputFile | str,
+    ) -> SetChatPhoto:
+        """Change the photo of this chat.
+
+        Returns ``SetChatPhoto``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to set a new profile photo for the chat. Photos can't be changed for
+        private chats. The bot must be an administrator in the chat for this to work and must have
+        the appropriate administrator rights. Returns True on success.
+
+        Args:
+            photo: New chat photo, uploaded using multipart/form-data
+
+        Bot API: https://core.telegram.org/bots/api#setchatphoto
+        """
+        method = object.__new__(_methods.SetChatPhoto)
+        method.chat_id = self.id
+        method.photo = photo
+        method._extra = None
+        method._bot = self._bot or current_bot.get()
+        return method
+
+    def delete_photo(
+        self,
+    ) -> DeleteChatPhoto:
+        """Remove the photo of this chat.
+
+        Returns ``DeleteChatPhoto``, with chat_id taken from here; bound to this object's bot:
+        ``await`` it to send it.
+
+        Use this method to delete a chat photo. Photos can't be changed for private chats. The bot
+        must be an administrator in the chat for this to work and must have the appropriate
+        administrator rights. Returns True on success.
+
+        Bot API: https://core.telegram.org/bots/api#deletechatphoto
+        """
+        method = object.__new__(_methods.DeleteChatPhoto)
+        method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
         return method

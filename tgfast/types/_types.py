@@ -9,6 +9,7 @@ from typing import Any
 from ..defaults import DEFAULT, Default
 from ._shortcuts import (
     CallbackQueryShortcuts,
+    ChatFullInfoShortcuts,
     ChatJoinRequestShortcuts,
     ChatMemberUpdatedShortcuts,
     ChatShortcuts,
@@ -21,7 +22,7 @@ from ._shortcuts import (
     UserShortcuts,
 )
 from .base import TelegramObject, UnionRule, as_datetime
-from .helpers import ChatHelpers, MessageHelpers, UpdateHelpers, UserHelpers
+from .helpers import ChatHelpers, ContactHelpers, InaccessibleMessageHelpers, MessageEntityHelpers, MessageHelpers, UpdateHelpers, UserHelpers
 
 __all__ = [
     'AcceptedGiftTypes',
@@ -1372,7 +1373,7 @@ class Chat(TelegramObject, ChatHelpers, ChatShortcuts):
         self._bot = None
 
 
-class ChatFullInfo(TelegramObject, ChatHelpers):
+class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
     """This object contains full information about a chat.
 
     Bot API: https://core.telegram.org/bots/api#chatfullinfo
@@ -1432,6 +1433,7 @@ class ChatFullInfo(TelegramObject, ChatHelpers):
         'paid_message_star_count',
         'guard_bot',
         'community',
+        '_bot',
     )
     __tg_fields__ = (
         ('id', 'id', 'int', True),
@@ -1814,6 +1816,7 @@ class ChatFullInfo(TelegramObject, ChatHelpers):
         self.guard_bot = guard_bot
         self.community = community
         self._extra = extra or None
+        self._bot = None
 
 
 class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
@@ -2814,7 +2817,7 @@ class MessageId(TelegramObject):
         self._extra = extra or None
 
 
-class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageShortcuts):
+class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageHelpers, InaccessibleMessageShortcuts):
     """This object describes a message that was deleted or is otherwise inaccessible to the bot.
 
     Bot API: https://core.telegram.org/bots/api#inaccessiblemessage
@@ -2856,7 +2859,7 @@ class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageShortcuts
         self._bot = None
 
 
-class MessageEntity(TelegramObject):
+class MessageEntity(TelegramObject, MessageEntityHelpers):
     """This object represents one special entity in a text message. For example, hashtags, usernames,
     URLs, etc.
 
@@ -4437,7 +4440,7 @@ class PaidMediaVideo(PaidMedia):
         self._extra = extra or None
 
 
-class Contact(TelegramObject):
+class Contact(TelegramObject, ContactHelpers):
     """This object represents a phone contact.
 
     Bot API: https://core.telegram.org/bots/api#contact

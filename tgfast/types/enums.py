@@ -166,8 +166,9 @@ class ContentType(TelegramEnum):
 
 
 class ChatType(TelegramEnum):
-    """Values of Chat.type."""
+    """Values of InlineQuery.chat_type."""
 
+    SENDER = 'sender'
     PRIVATE = 'private'
     GROUP = 'group'
     SUPERGROUP = 'supergroup'

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChatHelpers",
+    "ContactHelpers",
+    "InaccessibleMessageHelpers",
+    "MessageEntityHelpers",
     "MessageHelpers",
     "UpdateHelpers",
     "UpdateTypeLookupError",
@@ -181,6 +184,67 @@ class MessageHelpers:
         from ..filters.content import content_type_of  # filters import the types
 
         return content_type_of(self)
+
+
+class ContactHelpers:
+    """``Contact.full_name``, as ``User.full_name``."""
+
+    __slots__ = ()
+    first_name: str
+    last_name: str | None
+
+    @property
+    def full_name(self) -> str:
+        """First and last name, or the first name alone."""
+        if self.last_name:
+            return f"{self.first_name} {self.last_name}"
+        return self.first_name
+
+
+class MessageEntityHelpers:
+    """``MessageEntity.extract_from``: the entity's part of the text it was sent with."""
+
+    __slots__ = ()
+    offset: int
+    length: int
+
+    def extract_from(self, text: str) -> str:
+        """The substring this entity covers; its offset and length count UTF-16 code
+        units (an emoji outside the BMP is two), as Telegram counts them."""
+        units = text.encode("utf-16-le", "surrogatepass")
+        part = units[self.offset * 2 : (self.offset + self.length) * 2]
+        return part.decode("utf-16-le", "surrogatepass")
+
+
+class InaccessibleMessageHelpers:
+    """``InaccessibleMessage.as_reply_parameters``, as a Message's (a button's message
+    the bot can no longer read can still be replied to)."""
+
+    __slots__ = ()
+    chat: Chat
+    message_id: int
+
+    def as_reply_parameters(
+        self,
+        allow_sending_without_reply: bool | Default | None = DEFAULT,
+        quote: str | None = None,
+        quote_parse_mode: str | Default | None = DEFAULT,
+        quote_entities: list[MessageEntity] | None = None,
+        quote_position: int | None = None,
+    ) -> ReplyParameters:
+        """``ReplyParameters`` that reply to this message (the bot's defaults fill the
+        parameters left out, when it is sent)."""
+        from ._types import ReplyParameters
+
+        return ReplyParameters(
+            message_id=self.message_id,
+            chat_id=self.chat.id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            quote=quote,
+            quote_parse_mode=quote_parse_mode,
+            quote_entities=quote_entities,
+            quote_position=quote_position,
+        )
 
 
 class UpdateTypeLookupError(LookupError):

@@ -356,6 +356,14 @@ def _shortcuts(model: Model, overrides: dict[str, Any]) -> list[Shortcut]:
     for owner, entries in overrides.get("shortcuts", {}).items():
         for name, o in entries.items():
             out.append(Shortcut(owner, name, o["method"], o["bind"], o["doc"]))
+    # a type that stands for another (ChatFullInfo, what getChat returns, for Chat) takes
+    # its shortcuts too, as aiogram's subclass does
+    for owner, source in overrides.get("same_as", {}).items():
+        out += [
+            Shortcut(owner, sc.name, sc.method, dict(sc.bind), sc.doc)
+            for sc in list(out)
+            if sc.owner == source
+        ]
     seen: set[tuple[str, str]] = set()
     for sc in out:
         td = model.types.get(sc.owner)
