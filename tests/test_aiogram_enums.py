@@ -21,7 +21,6 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
     "ContentType": {
         "any": AIOGRAM_ONLY,
         "unknown": AIOGRAM_ONLY,
-        "user_shared": "removed from the Bot API (users_shared replaced it)",
     },
     "InlineQueryResultType": {"sticker": "aiogram's: no InlineQueryResult has type sticker"},
     "InputMediaType": {

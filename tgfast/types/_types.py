@@ -225,6 +225,7 @@ __all__ = [
     'KeyboardButtonPollType',
     'KeyboardButtonRequestChat',
     'KeyboardButtonRequestManagedBot',
+    'KeyboardButtonRequestUser',
     'KeyboardButtonRequestUsers',
     'LabeledPrice',
     'Link',
@@ -412,6 +413,7 @@ __all__ = [
     'UserProfileAudios',
     'UserProfilePhotos',
     'UserRating',
+    'UserShared',
     'UsersShared',
     'Venue',
     'Video',
@@ -1905,6 +1907,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         'successful_payment',
         'refunded_payment',
         'users_shared',
+        'user_shared',
         'chat_shared',
         'gift',
         'unique_gift',
@@ -2028,6 +2031,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         ('successful_payment', 'successful_payment', 'SuccessfulPayment', False),
         ('refunded_payment', 'refunded_payment', 'RefundedPayment', False),
         ('users_shared', 'users_shared', 'UsersShared', False),
+        ('user_shared', 'user_shared', 'UserShared', False),
         ('chat_shared', 'chat_shared', 'ChatShared', False),
         ('gift', 'gift', 'GiftInfo', False),
         ('unique_gift', 'unique_gift', 'UniqueGiftInfo', False),
@@ -2404,6 +2408,11 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
     users_shared: UsersShared | None
     """Optional. Service message: users were shared with the bot"""
 
+    user_shared: UserShared | None
+    """Optional. Service message: a user was shared with the bot. Deprecated (Bot API 7.0):
+    users_shared
+    """
+
     chat_shared: ChatShared | None
     """Optional. Service message: a chat was shared with the bot"""
 
@@ -2620,6 +2629,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         successful_payment: SuccessfulPayment | None = None,
         refunded_payment: RefundedPayment | None = None,
         users_shared: UsersShared | None = None,
+        user_shared: UserShared | None = None,
         chat_shared: ChatShared | None = None,
         gift: GiftInfo | None = None,
         unique_gift: UniqueGiftInfo | None = None,
@@ -2742,6 +2752,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         self.successful_payment = successful_payment
         self.refunded_payment = refunded_payment
         self.users_shared = users_shared
+        self.user_shared = user_shared
         self.chat_shared = chat_shared
         self.gift = gift
         self.unique_gift = unique_gift
@@ -7730,6 +7741,7 @@ class KeyboardButton(TelegramObject):
         'icon_custom_emoji_id',
         'style',
         'request_users',
+        'request_user',
         'request_chat',
         'request_managed_bot',
         'request_contact',
@@ -7742,6 +7754,7 @@ class KeyboardButton(TelegramObject):
         ('icon_custom_emoji_id', 'icon_custom_emoji_id', 'str', False),
         ('style', 'style', 'str', False),
         ('request_users', 'request_users', 'KeyboardButtonRequestUsers', False),
+        ('request_user', 'request_user', 'KeyboardButtonRequestUser', False),
         ('request_chat', 'request_chat', 'KeyboardButtonRequestChat', False),
         ('request_managed_bot', 'request_managed_bot', 'KeyboardButtonRequestManagedBot', False),
         ('request_contact', 'request_contact', 'bool', False),
@@ -7772,6 +7785,9 @@ class KeyboardButton(TelegramObject):
     selected users will be sent to the bot in a "users_shared" service message. Available in
     private chats only.
     """
+
+    request_user: KeyboardButtonRequestUser | None
+    """Optional. Deprecated (Bot API 7.0): use request_users"""
 
     request_chat: KeyboardButtonRequestChat | None
     """Optional. If specified, pressing the button will open a list of suitable chats. Tapping on a
@@ -7812,6 +7828,7 @@ class KeyboardButton(TelegramObject):
         icon_custom_emoji_id: str | None = None,
         style: str | None = None,
         request_users: KeyboardButtonRequestUsers | None = None,
+        request_user: KeyboardButtonRequestUser | None = None,
         request_chat: KeyboardButtonRequestChat | None = None,
         request_managed_bot: KeyboardButtonRequestManagedBot | None = None,
         request_contact: bool | None = None,
@@ -7824,6 +7841,7 @@ class KeyboardButton(TelegramObject):
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.style = style
         self.request_users = request_users
+        self.request_user = request_user
         self.request_chat = request_chat
         self.request_managed_bot = request_managed_bot
         self.request_contact = request_contact
@@ -22649,6 +22667,81 @@ class GameHighScore(TelegramObject):
         self.position = position
         self.user = user
         self.score = score
+        self._extra = extra or None
+
+
+class KeyboardButtonRequestUser(TelegramObject):
+    """Criteria of the user a keyboard button asks to share. Removed from the Bot API in 7.0 (use
+    KeyboardButtonRequestUsers); aiogram keeps it.
+
+    Bot API: https://core.telegram.org/bots/api#keyboardbuttonrequestuser
+    """
+
+    __slots__ = (
+        'request_id',
+        'user_is_bot',
+        'user_is_premium',
+    )
+    __tg_fields__ = (
+        ('request_id', 'request_id', 'int', True),
+        ('user_is_bot', 'user_is_bot', 'bool', False),
+        ('user_is_premium', 'user_is_premium', 'bool', False),
+    )
+
+    request_id: int
+    """Signed 32-bit identifier of the request, sent back in the user_shared service message"""
+
+    user_is_bot: bool | None
+    """Optional. True to request a bot, False to request a regular user"""
+
+    user_is_premium: bool | None
+    """Optional. True to request a premium user, False to request a non-premium one"""
+
+    def __init__(
+        self,
+        *,
+        request_id: int,
+        user_is_bot: bool | None = None,
+        user_is_premium: bool | None = None,
+        **extra: Any,
+    ) -> None:
+        self.request_id = request_id
+        self.user_is_bot = user_is_bot
+        self.user_is_premium = user_is_premium
+        self._extra = extra or None
+
+
+class UserShared(TelegramObject):
+    """The user shared with the bot through a KeyboardButtonRequestUser button. Removed from the Bot
+    API in 7.0 (use UsersShared); aiogram keeps it.
+
+    Bot API: https://core.telegram.org/bots/api#usershared
+    """
+
+    __slots__ = (
+        'request_id',
+        'user_id',
+    )
+    __tg_fields__ = (
+        ('request_id', 'request_id', 'int', True),
+        ('user_id', 'user_id', 'int', True),
+    )
+
+    request_id: int
+    """Identifier of the request"""
+
+    user_id: int
+    """Identifier of the shared user"""
+
+    def __init__(
+        self,
+        *,
+        request_id: int,
+        user_id: int,
+        **extra: Any,
+    ) -> None:
+        self.request_id = request_id
+        self.user_id = user_id
         self._extra = extra or None
 
 

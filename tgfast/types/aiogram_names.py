@@ -89,10 +89,7 @@ ReplyMarkupUnion = (
     t.InlineKeyboardMarkup | t.ReplyKeyboardMarkup | t.ReplyKeyboardRemove | t.ForceReply
 )
 
-_REMOVED = "removed from the Bot API"
 _ABSENT: dict[str, str] = {
-    "KeyboardButtonRequestUser": _REMOVED + ": KeyboardButtonRequestUsers",
-    "UserShared": _REMOVED + ": UsersShared",
     "Downloadable": "aiogram's protocol: bot.download takes a file id or anything with .file_id",
     "UNSET_PARSE_MODE": "aiogram's marker: tgfast.DEFAULT marks a parameter the bot's defaults fill",
 }

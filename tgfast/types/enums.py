@@ -123,6 +123,7 @@ class ContentType(TelegramEnum):
     SUCCESSFUL_PAYMENT = 'successful_payment'
     REFUNDED_PAYMENT = 'refunded_payment'
     USERS_SHARED = 'users_shared'
+    USER_SHARED = 'user_shared'
     CHAT_SHARED = 'chat_shared'
     GIFT = 'gift'
     UNIQUE_GIFT = 'unique_gift'

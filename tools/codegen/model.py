@@ -167,7 +167,33 @@ def _text(description: str | list[str]) -> list[str]:
     return [description] if isinstance(description, str) else list(description)
 
 
+def _add_legacy_types(spec: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """The spec plus the types and fields the Bot API removed that aiogram keeps."""
+    types = dict(spec["types"])
+    for name, o in overrides.get("types", {}).items():
+        if name in types:
+            raise SpecError(f"overrides/legacy_types.json: {name} is in the spec again")
+        href = f"https://core.telegram.org/bots/api#{name.lower()}"
+        types[name] = {"name": name, "href": href, **o}
+    for ref, o in overrides.get("fields", {}).items():
+        owner, _, key = ref.partition(".")
+        fields = list(types[owner]["fields"])
+        names = [f["name"] for f in fields]
+        if key in names or o["after"] not in names:
+            raise SpecError(f"overrides/legacy_types.json: {ref} is in the spec, or has no place")
+        entry = {
+            "name": key,
+            "types": o["types"],
+            "required": False,
+            "description": o["description"],
+        }
+        fields.insert(names.index(o["after"]) + 1, entry)
+        types[owner] = {**types[owner], "fields": fields}
+    return {**spec, "types": types}
+
+
 def build_model(spec: dict[str, Any]) -> Model:
+    spec = _add_legacy_types(spec, _load_override("legacy_types.json"))
     renames = _load_override("names.json")
     union_overrides = _load_override("unions.json")
     types: dict[str, TypeDef] = {}
