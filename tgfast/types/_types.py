@@ -22,7 +22,15 @@ from ._shortcuts import (
     UserShortcuts,
 )
 from .base import TelegramObject, UnionRule, as_datetime
-from .helpers import ChatHelpers, ContactHelpers, InaccessibleMessageHelpers, MessageEntityHelpers, MessageHelpers, UpdateHelpers, UserHelpers
+from .helpers import (
+    ChatHelpers,
+    ContactHelpers,
+    InaccessibleMessageHelpers,
+    MessageEntityHelpers,
+    MessageHelpers,
+    UpdateHelpers,
+    UserHelpers,
+)
 
 __all__ = [
     'AcceptedGiftTypes',
