@@ -13,21 +13,14 @@ import tgfast.types
 # a property of the sources and of aiogram, not of the build
 pytestmark = pytest.mark.once
 
-UNSUPPORTED = {"BotSubscriptionUpdatedState", "InputRichBlockType", "Currency"}
-BOT_API_10_2 = "new in Bot API 10.2 (tgfast follows 10.1)"
+UNSUPPORTED = {"Currency"}
 AIOGRAM_ONLY = "aiogram's own value, not the Bot API's"
 # values aiogram's enums have and tgfast's do not, each with its reason (issue #14 tracks
 # the aiogram-only ones); anything else missing fails
 KNOWN_GAPS: dict[str, dict[str, str]] = {
-    "ButtonStyle": {"link": BOT_API_10_2},
-    "ChatType": {"sender": "InlineQuery.chat_type's value, kept in InlineQueryChatType"},
     "ContentType": {
         "any": AIOGRAM_ONLY,
         "unknown": AIOGRAM_ONLY,
-        "user_shared": "removed from the Bot API (users_shared replaced it)",
-        "community_chat_added": BOT_API_10_2,
-        "community_chat_joined": BOT_API_10_2,
-        "community_chat_removed": BOT_API_10_2,
     },
     "InlineQueryResultType": {"sticker": "aiogram's: no InlineQueryResult has type sticker"},
     "InputMediaType": {
@@ -35,13 +28,6 @@ KNOWN_GAPS: dict[str, dict[str, str]] = {
         "sticker": AIOGRAM_ONLY,
         "venue": AIOGRAM_ONLY,
     },
-    "RichBlockType": {
-        "buttons": BOT_API_10_2,
-        "document": BOT_API_10_2,
-        "expandable_blockquote": BOT_API_10_2,
-    },
-    "RichTextType": {"button": BOT_API_10_2},
-    "UpdateType": {"stopped_message_generation": BOT_API_10_2, "subscription": BOT_API_10_2},
 }
 
 

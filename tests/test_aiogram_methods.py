@@ -21,12 +21,6 @@ from tgfast.types.binding import current_bot
 
 # aiogram names tgfast does not have, and why (each raises an ImportError saying so)
 KNOWN_GAPS = {
-    # Bot API 10.3 (aiogram 3.31 follows it); tgfast's vendored spec is 10.1
-    "DeleteEphemeralMessage",
-    "EditEphemeralMessageCaption",
-    "EditEphemeralMessageMedia",
-    "EditEphemeralMessageReplyMarkup",
-    "EditEphemeralMessageText",
     # aiogram's session internals, not part of a bot's API
     "Request",
 }

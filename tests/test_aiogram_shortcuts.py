@@ -44,6 +44,8 @@ OBJECTS: dict[str, dict[str, Any]] = {
         "business_connection_id": "bc-1",
         "guest_query_id": "gq-1",
         "effect_id": "eff-1",
+        "ephemeral_message_id": 21,
+        "receiver_user": {**USER, "id": 9},
     },
     "InaccessibleMessage": {"chat": GROUP, "message_id": 12, "date": 0},
     "CallbackQuery": {"id": "cq-1", "from": USER, "chat_instance": "ci"},
@@ -151,6 +153,7 @@ BY_METHOD: dict[tuple[str, str], Any] = {
     ],
     ("sendPaidMedia", "media"): [{"type": "photo", "media": "a"}],
     ("editMessageMedia", "media"): {"type": "photo", "media": "a"},
+    ("editEphemeralMessageMedia", "media"): {"type": "photo", "media": "a"},
     ("answerGuestQuery", "result"): ARTICLE,
     ("answerChatJoinRequestQuery", "result"): "accepted",
 }
@@ -178,26 +181,16 @@ OPTIONAL: dict[str, Any] = {
 }
 
 # aiogram parameter names tgfast's shortcuts do not take, and why
-PARAM_GAPS: dict[str, str] = {
-    "ephemeral_message_parameters": "Bot API 10.3 (aiogram follows it); tgfast's spec is 10.1",
-    "receiver_user_id": "Bot API 10.2/10.3; tgfast's spec is 10.1",
-    "callback_query_id": "Bot API 10.2/10.3 (on send methods); tgfast's spec is 10.1",
-    "can_send_welcome_messages": "Bot API 10.3 (promoteChatMember); tgfast's spec is 10.1",
-}
-# (method, parameter) aiogram fills in from the object that the Bot API 10.1 method lacks
+PARAM_GAPS: dict[str, str] = {}
+# (method, parameter) aiogram fills in from the object that tgfast's method lacks
+_NOT_IN_API = "aiogram's shortcut passes it; the Bot API 10.3 method has no such parameter"
 BOUND_GAPS: dict[tuple[str, str], str] = {
-    ("deleteMessage", "business_connection_id"): "Bot API 10.3; tgfast's spec is 10.1",
-    ("setMessageReaction", "business_connection_id"): "Bot API 10.3; tgfast's spec is 10.1",
-    ("sendInvoice", "business_connection_id"): "Bot API 10.3; tgfast's spec is 10.1",
+    ("deleteMessage", "business_connection_id"): _NOT_IN_API,
+    ("setMessageReaction", "business_connection_id"): _NOT_IN_API,
+    ("sendInvoice", "business_connection_id"): _NOT_IN_API,
 }
 # aiogram shortcuts tgfast lacks, and why
-SHORTCUT_GAPS: dict[str, str] = {
-    "Message.edit_ephemeral_text": "ephemeral messages: Bot API 10.3, tgfast's spec is 10.1",
-    "Message.edit_ephemeral_caption": "ephemeral messages: Bot API 10.3",
-    "Message.edit_ephemeral_media": "ephemeral messages: Bot API 10.3",
-    "Message.edit_ephemeral_reply_markup": "ephemeral messages: Bot API 10.3",
-    "Message.delete_ephemeral": "ephemeral messages: Bot API 10.3",
-}
+SHORTCUT_GAPS: dict[str, str] = {}
 
 _METHOD_NAMES = set(aiogram.methods.__all__) - {"TelegramMethod", "Request", "Response"}
 

@@ -25,6 +25,7 @@ BY_NAME: dict[str, Any] = {
     "chat_id": GROUP,
     "from_chat_id": GROUP,
     "user_id": USER,
+    "receiver_user_id": USER,
     "text": "hi",
     "options": [{"text": "a"}, {"text": "b"}],
     "prices": [{"label": "x", "amount": 1}],
@@ -39,16 +40,32 @@ BY_METHOD: dict[str, dict[str, Any]] = {
     "editMessageText": {"text": "edited"},
     "editMessageCaption": {"caption": "new caption"},
     "editMessageReplyMarkup": {"reply_markup": KEYBOARD},
+    "editEphemeralMessageMedia": {"media": {"type": "photo", "media": "p3"}},
+    "editEphemeralMessageText": {"text": "edited"},
+    "editEphemeralMessageCaption": {"caption": "new caption"},
+    "editEphemeralMessageReplyMarkup": {"reply_markup": KEYBOARD},
 }
 # what the message the method works on must be
-SOURCE = {"stopPoll": "poll", "editMessageCaption": "photo", "editMessageMedia": "photo"}
+SOURCE = {
+    "stopPoll": "poll",
+    "editMessageCaption": "photo",
+    "editMessageMedia": "photo",
+    "editEphemeralMessageCaption": "photo",
+    "editEphemeralMessageMedia": "photo",
+}
 
 
 async def prepare(fake: FakeTelegram, bot: Bot, name: str) -> dict[str, Any]:
     """The parameters of one call of ``name``: required ones, plus the message ones."""
     desc = METHODS[name]
     kind = SOURCE.get(name, "text")
-    if kind == "poll":
+    # the ephemeral methods work on an ephemeral message: one sent to USER in GROUP
+    ephemeral = {"receiver_user_id": USER} if "Ephemeral" in name else None
+    if kind == "photo" and ephemeral:
+        sent = await bot.send_photo(GROUP, "p0", ephemeral_message_parameters=ephemeral)  # type: ignore[arg-type]
+    elif ephemeral:
+        sent = await bot.send_message(GROUP, "source", ephemeral_message_parameters=ephemeral)  # type: ignore[arg-type]
+    elif kind == "poll":
         sent = await bot.send_poll(GROUP, "q?", [{"text": "a"}, {"text": "b"}])  # type: ignore[list-item]
     elif kind == "photo":
         sent = await bot.send_photo(GROUP, "p0")
@@ -59,6 +76,8 @@ async def prepare(fake: FakeTelegram, bot: Bot, name: str) -> dict[str, Any]:
         if p.name in ("chat_id", "message_id", "from_chat_id", "message_ids") or p.required:
             if p.name == "message_id":
                 params[p.name] = sent.message_id
+            elif p.name == "ephemeral_message_id":
+                params[p.name] = sent.ephemeral_message_id
             elif p.name == "message_ids":
                 params[p.name] = [sent.message_id]
             elif p.name == "file_id":

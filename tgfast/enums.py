@@ -35,8 +35,6 @@ class TopicIconColor(int, Enum):
 
 
 _MISSING = {
-    "BotSubscriptionUpdatedState": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",
-    "InputRichBlockType": "it is new in Bot API 10.2; tgfast follows Bot API 10.1",
     "Currency": "the Bot API spec does not list currencies: pass the ISO 4217 code as a str",
 }
 

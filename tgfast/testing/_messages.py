@@ -122,6 +122,9 @@ class Store:
         self.chats: dict[int, dict[str, Any]] = {}
         self.usernames: dict[str, int] = {}
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
+        # (chat id, ephemeral_message_id) -> an ephemeral message (message_id 0)
+        self.ephemeral: dict[tuple[int, int], dict[str, Any]] = {}
+        self._last_ephemeral: dict[int, int] = {}
         self.sent: list[dict[str, Any]] = []
         self.files: dict[str, StoredFile] = {}
         self.paths: dict[str, StoredFile] = {}
@@ -141,6 +144,13 @@ class Store:
             "forwardMessages": partial(self._many, "forward", self._forward),
             "copyMessages": partial(self._many, "copy", lambda params, files: self._copy(params)),
             "getFile": self._get_file,
+            "editEphemeralMessageText": partial(self._edit_text, ephemeral=True),
+            "editEphemeralMessageCaption": partial(self._edit_caption, ephemeral=True),
+            "editEphemeralMessageMedia": partial(self._edit_media, ephemeral=True),
+            "editEphemeralMessageReplyMarkup": lambda params, files: self._edit_ephemeral(
+                params, dict
+            ),
+            "deleteEphemeralMessage": self._delete_ephemeral,
         }
         for name, desc in METHODS.items():
             if name.startswith("send") and desc.returns == "Message":
@@ -213,6 +223,24 @@ class Store:
         if replace or (cid, mid) not in self.messages:
             self.messages[(cid, mid)] = message
 
+    def post_ephemeral(
+        self, chat: dict[str, Any], receiver: int, content: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Store an ephemeral message for one user of ``chat``: ``message_id`` 0, the
+        next ``ephemeral_message_id`` of that chat, its receiver."""
+        cid = chat["id"]
+        self._last_ephemeral[cid] = eid = self._last_ephemeral.get(cid, 0) + 1
+        message: dict[str, Any] = {"message_id": 0, "date": int(time.time()), "chat": chat}
+        message["from"] = self.bot_user
+        message.update(content)
+        message["ephemeral_message_id"] = eid
+        user = self.chats.get(receiver)
+        name = user.get("first_name", f"User {receiver}") if user else f"User {receiver}"
+        message["receiver_user"] = {"id": receiver, "is_bot": False, "first_name": name}
+        self.ephemeral[(cid, eid)] = message
+        self.sent.append(orjson.loads(orjson.dumps(message)))
+        return message
+
     def post(self, chat: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
         """Store a new message from the bot in ``chat``: the next id of that chat, now."""
         cid = chat["id"]
@@ -241,7 +269,10 @@ class Store:
         if isinstance(markup, dict) and "inline_keyboard" in markup:
             out["reply_markup"] = markup  # other keyboards live on the client, not the message
         reply = params.get("reply_parameters")
-        if isinstance(reply, dict):
+        if isinstance(reply, dict) and reply.get("ephemeral_message_id") is not None:
+            if (chat["id"], reply["ephemeral_message_id"]) not in self.ephemeral:
+                raise ApiError(400, "Bad Request: message to be replied not found")
+        elif isinstance(reply, dict):
             where = self.chat_id_of(reply.get("chat_id", chat["id"]))
             target = self.messages.get((where, reply.get("message_id")))  # type: ignore[arg-type]
             if target is None:
@@ -293,6 +324,11 @@ class Store:
                 "currency": params["currency"],
                 "total_amount": sum(p.get("amount", 0) for p in prices if isinstance(p, dict)),
             }
+        receiver = _receiver(params)
+        if receiver is not None:
+            if chat["type"] not in ("group", "supergroup"):
+                raise ApiError(400, "Bad Request: ephemeral messages can be sent only to groups")
+            return self.post_ephemeral(chat, receiver, content)
         return self.post(chat, content)
 
     def _send_media_group(self, params: Params, files: Files) -> list[dict[str, Any]]:
@@ -356,7 +392,37 @@ class Store:
         self.messages[(message["chat"]["id"], message["message_id"])] = edited
         return edited
 
-    def _edit_text(self, params: Params, files: Files) -> dict[str, Any] | bool:
+    def _edit_ephemeral(
+        self, params: Params, change: Callable[[dict[str, Any]], dict[str, Any]]
+    ) -> bool:
+        """An edit of an ephemeral message: found by chat, receiver and ephemeral id."""
+        key, message = self._find_ephemeral(params, "edit")
+        edited = change(message)
+        edited.pop("reply_markup", None)
+        if isinstance(params.get("reply_markup"), dict):
+            edited["reply_markup"] = params["reply_markup"]
+        if edited == message:
+            raise ApiError(400, _NOT_MODIFIED)
+        edited["edit_date"] = int(time.time())
+        self.ephemeral[key] = edited
+        return True
+
+    def _find_ephemeral(self, params: Params, verb: str) -> tuple[tuple[int, int], dict[str, Any]]:
+        cid = self.chat_id_of(params.get("chat_id"))
+        key = (cid, params.get("ephemeral_message_id"))
+        message = self.ephemeral.get(key) if cid is not None else None  # type: ignore[arg-type]
+        if message is None or message["receiver_user"]["id"] != params.get("receiver_user_id"):
+            raise ApiError(400, f"Bad Request: message to {verb} not found")
+        return key, message  # type: ignore[return-value]
+
+    def _delete_ephemeral(self, params: Params, files: Files) -> bool:
+        key, _message = self._find_ephemeral(params, "delete")
+        del self.ephemeral[key]
+        return True
+
+    def _edit_text(
+        self, params: Params, files: Files, *, ephemeral: bool = False
+    ) -> dict[str, Any] | bool:
         if not params.get("text"):
             raise ApiError(400, "Bad Request: message text is empty")
 
@@ -368,9 +434,11 @@ class Store:
             edited.update(_echo({k: params[k] for k in keys if k in params}))
             return edited
 
-        return self._edit(params, change)
+        return self._edit_ephemeral(params, change) if ephemeral else self._edit(params, change)
 
-    def _edit_caption(self, params: Params, files: Files) -> dict[str, Any] | bool:
+    def _edit_caption(
+        self, params: Params, files: Files, *, ephemeral: bool = False
+    ) -> dict[str, Any] | bool:
         def change(message: dict[str, Any]) -> dict[str, Any]:
             if _media_kind(message) is None:
                 raise ApiError(400, "Bad Request: there is no caption in the message to edit")
@@ -378,9 +446,11 @@ class Store:
             edited.update(_echo({k: params[k] for k in _CAPTION if k in params}))
             return edited
 
-        return self._edit(params, change)
+        return self._edit_ephemeral(params, change) if ephemeral else self._edit(params, change)
 
-    def _edit_media(self, params: Params, files: Files) -> dict[str, Any] | bool:
+    def _edit_media(
+        self, params: Params, files: Files, *, ephemeral: bool = False
+    ) -> dict[str, Any] | bool:
         item = params["media"]
         if not isinstance(item, dict) or item.get("type") not in _MEDIA:
             raise ApiError(400, "Bad Request: can't parse InputMedia: unsupported media type")
@@ -394,7 +464,7 @@ class Store:
             edited.update(self._media(item["type"], item.get("media"), item, files))
             return edited
 
-        return self._edit(params, change)
+        return self._edit_ephemeral(params, change) if ephemeral else self._edit(params, change)
 
     def _delete(self, params: Params, files: Files) -> bool:
         message = self._find(params["chat_id"], params["message_id"], "delete")
@@ -555,3 +625,18 @@ def _media_kind(message: dict[str, Any]) -> str | None:
 
 def _int(value: Any, default: int) -> int:
     return value if type(value) is int else default
+
+
+def _receiver(params: Params) -> int | None:
+    """Who an ephemeral message is for: its parameters' receiver, or the deprecated
+    top-level ``receiver_user_id`` Telegram still accepts; None for a normal message."""
+    eph = params.get("ephemeral_message_parameters")
+    if isinstance(eph, dict):
+        receiver = eph.get("receiver_user_id")
+    else:
+        receiver = params.get("receiver_user_id")
+    if receiver is None:
+        return None
+    if type(receiver) is not int:
+        raise ApiError(400, "Bad Request: invalid receiver_user_id specified")
+    return receiver

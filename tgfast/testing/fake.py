@@ -191,6 +191,12 @@ class FakeTelegram:
         cid = self._store.chat_id_of(chat_id)
         return [message for message in self._store.sent if message["chat"]["id"] == cid]
 
+    def ephemeral_messages(self, chat_id: int | str | None = None) -> list[dict[str, Any]]:
+        """The ephemeral messages the bot has in a chat now (edits applied, deleted ones
+        gone): each names its ``receiver_user`` and its ``ephemeral_message_id``."""
+        cid = None if chat_id is None else self._store.chat_id_of(chat_id)
+        return [m for (c, _e), m in self._store.ephemeral.items() if cid is None or c == cid]
+
     # -- what Telegram holds -------------------------------------------------------
 
     def add_file(self, data: bytes, *, file_path: str | None = None) -> dict[str, Any]:

@@ -24,7 +24,10 @@ __all__ = [
     "decoded",
     "encoded",
     "message",
+    "ephemeral_message",
     "next_update_id",
+    "stopped_message_generation",
+    "subscription",
     "update",
     "user",
 ]
@@ -104,6 +107,39 @@ def callback_query(
         "data": data,
         **fields,
     }
+
+
+def ephemeral_message(
+    text: str | None = None,
+    *,
+    chat_id: int = -1,
+    receiver_id: int = 1,
+    ephemeral_message_id: int = 1,
+    **fields: Any,
+) -> dict[str, Any]:
+    """An ephemeral message in group ``chat_id``, seen by user ``receiver_id`` only: its
+    ``message_id`` is 0, its ``ephemeral_message_id`` names it (the ``message`` keywords
+    apply)."""
+    body = message(text, chat_id=chat_id, user_id=receiver_id, message_id=0, **fields)
+    body["ephemeral_message_id"] = ephemeral_message_id
+    body["receiver_user"] = user(receiver_id)
+    return body
+
+
+def subscription(
+    state: str = "canceled", *, user_id: int = 1, invoice_payload: str = "subscription"
+) -> dict[str, Any]:
+    """A ``subscription`` event: a user's payment subscription to the bot changed
+    (``"canceled"``, ``"active"`` or ``"failed"``)."""
+    return {"user": user(user_id), "invoice_payload": invoice_payload, "state": state}
+
+
+def stopped_message_generation(
+    *, chat_id: int = 1, draft_id: int = 1, **fields: Any
+) -> dict[str, Any]:
+    """A ``stopped_message_generation`` event: the user stopped the draft the bot was
+    streaming (``message_thread_id`` as a keyword)."""
+    return {"chat": chat(chat_id), "draft_id": draft_id, **fields}
 
 
 def update(*, update_id: int | None = None, **event: dict[str, Any]) -> dict[str, Any]:

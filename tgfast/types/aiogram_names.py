@@ -3,7 +3,7 @@
 aiogram names each union of the spec ``XxxUnion`` (a typing alias); tgfast's union is
 the base class ``Xxx`` every variant inherits, so ``XxxUnion`` is that class (usable in
 ``isinstance`` and annotations alike). The few unions of plain values are aliases of the
-same values. What aiogram has from a later Bot API, or of its own, raises an ImportError
+same values. What aiogram has of its own raises an ImportError
 that says why.
 """
 
@@ -30,8 +30,11 @@ __all__ = [
     "InputMediaUnion",
     "InputMessageContentUnion",
     "InputPaidMediaUnion",
+    "InputPollMediaUnion",
+    "InputPollOptionMediaUnion",
     "InputPollOptionUnion",
     "InputProfilePhotoUnion",
+    "InputRichBlockUnion",
     "InputStoryContentUnion",
     "MaybeInaccessibleMessageUnion",
     "MediaUnion",
@@ -61,7 +64,10 @@ InlineQueryResultUnion = t.InlineQueryResult
 InputMediaUnion = MediaUnion = t.InputMedia
 InputMessageContentUnion = t.InputMessageContent
 InputPaidMediaUnion = t.InputPaidMedia
+InputPollMediaUnion = t.InputPollMedia
+InputPollOptionMediaUnion = t.InputPollOptionMedia
 InputProfilePhotoUnion = t.InputProfilePhoto
+InputRichBlockUnion = t.InputRichBlock
 InputStoryContentUnion = t.InputStoryContent
 MaybeInaccessibleMessageUnion = t.MaybeInaccessibleMessage
 MenuButtonUnion = ResultMenuButtonUnion = t.MenuButton
@@ -87,27 +93,10 @@ ReplyMarkupUnion = (
     t.InlineKeyboardMarkup | t.ReplyKeyboardMarkup | t.ReplyKeyboardRemove | t.ForceReply
 )
 
-_LATER_API = "new in Bot API 10.2 or later; tgfast follows 10.1 (its vendored spec)"
-_REMOVED = "removed from the Bot API"
-_ABSENT: dict[str, str] = dict.fromkeys(
-    [
-        "BotSubscriptionUpdated", "Community", "CommunityChatAdded", "CommunityChatJoined",
-        "CommunityChatRemoved", "DisabledButton", "EphemeralMessageParameters",
-        "InputMediaVoiceNote", "InputRichMessageMedia", "InputRichMessageMediaUnion",
-        "InputPollMediaUnion", "InputPollOptionMediaUnion", "InputRichBlockUnion",
-        "MessageGenerationStopped", "RichBlockButtons", "RichBlockDocument",
-        "RichBlockExpandableBlockQuotation", "RichMessageButton", "RichTextButton",
-    ],
-    _LATER_API,
-)  # fmt: skip
-_ABSENT.update(
-    KeyboardButtonRequestUser=_REMOVED + ": KeyboardButtonRequestUsers",
-    UserShared=_REMOVED + ": UsersShared",
-    Downloadable="aiogram's protocol: bot.download takes a file id or anything with .file_id",
-)
+_ABSENT: dict[str, str] = {
+    "Downloadable": "aiogram's protocol: bot.download takes a file id or anything with .file_id",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name.startswith("InputRichBlock"):
-        return absent(__name__, {name: _LATER_API})(name)
     return absent(__name__, _ABSENT)(name)

@@ -111,6 +111,18 @@ class TelegramObject(_PydanticV1Names):
         # Only union bases are built this way: an unknown variant keeps its raw fields.
         self._extra = extra or None
 
+    def __getattr__(self, name: str) -> Any:
+        """A field this version of tgfast does not know, read as aiogram reads it (its
+        models keep unknown fields as attributes). Only reached when no slot matched."""
+        if name[:1] != "_":
+            try:
+                extra = object.__getattribute__(self, "_extra")
+            except AttributeError:
+                extra = None
+            if extra and name in extra:
+                return extra[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def _sent_fields(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The fields as sent, by Telegram's names: ``None`` left out, ``DEFAULT`` taken
         from ``defaults`` by the class's ``__tg_defaults__`` (left out without them),

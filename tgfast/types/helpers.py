@@ -14,11 +14,14 @@ from ..utils.text_decorations import TextDecoration, html_decoration, markdown_d
 from .enums import ContentType
 
 if TYPE_CHECKING:
-    from ._types import Chat, MessageEntity, ReplyParameters
+    from ._types import Chat, EphemeralMessageParameters, MessageEntity, ReplyParameters, User
 
 __all__ = [
     "UNKNOWN",
     "ChatHelpers",
+    "ContactHelpers",
+    "InaccessibleMessageHelpers",
+    "MessageEntityHelpers",
     "MessageHelpers",
     "UpdateHelpers",
     "UpdateTypeLookupError",
@@ -115,6 +118,8 @@ class MessageHelpers:
     caption: str | None
     entities: list[MessageEntity] | None
     caption_entities: list[MessageEntity] | None
+    ephemeral_message_id: int | None
+    from_user: User | None
 
     @property
     def html_text(self) -> str:
@@ -141,18 +146,46 @@ class MessageHelpers:
         quote_position: int | None = None,
     ) -> ReplyParameters:
         """``ReplyParameters`` that reply to this message (the bot's defaults fill the
-        parameters left out, when it is sent)."""
+        parameters left out, when it is sent). An ephemeral message is replied to by its
+        ``ephemeral_message_id`` alone: its ``message_id`` is 0 and a chat is refused."""
         from ._types import ReplyParameters
 
+        ephemeral = self.ephemeral_message_id is not None
         return ReplyParameters(
-            message_id=self.message_id,
-            chat_id=self.chat.id,
+            message_id=None if ephemeral else self.message_id,
+            chat_id=None if ephemeral else self.chat.id,
+            ephemeral_message_id=self.ephemeral_message_id,
             allow_sending_without_reply=allow_sending_without_reply,
             quote=quote,
             quote_parse_mode=quote_parse_mode,
             quote_entities=quote_entities,
             quote_position=quote_position,
         )
+
+    def as_ephemeral_message_parameters(
+        self,
+        callback_query_id: str | None = None,
+        replace_callback_query_message: bool | None = None,
+    ) -> EphemeralMessageParameters | None:
+        """What a reply to this message needs to be ephemeral too (a reply to an ephemeral
+        message must be one, to the user who received it); ``None`` for other messages."""
+        from ._types import EphemeralMessageParameters
+
+        if not self.ephemeral_message_id or self.from_user is None:
+            return None
+        return EphemeralMessageParameters(
+            receiver_user_id=self.from_user.id,
+            callback_query_id=callback_query_id,
+            replace_callback_query_message=replace_callback_query_message,
+        )
+
+    def _reply_target(self) -> ReplyParameters:
+        """The reply shortcuts' ``reply_parameters``: this message, ephemeral or not."""
+        from ._types import ReplyParameters
+
+        if self.ephemeral_message_id is not None:
+            return ReplyParameters(ephemeral_message_id=self.ephemeral_message_id)
+        return ReplyParameters(message_id=self.message_id, chat_id=self.chat.id)
 
     def get_url(self, force_private: bool = False, include_thread_id: bool = False) -> str | None:
         """The ``https://t.me/...`` link of the message; ``None`` in private chats and
@@ -169,6 +202,67 @@ class MessageHelpers:
     def content_type(self) -> ContentType:
         """The ``ContentType`` whose field is set (``"unknown"`` when none is)."""
         return content_type_of(self)
+
+
+class ContactHelpers:
+    """``Contact.full_name``, as ``User.full_name``."""
+
+    __slots__ = ()
+    first_name: str
+    last_name: str | None
+
+    @property
+    def full_name(self) -> str:
+        """First and last name, or the first name alone."""
+        if self.last_name:
+            return f"{self.first_name} {self.last_name}"
+        return self.first_name
+
+
+class MessageEntityHelpers:
+    """``MessageEntity.extract_from``: the entity's part of the text it was sent with."""
+
+    __slots__ = ()
+    offset: int
+    length: int
+
+    def extract_from(self, text: str) -> str:
+        """The substring this entity covers; its offset and length count UTF-16 code
+        units (an emoji outside the BMP is two), as Telegram counts them."""
+        units = text.encode("utf-16-le", "surrogatepass")
+        part = units[self.offset * 2 : (self.offset + self.length) * 2]
+        return part.decode("utf-16-le", "surrogatepass")
+
+
+class InaccessibleMessageHelpers:
+    """``InaccessibleMessage.as_reply_parameters``, as a Message's (a button's message
+    the bot can no longer read can still be replied to)."""
+
+    __slots__ = ()
+    chat: Chat
+    message_id: int
+
+    def as_reply_parameters(
+        self,
+        allow_sending_without_reply: bool | Default | None = DEFAULT,
+        quote: str | None = None,
+        quote_parse_mode: str | Default | None = DEFAULT,
+        quote_entities: list[MessageEntity] | None = None,
+        quote_position: int | None = None,
+    ) -> ReplyParameters:
+        """``ReplyParameters`` that reply to this message (the bot's defaults fill the
+        parameters left out, when it is sent)."""
+        from ._types import ReplyParameters
+
+        return ReplyParameters(
+            message_id=self.message_id,
+            chat_id=self.chat.id,
+            allow_sending_without_reply=allow_sending_without_reply,
+            quote=quote,
+            quote_parse_mode=quote_parse_mode,
+            quote_entities=quote_entities,
+            quote_position=quote_position,
+        )
 
 
 class UpdateTypeLookupError(LookupError):

@@ -79,7 +79,7 @@ class MethodDef:
 class EnumDef:
     name: str
     doc: str
-    members: list[tuple[str, str]]  # (member name, value)
+    members: list[tuple[str, str | int]]  # (member name, value)
 
 
 @dataclass
@@ -167,7 +167,33 @@ def _text(description: str | list[str]) -> list[str]:
     return [description] if isinstance(description, str) else list(description)
 
 
+def _add_legacy_types(spec: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """The spec plus the types and fields the Bot API removed that aiogram keeps."""
+    types = dict(spec["types"])
+    for name, o in overrides.get("types", {}).items():
+        if name in types:
+            raise SpecError(f"overrides/legacy_types.json: {name} is in the spec again")
+        href = f"https://core.telegram.org/bots/api#{name.lower()}"
+        types[name] = {"name": name, "href": href, **o}
+    for ref, o in overrides.get("fields", {}).items():
+        owner, _, key = ref.partition(".")
+        fields = list(types[owner]["fields"])
+        names = [f["name"] for f in fields]
+        if key in names or o["after"] not in names:
+            raise SpecError(f"overrides/legacy_types.json: {ref} is in the spec, or has no place")
+        entry = {
+            "name": key,
+            "types": o["types"],
+            "required": False,
+            "description": o["description"],
+        }
+        fields.insert(names.index(o["after"]) + 1, entry)
+        types[owner] = {**types[owner], "fields": fields}
+    return {**spec, "types": types}
+
+
 def build_model(spec: dict[str, Any]) -> Model:
+    spec = _add_legacy_types(spec, _load_override("legacy_types.json"))
     renames = _load_override("names.json")
     union_overrides = _load_override("unions.json")
     types: dict[str, TypeDef] = {}
@@ -186,9 +212,10 @@ def build_model(spec: dict[str, Any]) -> Model:
                 )
             )
         types[name] = td
-    for name, raw in spec["types"].items():
-        if "subtypes" in raw:
-            types[name].union = _union_rule(name, raw["subtypes"], types, union_overrides)
+    subtypes = {name: raw["subtypes"] for name, raw in spec["types"].items() if "subtypes" in raw}
+    subtypes.update(_field_unions(types, union_overrides))
+    for name, members in subtypes.items():
+        types[name].union = _union_rule(name, members, types, union_overrides)
     unused = set(union_overrides) - {n for n, t in types.items() if t.is_union}
     if unused:
         raise SpecError(f"overrides/unions.json names unknown unions: {sorted(unused)}")
@@ -241,6 +268,31 @@ def build_model(spec: dict[str, Any]) -> Model:
             raise SpecError(f"overrides/constants.json: {ref} is not a required field")
         _set_default(fld, value, owner)
     return model
+
+
+def _field_unions(types: dict[str, TypeDef], overrides: dict[str, Any]) -> dict[str, list[str]]:
+    """A field that takes one of several types the spec does not name as a union (Bot
+    API 10.3's ``InputRichMessageMedia.media``) gets a union named in unions.json (the
+    name aiogram gives it), so that its value decodes by its discriminator."""
+    named = {o["field"]: name for name, o in overrides.items() if "field" in o}
+    out: dict[str, list[str]] = {}
+    for owner, td in list(types.items()):
+        for f in td.fields:
+            bare = f.tp.strip("[]")
+            alts = bare.split("|")
+            if len(alts) < 2 or not all(a in types and not types[a].is_union for a in alts):
+                continue
+            ref = f"{owner}.{f.key}"
+            name = named.pop(ref, None)
+            if name is None:
+                raise SpecError(f"{ref} takes one of {alts}: name its union in unions.json")
+            types[name] = TypeDef(name, td.href, [f"One of the types {ref} takes."])
+            types[name].is_union = True
+            out[name] = alts
+            f.tp = f.tp.replace(bare, name)
+    if named:
+        raise SpecError(f"overrides/unions.json: no field takes several types at {sorted(named)}")
+    return out
 
 
 def _add_legacy_params(methods: dict[str, MethodDef], overrides: dict[str, Any]) -> None:
@@ -330,6 +382,14 @@ def _shortcuts(model: Model, overrides: dict[str, Any]) -> list[Shortcut]:
     for owner, entries in overrides.get("shortcuts", {}).items():
         for name, o in entries.items():
             out.append(Shortcut(owner, name, o["method"], o["bind"], o["doc"]))
+    # a type that stands for another (ChatFullInfo, what getChat returns, for Chat) takes
+    # its shortcuts too, as aiogram's subclass does
+    for owner, source in overrides.get("same_as", {}).items():
+        out += [
+            Shortcut(owner, sc.name, sc.method, dict(sc.bind), sc.doc)
+            for sc in list(out)
+            if sc.owner == source
+        ]
     seen: set[tuple[str, str]] = set()
     for sc in out:
         td = model.types.get(sc.owner)
@@ -362,7 +422,7 @@ def _union_rule(
             raise SpecError(f"union {name}: cannot place member {sub!r}")
     rule["members"] = members
     detected = _detect_discriminator(name, members, types)
-    o = overrides.get(name, {})
+    o = {k: v for k, v in overrides.get(name, {}).items() if k != "field" and k[0] != "_"}
     if "presence" in o:
         for key, cls in o["presence"]:
             if cls not in members or key not in {f.key for f in types[cls].fields}:
@@ -462,7 +522,7 @@ def _enums(model: Model, overrides: dict[str, Any]) -> list[EnumDef]:
                 values = list(raw)
             if "check_in" in o:
                 text = _field_description(model, o["check_in"])
-                missing = [v for v in values if v not in text]
+                missing = [v for v in values if str(v) not in text]
                 if missing:
                     raise SpecError(f"enum {name}: {missing} not in {o['check_in']}")
             doc = f"Values of {o.get('check_in', name)}."

@@ -132,16 +132,17 @@ def _init(fields: list[Field], model: Model) -> Iterator[str]:
             params.append(f"{f.attr}: {ann}")
         else:
             params.append(f"{f.attr}: {ann} | None = None")
-    if params:
-        yield "    def __init__(\n        self,\n        *,\n"
-        yield "".join(f"        {p},\n" for p in params)
-        yield "    ) -> None:\n"
-    else:
-        yield "    def __init__(self) -> None:\n"
+    # keywords the type does not know (a field of a later Bot API, a name aiogram keeps
+    # for compatibility) are kept as aiogram keeps them: sent, dumped, readable as
+    # attributes. Decoding never calls __init__, so this costs it nothing.
+    params = [*(["*", *params] if params else []), "**extra: Any"]
+    yield "    def __init__(\n        self,\n"
+    yield "".join(f"        {p},\n" for p in params)
+    yield "    ) -> None:\n"
     for f in fields:
         value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
         yield f"        self.{f.attr} = {value}\n"
-    yield "        self._extra = None\n"
+    yield "        self._extra = extra or None\n"
 
 
 def _union_base(td: TypeDef) -> Iterator[str]:
@@ -182,7 +183,9 @@ def render_types(model: Model) -> str:
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",
         "from .base import TelegramObject, UnionRule, as_datetime\n",
-        f"from .helpers import {', '.join(sorted(set(model.helpers.values())))}\n",
+        "from .helpers import (\n",
+        *(f"    {name},\n" for name in sorted(set(model.helpers.values()))),
+        ")\n",
         "\n__all__ = [\n",
         *(f"    {name!r},\n" for name in sorted(model.types)),
         "]\n",
@@ -197,7 +200,9 @@ def render_types(model: Model) -> str:
 
 
 def _enum(ed: EnumDef) -> Iterator[str]:
-    yield f"\n\nclass {ed.name}(TelegramEnum):\n"
+    # an enum of numbers (TopicIconColor) is an int enum, as aiogram's is
+    numeric = all(isinstance(v, int) for _, v in ed.members)
+    yield f"\n\nclass {ed.name}({'int, Enum' if numeric else 'TelegramEnum'}):\n"
     yield _docstring([ed.doc], "    ")
     yield "\n"
     for member, value in ed.members:
@@ -205,10 +210,12 @@ def _enum(ed: EnumDef) -> Iterator[str]:
 
 
 def render_enums(model: Model) -> str:
+    any_numeric = any(isinstance(v, int) for ed in model.enums for _, v in ed.members)
     out = [
         HEADER.format(version=model.version, date=model.release_date),
         '"""String enums of the values the Bot API enumerates."""\n\n',
         "from __future__ import annotations\n\n",
+        "from enum import Enum\n\n" if any_numeric else "",
         "from .enum_base import TelegramEnum\n\n",
         "__all__ = [\n",
         *(f"    {ed.name!r},\n" for ed in sorted(model.enums, key=lambda e: e.name)),

@@ -250,7 +250,10 @@ def _read_fields(owner: str, model: Model) -> Iterator[str]:
     if read:
         yield f"\n    if TYPE_CHECKING:  # the fields of {owner} that these shortcuts read\n"
         for name in sorted(read):
-            yield f"        {name}: {_field_annotation(fields[name], model)}\n"
+            if name in fields:
+                yield f"        {name}: {_field_annotation(fields[name], model)}\n"
+            else:  # a helper method of the type (tgfast.types.helpers)
+                yield f"        def {name}(self) -> Any: ...\n"
 
 
 def _shortcut(sc: Shortcut, model: Model) -> Iterator[str]:
@@ -283,7 +286,7 @@ def _required_fields(sc: Shortcut, md: MethodDef, model: Model) -> Iterator[str]
     error when this object lacks it, instead of a call Telegram refuses."""
     fields = {f.attr: f for f in model.types[sc.owner].fields}
     for p in md.params:
-        match = re.fullmatch(r"self\.(\w+)", sc.bind.get(p.name) or "")
+        match = re.fullmatch(r"self\.(\w+)(?:\.\w+)?", sc.bind.get(p.name) or "")
         if p.required and match and not fields[match.group(1)].required:
             attr = match.group(1)
             yield f"        if self.{attr} is None:\n"
