@@ -121,15 +121,15 @@ def test_an_absent_name_is_a_missing_attribute_that_says_why() -> None:
     import tgfast.enums
     import tgfast.types
 
-    assert not hasattr(tgfast.types, "UserShared")
-    assert getattr(tgfast.types, "UserShared", None) is None
-    with pytest.raises(AttributeError, match="UserShared: removed from the Bot API"):
-        tgfast.types.UserShared  # noqa: B018
-    with pytest.raises(ImportError, match="UserShared: removed from the Bot API"):
-        from tgfast.types import UserShared  # noqa: F401
+    assert not hasattr(tgfast.types, "Downloadable")
+    assert getattr(tgfast.types, "Downloadable", None) is None
+    with pytest.raises(AttributeError, match="Downloadable: aiogram's protocol"):
+        tgfast.types.Downloadable  # noqa: B018
+    with pytest.raises(ImportError, match="Downloadable: aiogram's protocol"):
+        from tgfast.types import Downloadable  # noqa: F401
     namespace: dict[str, Any] = {}
-    with pytest.raises(ImportError, match="UserShared: removed"):  # inside a function too
-        exec("def f():\n    from tgfast.types import UserShared\nf()", namespace)
+    with pytest.raises(ImportError, match="Downloadable: aiogram"):  # inside a function too
+        exec("def f():\n    from tgfast.types import Downloadable\nf()", namespace)
     with pytest.raises(ImportError, match="cannot import name 'NoSuchName'"):
         exec("from tgfast.types import NoSuchName", namespace)  # not listed: Python's own
     assert not hasattr(tgfast.enums, "NoSuchName")

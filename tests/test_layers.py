@@ -33,6 +33,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", (
         "tgfast._logging", "tgfast.errors", "tgfast.backoff", "tgfast.defaults",
         "tgfast.tasks", "tgfast._aiogram",
+        "tgfast.logs", "tgfast.tracing",  # log records' and spans' update fields, set per update
     )),
     ("data model", (
         "tgfast.types", "tgfast.methods",
@@ -72,6 +73,22 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     ("tgfast.dispatcher.dispatcher", "tgfast.server.runner"): _RUN,
     ("tgfast.dispatcher.start_polling", "tgfast.server.polling"): _RUN,
     ("tgfast.dispatcher.start_polling", "tgfast.server.processing"): _RUN,
+    ("tgfast.server.metrics", "tgfast"): _LAZY + " (the version and build in tgfast_build_info)",
+    # logs and tracing sit low so that the server can set an update's log fields and test
+    # the tracing flag per update; what they read of the floors above is read lazily
+    ("tgfast.logs", "tgfast.types"): _TC + " (the update a record is about)",
+    ("tgfast.logs", "tgfast.types.update_kinds"): _LAZY + " (an update's kind and chat, "
+    "when a record is formatted)",
+    ("tgfast.logs", "tgfast.server.supervisor"): _LAZY + " (this worker's id, read once)",
+    ("tgfast.tracing", "tgfast"): _LAZY + " (tgfast's version on the tracer)",
+    ("tgfast.tracing", "tgfast.client"): _TC + " (the bot whose calls get spans)",
+    ("tgfast.tracing", "tgfast.client.hooks"): _TC + " (the ApiCall a span is made of)",
+    ("tgfast.tracing", "tgfast.dispatcher"): "instrument() wraps the dispatcher's feed "
+    "when asked: function-level and TYPE_CHECKING",
+    ("tgfast.tracing", "tgfast.types"): _TC + " (the update a span is about)",
+    ("tgfast.tracing", "tgfast.types.update_kinds"): _LAZY + " (an update's kind and chat)",
+    ("tgfast.tracing", "tgfast.server.intake"): "instrument() times the webhook decoder "
+    "when asked: function-level",
     ("tgfast.server.polling", "tgfast.redis.leader"): _TC + " (the leader lock it may hold)",
     ("tgfast.server.runner", "tgfast.redis.leader"): _TC + " (the leader lock it may hold)",
     ("tgfast.server.runner", "tgfast.redis.seen"): "a poller under a Redis leader lock "

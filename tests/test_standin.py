@@ -242,7 +242,7 @@ def test_what_tgfast_lacks_still_says_why(tmp_path: Path) -> None:
             import tgfast.standin
             tgfast.standin.install()
             for statement in (
-                "import aiogram.handlers",
+                "import aiogram.loggers",
                 "import aiogram.dispatcher.middlewares.manager",
                 "import aiogram.no_such_module",
                 "from aiogram.types import NoSuchType",
@@ -260,9 +260,9 @@ def test_what_tgfast_lacks_still_says_why(tmp_path: Path) -> None:
     lines = out.splitlines()
     assert len(lines) == 4, out
     assert not any(line.startswith("imported:") for line in lines), out
-    handlers, internal, missing, name = lines
-    assert handlers.startswith("ImportError | aiogram.handlers (tgfast standing in for aiogram)")
-    assert "class-based handlers are not supported" in handlers
+    loggers, internal, missing, name = lines
+    assert loggers.startswith("ImportError | aiogram.loggers (tgfast standing in for aiogram)")
+    assert "logging.getLogger('tgfast')" in loggers
     assert "aiogram's internals" in internal
     assert missing.startswith("ModuleNotFoundError | No module named 'aiogram.no_such_module'")
     assert "tgfast.no_such_module" in missing

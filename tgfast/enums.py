@@ -10,28 +10,14 @@ says why and what to use instead.
 
 from __future__ import annotations
 
-from enum import Enum
-
 from ._aiogram import absent
 from .types.enums import *  # noqa: F403
 from .types.enums import EncryptedPassportElementType
 from .types.enums import __all__ as _generated
 
-__all__ = [*_generated, "EncryptedPassportElement", "TopicIconColor"]
+__all__ = [*_generated, "EncryptedPassportElement"]
 
 EncryptedPassportElement = EncryptedPassportElementType
-
-
-class TopicIconColor(int, Enum):
-    """The colours ``createForumTopic(icon_color=...)`` accepts, as RGB ints (the Bot
-    API lists the values, not their names; the names are Telegram's apps')."""
-
-    BLUE = 0x6FB9F0
-    YELLOW = 0xFFD67E
-    VIOLET = 0xCB86DB
-    GREEN = 0x8EEE98
-    ROSE = 0xFF93B2
-    RED = 0xFB6F5F
 
 
 _MISSING = {

@@ -153,7 +153,6 @@ class BaseSession(abc.ABC):
         default filled in, a file put in ``files`` and named ``attach://...``, a date as
         Unix time, an enum as its value, anything else as JSON (``json_dumps``)."""
         from ...types import InputFile
-        from ..encoding import object_params
 
         if value is None or isinstance(value, str):
             return value
@@ -164,7 +163,7 @@ class BaseSession(abc.ABC):
             files[key] = value
             return f"attach://{key}"
         if isinstance(value, TelegramObject):
-            value = object_params(value, bot.defaults)
+            value = value._sent_fields(bot.defaults)
         if isinstance(value, dict):
             value = {
                 key: prepared
