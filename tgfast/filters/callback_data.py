@@ -22,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from ..errors import TgfastError
-from .base import Filter, as_filter, filter_is_async, passes
+from .base import Filter, as_filter, filter_is_async, passes, sync_twin
 
 __all__ = [
     "MAX_CALLBACK_DATA",
@@ -395,7 +395,11 @@ class CallbackDataFilter(Filter):
         fields = callback_data._field_list
         self._head = callback_data.__prefix__ + (callback_data.__sep__ if fields else "")
 
-    def __call__(self, query: Any) -> bool | dict[str, Any]:
+    @sync_twin
+    async def __call__(self, query: Any) -> bool | dict[str, Any]:
+        return self.check(query)
+
+    def check(self, query: Any, /) -> bool | dict[str, Any]:
         data = getattr(query, "data", None)
         if data is None or not data.startswith(self._head):
             return False

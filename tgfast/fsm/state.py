@@ -66,7 +66,7 @@ class State(Filter):
         """The ``StatesGroup`` this state belongs to (None outside a group)."""
         return self._group
 
-    def __call__(self, event: Any, /, raw_state: str | None = None) -> bool:
+    def __call__(self, event: Any, raw_state: str | None = None) -> bool:
         return self._any or raw_state == self._state
 
     def __eq__(self, other: object) -> bool:
