@@ -116,7 +116,10 @@ def as_filter(obj: object) -> Callable[..., Any]:
     cls = type(obj)
     hook = getattr(cls, "__tgfast_filter__", None)
     if hook is not None:
-        return hook(obj)  # type: ignore[no-any-return]
+        obj = hook(obj)
+        if isinstance(obj, MagicFilter):
+            return obj.check
+        cls = type(obj)
     entry = getattr(cls, "sync_entry", None)
     if entry is not None and isinstance(obj, Filter):
         return getattr(obj, entry)  # type: ignore[no-any-return]
