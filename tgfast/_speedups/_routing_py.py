@@ -87,7 +87,7 @@ class Entry(Call):
             self.cmd_keys = frozenset(
                 (p + c).lower() if command.ignore_case else p + c
                 for p in command.prefix
-                for c in command.commands
+                for c in command.names
             )
 
 

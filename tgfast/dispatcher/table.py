@@ -195,7 +195,7 @@ def _command_keys(filters: tuple[Injection, ...]) -> Keys:
     for inj in filters:
         f = inj.fn
         if isinstance(f, Command) and not f.patterns:  # a magic only narrows these keys
-            mine = frozenset((p + c).lower() for p in f.prefix for c in f.commands)
+            mine = frozenset((p + c).lower() for p in f.prefix for c in f.names)
             keys = mine if keys is None else keys & mine
     return keys
 

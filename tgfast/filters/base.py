@@ -114,7 +114,8 @@ def as_filter(obj: object) -> Callable[..., Any]:
     if isinstance(obj, MagicFilter):
         return obj.check
     cls = type(obj)
-    hook = getattr(cls, "__tgfast_filter__", None)
+    hook = next((c.__dict__["__tgfast_filter__"] for c in cls.__mro__
+                 if "__tgfast_filter__" in c.__dict__), None)  # fmt: skip
     if hook is not None:
         obj = hook(obj)
         if isinstance(obj, MagicFilter):

@@ -10,7 +10,7 @@ from .magic import MagicFilter
 __all__ = ["MagicData"]
 
 
-class _Data(dict[str, Any]):
+class _Data(dict[Any, Any]):
     """The data with keys readable as attributes, for the magic chain to walk."""
 
     def __getattr__(self, name: str) -> Any:
@@ -38,7 +38,9 @@ class MagicData(Filter):
     @sync_twin
     async def __call__(self, event: Any, /, *args: Any, **data: Any) -> bool | dict[str, Any]:
         """As aiogram: extra positional arguments are in the data under 0, 1, ..."""
-        return self.magic_data.check(_Data({**dict(enumerate(args)), **data, "event": event}))
+        values: dict[Any, Any] = dict(enumerate(args))
+        values.update(data, event=event)
+        return self.magic_data.check(_Data(values))
 
     def __repr__(self) -> str:
         return f"MagicData(magic_data={self.magic_data!r})"

@@ -100,16 +100,24 @@ class FSMContextMiddleware:
 
     def get_context(
         self,
-        bot_id: int,
-        chat_id: int | None,
-        user_id: int | None,
-        *,
+        bot: Any = None,
+        chat_id: int | None = None,
+        user_id: int | None = None,
         thread_id: int | None = None,
         business_connection_id: str | None = None,
         destiny: str = DEFAULT_DESTINY,
+        *,
+        bot_id: int | None = None,
     ) -> FSMContext:
         """The context a handler would get for this chat and user, from outside a
-        handler (a scheduled job, an admin command acting on another user)."""
+        handler (a scheduled job, an admin command acting on another user).
+
+        ``bot`` is the ``Bot`` (aiogram's ``get_context(bot=..., chat_id=...,
+        user_id=...)``) or its id; ``bot_id=`` names the id alone."""
+        if bot_id is None:
+            bot_id = bot if isinstance(bot, int) else getattr(bot, "id", None)
+        if not isinstance(bot_id, int):
+            raise TypeError(f"get_context needs the Bot or its id, not {bot!r}")
         ids = apply_strategy(self.strategy, chat_id, user_id, thread_id)
         if ids is None:
             raise ValueError(f"strategy {self.strategy.name} needs a chat_id or user_id")

@@ -45,6 +45,8 @@ from ..fsm.storage.base import (
     StateType,
     StorageDataError,
     StorageKey,
+    data_mapping,
+    state_string,
 )
 from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
 from .errors import RedisUnavailable
@@ -220,6 +222,7 @@ class RedisStorage(BaseStorage):
         return record_key(self._prefix, key, part)
 
     async def set_state(self, key: StorageKey, state: StateType) -> None:
+        state = state_string(state)
         name = self.key_name(key, "state")
         try:
             if state is None:
@@ -239,6 +242,7 @@ class RedisStorage(BaseStorage):
         return None if value is None else _text(value)
 
     async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
+        data_mapping(data)
         if self.key_builder is not None:
             return await self._set_json(key, data)
         args = self._encode(data)
@@ -257,7 +261,7 @@ class RedisStorage(BaseStorage):
         return _decoded(flat)
 
     async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
-        if not data:
+        if not data_mapping(data):
             return await self.get_data(key)
         if self.key_builder is not None:
             return await self._update_json(key, data)
