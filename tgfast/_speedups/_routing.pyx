@@ -21,13 +21,11 @@ from ..decoding import convert, decode_update
 from ..types import Update
 from ..types.binding import _has_bot_slot
 from ._decode import _slot_offset
-from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
+from ..dispatcher.event import UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
-from .._logging import get_logger
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
-log = get_logger("tgfast.dispatcher")
 
 cdef object _CoroutineType = CoroutineType  # a C global: the check is a pointer compare
 cdef dict _EMPTY = {}  # the data of a kind whose tree asks for none; never mutated
@@ -423,23 +421,15 @@ async def _update_outer(Table table, Kind kind, Py_ssize_t index, bot, update, d
 
 
 async def _on_error(Table table, update, exc, dict data, bot):
+    """Offer ``exc`` to the ``errors`` handlers; what one returns is the update's result.
+    Unhandled, ``exc`` propagates (as in aiogram), as does an errors handler's own."""
     if table.errors is not None:
-        try:
-            result = await _route(
-                table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
-            )
-        except Exception as again:
-            log.error(
-                "update %s: an errors handler raised %r while handling %r",
-                update.update_id, again, exc, exc_info=again,
-            )
-            return FAILED
+        result = await _route(
+            table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
+        )
         if result is not UNHANDLED:
             return result
-    log.error(
-        "update %s: unhandled %s: %s", update.update_id, type(exc).__name__, exc, exc_info=exc
-    )
-    return FAILED
+    raise exc
 
 
 cdef extern from *:
@@ -751,7 +741,9 @@ cdef class DispatchCore:
 
     def feed_update(self, bot, update, **kwargs):
         """Handle one update: the first matching handler's result, ``UNHANDLED`` when no
-        handler matched, ``FAILED`` when one raised and no ``errors`` handler took it."""
+        handler matched. What a handler raises goes to the ``errors`` handlers; when none
+        takes it, it propagates, as in aiogram (the webhook server and the poller catch
+        and log it, and go on)."""
         cdef _Feed feed = _Feed.__new__(_Feed)
         feed.core = self
         feed.bot = bot

@@ -21,16 +21,14 @@ from functools import partial
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, final
 
-from .._logging import get_logger
 from ..decoding import convert, decode_update
-from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
+from ..dispatcher.event import UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
 from ..types import Update
 from ..types.binding import _has_bot_slot
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
-log = get_logger("tgfast.dispatcher")
 
 _EMPTY: dict[str, Any] = {}  # the data of a kind whose tree asks for none; never mutated
 
@@ -312,23 +310,15 @@ async def _update_outer(
 async def _on_error(
     table: Table, update: Any, exc: Exception, data: dict[str, Any], bot: Any
 ) -> Any:
+    """Offer ``exc`` to the ``errors`` handlers; what one returns is the update's result.
+    Unhandled, ``exc`` propagates (as in aiogram), as does an errors handler's own."""
     if table.errors is not None:
-        try:
-            result = await _propagate(
-                table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
-            )
-        except Exception as again:  # logged: the caller's loop goes on
-            log.error(
-                "update %s: an errors handler raised %r while handling %r",
-                update.update_id, again, exc, exc_info=again,
-            )  # fmt: skip
-            return FAILED
+        result = await _propagate(
+            table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
+        )
         if result is not UNHANDLED:
             return result
-    log.error(
-        "update %s: unhandled %s: %s", update.update_id, type(exc).__name__, exc, exc_info=exc
-    )
-    return FAILED
+    raise exc
 
 
 class DispatchCore:
@@ -345,7 +335,9 @@ class DispatchCore:
 
     async def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Any:
         """Handle one update: the first matching handler's result, ``UNHANDLED`` when no
-        handler matched, ``FAILED`` when one raised and no ``errors`` handler took it."""
+        handler matched. What a handler raises goes to the ``errors`` handlers; when none
+        takes it, it propagates, as in aiogram (the webhook server and the poller catch
+        and log it, and go on)."""
         table = self._table or self.freeze()
         for kind in table.kinds:
             event = getattr(update, kind.name)
