@@ -267,11 +267,11 @@ async def test_registration_after_start_is_an_error(bot: Bot) -> None:
 def test_router_tree_mistakes_are_refused() -> None:
     a, b = Router(name="a"), Router(name="b")
     a.include_router(b)
-    with pytest.raises(ValueError, match="already included"):
+    with pytest.raises(RuntimeError, match="already attached"):  # aiogram's error types
         Router().include_router(b)
-    with pytest.raises(ValueError, match="cycle"):
+    with pytest.raises(RuntimeError, match="cycle"):
         b.include_router(a)
-    with pytest.raises(ValueError, match="root"):
+    with pytest.raises(RuntimeError, match="root"):
         a.include_router(Dispatcher())
     with pytest.raises(TypeError):
         a.message.register("not callable")  # type: ignore[arg-type]

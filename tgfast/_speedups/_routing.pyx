@@ -166,11 +166,13 @@ cdef class Table:
     cdef readonly dict workflow_data
     cdef readonly object current_bot
     cdef readonly object dispatcher
+    cdef readonly Node updates
 
     def __init__(
         self, tuple kinds, Node errors, tuple update_outer, dict workflow_data, current_bot,
-        dispatcher=None,
+        dispatcher=None, Node updates=None,
     ):
+        self.updates = updates
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
@@ -420,6 +422,19 @@ async def _update_outer(Table table, Kind kind, Py_ssize_t index, bot, update, d
     return await middleware(partial(_update_outer, table, kind, index + 1, bot), update, data)
 
 
+async def _unrouted(Table table, update, bot, dict kwargs):
+    """An update of no kind the table routes (newer than tgfast's Bot API, say), offered to
+    the ``@router.update()`` handlers with the ``Update`` as their event."""
+    cdef dict data = PyDict_Copy(table.workflow_data)
+    data.setdefault("dispatcher", table.dispatcher)
+    data["bot"] = bot
+    data["update"] = data["event_update"] = update
+    data["event_from_user"] = data["event_chat"] = None
+    if kwargs:
+        data.update(kwargs)
+    return await _route(table.updates, update, data, bot)
+
+
 async def _on_error(Table table, update, exc, dict data, bot):
     """Offer ``exc`` to the ``errors`` handlers; what one returns is the update's result.
     Unhandled, ``exc`` propagates (as in aiogram), as does an errors handler's own."""
@@ -578,8 +593,12 @@ cdef class _Feed(_Cut):
                 kind = <Kind>k
                 break
         if kind is None:
-            self.state = _DONE
-            return UNHANDLED
+            if table.updates is None:
+                self.state = _DONE
+                return UNHANDLED
+            self.state = _ERROR  # driven to its end; what it raises propagates
+            self.coro = _unrouted(table, update, self.bot, self.kwargs)
+            return self._step(None)
         self.kind = kind
         self.event = event
         if kind.bindable:

@@ -138,7 +138,9 @@ class Kind:
 class Table:
     """The frozen routing table of a dispatcher."""
 
-    __slots__ = ("current_bot", "dispatcher", "errors", "kinds", "update_outer", "workflow_data")
+    __slots__ = (
+        "current_bot", "dispatcher", "errors", "kinds", "update_outer", "updates", "workflow_data"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -148,7 +150,9 @@ class Table:
         workflow_data: dict[str, Any],
         current_bot: ContextVar[Any],
         dispatcher: Any = None,
+        updates: Node | None = None,
     ) -> None:
+        self.updates = updates  # the @router.update() handlers, for updates of no kind here
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
@@ -307,6 +311,20 @@ async def _update_outer(
     return await middleware(partial(_update_outer, table, kind, index + 1, bot), update, data)
 
 
+async def _unrouted(table: Table, update: Any, bot: Any, kwargs: dict[str, Any]) -> Any:
+    """An update of no kind the table routes (newer than tgfast's Bot API, say), offered to
+    the ``@router.update()`` handlers with the ``Update`` as their event."""
+    assert table.updates is not None
+    data = table.workflow_data.copy()
+    data.setdefault("dispatcher", table.dispatcher)
+    data["bot"] = bot
+    data["update"] = data["event_update"] = update
+    data["event_from_user"] = data["event_chat"] = None
+    if kwargs:
+        data.update(kwargs)
+    return await _propagate(table.updates, update, data, bot)
+
+
 async def _on_error(
     table: Table, update: Any, exc: Exception, data: dict[str, Any], bot: Any
 ) -> Any:
@@ -344,7 +362,9 @@ class DispatchCore:
             if event is not None:
                 break
         else:
-            return UNHANDLED
+            return (
+                UNHANDLED if table.updates is None else await _unrouted(table, update, bot, kwargs)
+            )
         if kind.bindable:
             event._bot = bot
         data = table.data(kind, bot, update, event, kwargs) if kind.needs_data else _EMPTY

@@ -248,13 +248,7 @@ class Dispatcher(Router, impl.DispatchCore):
                     await self.fsm.isolation.close()
 
     async def _emit(self, which: str, kwargs: dict[str, Any]) -> None:
-        data = {"dispatcher": self, **self.workflow_data, **kwargs}
-        for router in self.chain_tail():
-            data["router"] = router  # as aiogram: each router's hooks get their router
-            for inj in getattr(router, which).callbacks:
-                result = inj.fn(**inj.kwargs(data))
-                if inj.is_async:
-                    await result
+        await super()._emit(which, {"dispatcher": self, **self.workflow_data, **kwargs})
 
 
 def _call_late(bot: Bot, task: asyncio.Future[Any]) -> None:

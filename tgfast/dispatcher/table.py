@@ -65,7 +65,22 @@ def build_table(
                 )
             )
     errors = _node(routing, root, "errors", ())
-    return routing.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot, root)
+    updates = _updates_node(routing, root)
+    return routing.Table(
+        tuple(kinds), errors, update_outer, workflow_data, current_bot, root, updates
+    )
+
+
+def _updates_node(routing: RoutingModule, root: Router) -> Node | None:
+    """The ``@router.update()`` handlers of the tree, for updates of no kind the table
+    routes; around them the dispatcher's update middlewares (the FSM's excepted: such an
+    update has no chat or user to key a record on)."""
+    observer = root.update
+    items = [item for item, _keys in _items(routing, root, "update", tuple(observer.middlewares))]
+    if not items:
+        return None
+    filters = tuple(_call(routing, f) for f in observer.filters)
+    return routing.Node(filters, tuple(observer.outer_middlewares), tuple(items), None, "")
 
 
 _FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})
@@ -106,7 +121,9 @@ def _reads(call: Call) -> bool:
 
 
 def _observer(router: Router, kind: str) -> Observer[Any]:
-    return router.errors if kind == "errors" else router.observers[kind]
+    if kind == "errors":
+        return router.errors
+    return router.update if kind == "update" else router.observers[kind]
 
 
 def _call(routing: RoutingModule, inj: Injection) -> Call:
