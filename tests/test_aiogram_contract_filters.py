@@ -238,3 +238,29 @@ async def test_non_dict_data_is_refused_by_every_path(bad: Any) -> None:
     assert await storage.get_data(key) == {}
     await storage.set_state(key, Form.name)  # a State object, as aiogram's storages take
     assert await storage.get_state(key) == "Form:name"
+
+
+def test_group_names_and_middleware_spellings_of_aiogram() -> None:
+    from tgfast.fsm.middleware import FSMContextMiddleware
+    from tgfast.fsm.storage.memory import SimpleEventIsolation
+    from tgfast.fsm.strategy import FSMStrategy
+
+    class Outer(StatesGroup):
+        one = State()
+
+        class Inner(StatesGroup):
+            two = State()
+
+    assert Outer.__state_names__ == ("Outer:one",)
+    assert Outer.__all_states_names__ == ("Outer:one", "Outer.Inner:two")
+    assert Outer.__all_childs__ == (Outer.Inner,) and Outer.Inner.get_root() is Outer
+    assert str(Outer) == "<StatesGroup 'Outer'>"
+    isolation = SimpleEventIsolation()
+    mw = FSMContextMiddleware(MemoryStorage(), events_isolation=isolation,
+                              strategy=FSMStrategy.CHAT)  # fmt: skip
+    assert mw.isolation is isolation and mw.strategy is FSMStrategy.CHAT
+    context = mw.resolve_context(bot=42, chat_id=-100, user_id=None)
+    assert context is not None and context.key.chat_id == context.key.user_id == -100
+    user_mw = FSMContextMiddleware(MemoryStorage(), isolation, FSMStrategy.GLOBAL_USER)
+    assert user_mw.isolation is isolation and user_mw.strategy is FSMStrategy.GLOBAL_USER
+    assert user_mw.resolve_context(bot=42, chat_id=-100, user_id=None) is None

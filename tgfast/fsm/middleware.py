@@ -47,7 +47,15 @@ class FSMContextMiddleware:
         storage: BaseStorage,
         strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT,
         isolation: BaseEventIsolation | None = None,
+        *,
+        events_isolation: BaseEventIsolation | None = None,
     ) -> None:
+        if isinstance(strategy, BaseEventIsolation):  # aiogram's order: storage, isolation
+            given: Any = isolation
+            isolation = strategy
+            strategy = given if isinstance(given, FSMStrategy) else FSMStrategy.USER_IN_CHAT
+        if events_isolation is not None:  # aiogram's keyword
+            isolation = events_isolation
         self.storage = storage
         self.strategy = FSMStrategy(strategy)
         self._topics = self.strategy in _TOPIC_STRATEGIES
@@ -97,6 +105,22 @@ class FSMContextMiddleware:
         if ids is None:
             return None
         return StorageKey(bot_id, ids[0], ids[1], ids[2], business)
+
+    def resolve_context(
+        self,
+        bot: Any,
+        chat_id: int | None,
+        user_id: int | None,
+        thread_id: int | None = None,
+        business_connection_id: str | None = None,
+        destiny: str = DEFAULT_DESTINY,
+    ) -> FSMContext | None:
+        """aiogram's: ``get_context``, or None when the strategy has nothing to key on."""
+        if apply_strategy(self.strategy, chat_id, user_id, thread_id) is None:
+            return None
+        return self.get_context(
+            bot, chat_id, user_id, thread_id, business_connection_id, destiny
+        )  # fmt: skip
 
     def get_context(
         self,

@@ -111,8 +111,11 @@ class StatesGroupMeta(type):
     __children__: tuple[StatesGroupMeta, ...]
     __states__: tuple[State, ...]
     __all_states__: tuple[State, ...]
-    __all_states_names__: frozenset[str]
+    __all_states_names__: tuple[str, ...]
     __full_group_name__: str
+    __childs__: tuple[StatesGroupMeta, ...]  # aiogram's names, beside tgfast's
+    __state_names__: tuple[str, ...]
+    __all_childs__: tuple[StatesGroupMeta, ...]
 
     def __new__(
         mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
@@ -151,7 +154,12 @@ class StatesGroupMeta(type):
         cls.__all_states__ = cls.__states__ + tuple(
             s for child in cls.__children__ for s in child.__all_states__
         )
-        cls.__all_states_names__ = frozenset(s.state for s in cls.__all_states__ if s.state)
+        cls.__all_states_names__ = tuple(s.state for s in cls.__all_states__ if s.state)
+        cls.__childs__ = cls.__children__
+        cls.__state_names__ = tuple(s.state for s in cls.__states__ if s.state)
+        cls.__all_childs__ = cls.__children__ + tuple(
+            g for child in cls.__children__ for g in child.__all_childs__
+        )
 
     def __contains__(cls, item: object) -> bool:
         """``Form.name in Form``, ``"Form:name" in Form``, ``Form.Sub in Form``."""
@@ -164,6 +172,9 @@ class StatesGroupMeta(type):
                 item is child or item in child for child in cls.__children__
             )
         return False
+
+    def __str__(cls) -> str:
+        return f"<StatesGroup '{cls.__full_group_name__}'>"
 
     def __iter__(cls) -> Any:
         """The group's states, nested groups' included, in declaration order."""
