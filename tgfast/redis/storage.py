@@ -28,6 +28,11 @@ aiogram keeps its users' conversations. ``update_data`` there reads the JSON, me
 and writes it back only if it did not change meanwhile (a compare-and-set script),
 retrying otherwise: atomic too, in two round trips instead of one.
 
+At its first read the storage samples the record keys under its prefix (and aiogram's,
+``fsm``) and logs a warning when some are in a layout it does not read, such as records
+an aiogram bot wrote with another key builder (``tgfast.redis.layout``;
+``check_layout=False`` skips it, ``await storage.check_layout()`` runs it on demand).
+
 aiogram's path, ``tgfast.fsm.storage.redis.RedisStorage``, re-exports this class.
 """
 
@@ -48,6 +53,7 @@ from ..fsm.storage.base import (
     data_mapping,
     state_string,
 )
+from .._logging import get_logger
 from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
 from .errors import RedisUnavailable
 from .resp_client import Arg, RespClient
@@ -56,6 +62,8 @@ if TYPE_CHECKING:
     from .isolation import RedisEventIsolation
 
 __all__ = ["RedisStorage", "record_key"]
+
+log = get_logger("tgfast.redis")
 
 # KEYS[1]: the data hash; ARGV[1]: TTL in ms (0: none); ARGV[2..]: field, value, ...
 _UPDATE = """
@@ -133,8 +141,8 @@ class RedisStorage(BaseStorage):
     """
 
     __slots__ = (
-        "_data_ttl", "_owns", "_owns_wire", "_prefix", "_redis", "_state_ttl", "_wire",
-        "json_dumps", "json_loads", "key_builder",
+        "_data_ttl", "_layout_checked", "_owns", "_owns_wire", "_prefix", "_redis",
+        "_state_ttl", "_wire", "json_dumps", "json_loads", "key_builder",
     )  # fmt: skip
 
     def __init__(
@@ -147,6 +155,7 @@ class RedisStorage(BaseStorage):
         json_dumps: Callable[[Any], bytes | str] = orjson.dumps,
         *,
         key_prefix: str = "fsm",
+        check_layout: bool = True,
     ) -> None:
         if not key_prefix:
             raise ValueError("key_prefix must not be empty")
@@ -160,6 +169,7 @@ class RedisStorage(BaseStorage):
         """aiogram's layout when set, else tgfast's."""
         self.json_loads = json_loads
         self.json_dumps = json_dumps
+        self._layout_checked = not check_layout
 
     @classmethod
     def from_url(
@@ -175,6 +185,7 @@ class RedisStorage(BaseStorage):
         connect_timeout: float = 1.0,
         timeout: float = 2.0,
         connection_kwargs: Mapping[str, Any] | None = None,
+        check_layout: bool = True,
         **redis_kwargs: Any,
     ) -> RedisStorage:
         """A storage on a new client for ``url`` (``redis://host:6379/0``).
@@ -198,6 +209,7 @@ class RedisStorage(BaseStorage):
             state_ttl=state_ttl,
             data_ttl=data_ttl,
             key_builder=key_builder,
+            check_layout=check_layout,
             json_loads=json_loads,
             json_dumps=json_dumps,
         )
@@ -208,6 +220,31 @@ class RedisStorage(BaseStorage):
     def redis(self) -> AnyRedis:
         """The client given (``from_url``: a redis-py client), for the bot's own use."""
         return self._redis
+
+    @property
+    def key_prefix(self) -> str:
+        """The prefix of tgfast's layout (with a ``key_builder``, the builder's counts)."""
+        return self._prefix
+
+    async def check_layout(self) -> list[str]:
+        """The record keys in Redis this storage does not read (a sample; see
+        ``tgfast.redis.layout``), logged as a warning when there are any."""
+        from .layout import foreign_records, layout_hint
+
+        try:
+            keys = await foreign_records(self)
+        except RedisUnavailable as exc:
+            _unavailable("check_layout", exc)
+        if keys:
+            log.warning("%s", layout_hint(self, keys))
+        return keys
+
+    async def _check_layout_once(self) -> None:
+        self._layout_checked = True
+        try:
+            await self.check_layout()
+        except RedisUnavailable:  # the read that asked will say so itself
+            self._layout_checked = False
 
     @property
     def wire(self) -> RespClient:
@@ -235,6 +272,8 @@ class RedisStorage(BaseStorage):
             _unavailable("set_state", exc)
 
     async def get_state(self, key: StorageKey) -> StateType:
+        if not self._layout_checked:
+            await self._check_layout_once()
         try:
             value = await self._wire.execute("GET", self.key_name(key, "state"))
         except RedisUnavailable as exc:
