@@ -87,7 +87,9 @@ def test_the_scan_sees_what_it_must() -> None:
     assert _absolute(("tgfast", "fsm", "storage"), "...redis.storage") == "tgfast.redis.storage"
     assert _absolute(("tgfast", "fsm", "storage"), ".base") == "tgfast.fsm.storage.base"
     routing = {m for m, _ in imports(TGFAST / "_speedups" / "_routing.pyx")}
-    assert {"cpython.dict", "tgfast._logging", "functools", "tgfast.decoding"} <= routing, routing
+    assert {"cpython.dict", "tgfast.dispatcher.event", "functools", "tgfast.decoding"} <= routing, (
+        routing
+    )
     assert talks_to_redis("redis.asyncio", {"Redis"})
     assert talks_to_redis("tgfast.redis", {"RespClient"})
     assert not talks_to_redis("tgfast.redis", {"RedisShared"})

@@ -15,6 +15,7 @@ thread:business:destiny:part`` with empty parts for no thread or business.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..fsm.storage.base import DefaultKeyBuilder
@@ -28,29 +29,33 @@ SCAN_BUDGET = 2000
 """At most this many keys are looked at (a few SCAN calls): the check is a sample, so a
 large database costs no more than a small one."""
 
-_PARTS = (b"state", b"data")
 _AIOGRAM_PREFIX = "fsm"
 
 
-def _middle(key: bytes, prefix: bytes, sep: bytes) -> list[bytes] | None:
-    """The parts between ``prefix`` and ``:state``/``:data``, None for another key."""
-    if not key.startswith(prefix + sep):
-        return None
-    parts = key[len(prefix) + len(sep) :].split(sep)
-    if len(parts) < 3 or parts[-1] not in _PARTS:
-        return None
-    return parts[:-1]
+def _pattern(prefix: str, sep: str, builder: DefaultKeyBuilder | None) -> re.Pattern[bytes]:
+    """The record keys (``state``/``data``) a layout makes under ``prefix``: ids are
+    integers (a thread a positive one), a destiny or a business connection id is a
+    token with something else than digits in it."""
+    s = re.escape(sep)
+    num, pos = r"-?\d+", r"\d+"
+    first = re.escape(sep[0])
+    token = rf"(?:(?!{s}).)*[^\d\-{first}](?:(?!{s}).)*"
+    if builder is None:  # tgfast's: bot, chat, user, thread or "", business or "", destiny
+        middle = rf"{num}:{num}:{num}:(?:{pos})?:[^:]*:[^:]+"
+    else:
+        middle = (
+            (rf"{num}{s}" if builder.with_bot_id else "")
+            + (rf"(?:{token}{s})?" if builder.with_business_connection_id else "")
+            + rf"{num}{s}(?:{pos}{s})?{num}"
+            + (rf"{s}{token}" if builder.with_destiny else "")
+        )
+    return re.compile(rf"{re.escape(prefix)}{s}{middle}{s}(?:state|data)".encode(), re.S)
 
 
-def _tgfast_shaped(middle: list[bytes]) -> bool:
-    return len(middle) == 6 and (middle[3] == b"" or middle[4] == b"" or middle[3].isdigit())
-
-
-def _aiogram_counts(builder: DefaultKeyBuilder) -> range:
-    """How many parts this builder puts between prefix and part (with and without a
-    thread and a business connection)."""
-    base = 2 + builder.with_bot_id + builder.with_destiny
-    return range(base, base + 1 + 1 + builder.with_business_connection_id)
+def _record(key: bytes, prefix: str, sep: str) -> bool:
+    """Whether ``key`` looks like any layout's record part under ``prefix``."""
+    head = (prefix + sep).encode()
+    return key.startswith(head) and key.endswith((f"{sep}state".encode(), f"{sep}data".encode()))
 
 
 async def _sample(storage: RedisStorage, pattern: str) -> list[bytes]:
@@ -75,21 +80,12 @@ async def foreign_records(storage: RedisStorage) -> list[str]:
         prefix, sep = storage.key_prefix, ":"
     else:
         prefix, sep = builder.prefix, builder.separator
-    prefixes = dict.fromkeys((prefix, _AIOGRAM_PREFIX))
     found: list[str] = []
-    for p in prefixes:
+    for p in dict.fromkeys((prefix, _AIOGRAM_PREFIX)):
         s = sep if p == prefix else ":"
+        ours = _pattern(p, s, builder) if p == prefix else None
         for key in await _sample(storage, f"{_glob(p)}{_glob(s)}*"):
-            middle = _middle(key, p.encode(), s.encode())
-            if middle is None:
-                continue
-            if builder is None:
-                ours = p == prefix and _tgfast_shaped(middle)
-            else:
-                ours = p == prefix and (
-                    len(middle) in _aiogram_counts(builder) and b"" not in middle
-                )
-            if not ours:
+            if _record(key, p, s) and (ours is None or ours.fullmatch(key) is None):
                 found.append(key.decode(errors="replace"))
     return sorted(found)
 

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
+from .._logging import get_logger
 from ..fsm.storage.base import (
     BaseStorage,
     KeyBuilder,
@@ -53,7 +54,6 @@ from ..fsm.storage.base import (
     data_mapping,
     state_string,
 )
-from .._logging import get_logger
 from .connect import AnyRedis, Script, connect_redis, ttl_ms, wire_for
 from .errors import RedisUnavailable
 from .resp_client import Arg, RespClient
