@@ -23,7 +23,7 @@ from tgfast.filters import ExceptionTypeFilter
 from tgfast.server.processing import UpdateProcessor
 from tgfast.types import Message, Update
 
-OFFLINE_BOT = True
+OFFLINE_BOT = True  # the polling test makes its own bot on the fake
 
 
 def update(text: str, update_id: int = 1) -> Update:
@@ -206,3 +206,26 @@ def test_middleware_managers_speak_aiogram() -> None:
     assert mw not in router.message.outer_middleware
     with pytest.raises(TypeError):
         router.message.outer_middleware.register(5)  # type: ignore[type-var]
+
+
+async def test_start_polling_asks_get_me_first(fake: Any, caplog: pytest.LogCaptureFixture) -> None:
+    from tgfast.client import NO_RETRY
+
+    dp = Dispatcher()
+    order: list[str] = []
+
+    @dp.startup()
+    async def started(bot: Bot) -> None:
+        order.append("startup")
+        asyncio.get_running_loop().call_later(
+            0.05, lambda: asyncio.ensure_future(dp.stop_polling())
+        )
+
+    async with Bot(fake.token, server=fake.url, rate_limiter=None, retry=NO_RETRY) as bot:
+        with caplog.at_level(logging.INFO, "tgfast.dispatcher"):
+            await dp.start_polling(bot, handle_signals=False, close_bot_session=False,
+                                   polling_timeout=1)  # fmt: skip
+        methods = [call.method for call in fake.calls]
+        assert methods.index("getMe") < methods.index("getUpdates")  # as aiogram: first
+        assert bot._me is not None and order == ["startup"]
+    assert any("polling: bot @" in r.getMessage() for r in caplog.records)
