@@ -124,14 +124,21 @@ async def test_update_handlers_take_updates_of_no_known_kind(bot: Bot, routing: 
     assert seen == [101]
 
 
-async def test_update_handlers_errors_propagate(bot: Bot, routing: ModuleType) -> None:
+async def test_update_handlers_errors_go_to_errors_handlers(bot: Bot, routing: ModuleType) -> None:
     dp = Dispatcher(routing=routing)
 
     @dp.update()
     async def boom(update: Update) -> None:
-        raise LookupError("unknown kind")
+        raise (LookupError if update.update_id == 1 else ValueError)("unknown kind")
 
-    with pytest.raises(LookupError):
+    @dp.errors(ExceptionTypeFilter(ValueError))
+    async def handled(event: ErrorEvent) -> str:
+        return "handled"
+
+    assert await dp.feed_update(bot, tgfast.convert(Update, {"update_id": 2, "new": {}})) == (
+        "handled"
+    )
+    with pytest.raises(LookupError):  # not taken by an errors handler: raised
         await dp.feed_update(bot, tgfast.convert(Update, {"update_id": 1, "new": {}}))
 
 

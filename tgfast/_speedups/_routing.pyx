@@ -432,7 +432,10 @@ async def _unrouted(Table table, update, bot, dict kwargs):
     data["event_from_user"] = data["event_chat"] = None
     if kwargs:
         data.update(kwargs)
-    return await _route(table.updates, update, data, bot)
+    try:
+        return await _route(table.updates, update, data, bot)
+    except Exception as exc:
+        return await _on_error(table, update, exc, data, bot)
 
 
 async def _on_error(Table table, update, exc, dict data, bot):

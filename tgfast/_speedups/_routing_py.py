@@ -322,7 +322,10 @@ async def _unrouted(table: Table, update: Any, bot: Any, kwargs: dict[str, Any])
     data["event_from_user"] = data["event_chat"] = None
     if kwargs:
         data.update(kwargs)
-    return await _propagate(table.updates, update, data, bot)
+    try:
+        return await _propagate(table.updates, update, data, bot)
+    except Exception as exc:  # noqa: BLE001 - offered to error handlers, else raised
+        return await _on_error(table, update, exc, data, bot)
 
 
 async def _on_error(

@@ -18,7 +18,7 @@ class ExceptionTypeFilter(Filter):
 
     def __init__(self, *exception_types: type[BaseException]) -> None:
         if not exception_types:
-            raise TypeError("ExceptionTypeFilter needs at least one exception type")
+            raise ValueError("ExceptionTypeFilter needs at least one exception type")
         for tp in exception_types:
             if not (isinstance(tp, type) and issubclass(tp, BaseException)):
                 raise TypeError(f"not an exception type: {tp!r}")
@@ -57,4 +57,4 @@ class ExceptionMessageFilter(Filter):
         return False if match is None else {"match_exception": match}
 
     def __repr__(self) -> str:
-        return f"ExceptionMessageFilter({self.pattern.pattern!r})"
+        return f"ExceptionMessageFilter(pattern={self.pattern!r})"
