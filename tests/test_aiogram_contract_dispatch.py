@@ -183,6 +183,7 @@ def test_include_errors_are_aiogrames() -> None:
     with pytest.raises(RuntimeError):
         Router().include_router(Dispatcher())
     assert a.sub_routers == [b] and b.sub_routers == [c] and c.parent_router is b
+    assert list(a.chain_tail) == [a, b, c] and list(c.chain_head) == [c, b, a]  # properties
 
 
 def test_parent_router_is_settable() -> None:

@@ -122,7 +122,7 @@ class Dispatcher(Router, impl.DispatchCore):
     def freeze(self) -> Table:
         """Build the routing table now (the first update does it otherwise)."""
         if self._table is None:
-            for router in self.chain_tail():
+            for router in self.chain_tail:
                 router._frozen = True
             fsm = None if self.disable_fsm else self.fsm
             self._table = build_table(self, self.workflow_data, fsm, self.routing)

@@ -102,7 +102,7 @@ class Router(UpdateObservers):
             )
         if router is self:
             raise RuntimeError(f"Self-referencing routers is not allowed ({self.name})")
-        if any(r is self for r in router.chain_head()):
+        if any(r is self for r in router.chain_head):
             raise RuntimeError(
                 f"Circular referencing of Router is not allowed: including {self.name} into "
                 f"{router.name} makes a cycle"
@@ -121,7 +121,7 @@ class Router(UpdateObservers):
 
     async def _emit(self, which: str, kwargs: dict[str, Any]) -> None:
         data = dict(kwargs)
-        for router in self.chain_tail():
+        for router in self.chain_tail:
             data["router"] = router  # as aiogram: each router's hooks get their router
             for inj in getattr(router, which).callbacks:
                 result = inj.fn(**inj.kwargs(data))
@@ -135,26 +135,29 @@ class Router(UpdateObservers):
         skip = INTERNAL_UPDATE_TYPES.union(skip_events or ())
         return sorted({
             kind
-            for router in self.chain_tail()
+            for router in self.chain_tail
             for kind, observer in router.observers.items()
             if observer.handlers and kind not in skip
         })  # fmt: skip
 
+    @property
     def chain_head(self) -> Iterator[Router]:
-        """This router and its parents, up to the root."""
+        """This router and its parents, up to the root (a property, as aiogram's)."""
         router: Router | None = self
         while router is not None:
             yield router
             router = router.parent
 
+    @property
     def chain_tail(self) -> Iterator[Router]:
-        """This router and every router below it, depth first, in inclusion order."""
+        """This router and every router below it, depth first, in inclusion order (a
+        property, as aiogram's)."""
         yield self
         for router in self.sub_routers:
-            yield from router.chain_tail()
+            yield from router.chain_tail
 
     def _check_mutable(self) -> None:
-        if any(r._frozen for r in self.chain_head()):
+        if any(r._frozen for r in self.chain_head):
             raise RouterFrozenError(
                 f"{self.name} is part of a dispatcher that has started: register handlers, "
                 "filters, middlewares and routers before the first update"

@@ -90,7 +90,7 @@ def _wants_fsm(root: Router) -> bool:
     """Whether anything in the tree could read the FSM's data: a filter or handler that
     asks for it (state filters ask for ``raw_state``), takes ``**kwargs``, or any
     middleware (which sees all data)."""
-    for router in root.chain_tail():
+    for router in root.chain_tail:
         for observer in (*router.observers.values(), router.errors, router.update):
             if observer.outer_middlewares or observer.middlewares:
                 return True
