@@ -90,10 +90,12 @@ def run(loop: VirtualTimeLoop, main: Coroutine[Any, Any, T]) -> T:
 # before it grew to 6): short sequences reach the paced part. The defaults' own
 # behaviour has tests of its own ("the defaults" below).
 PRIVATE_3 = Limit(1, 1.0, 3)
+GROUP_3 = Limit(20, 60.0, 3)  # the mechanics tests' group: a small burst, 3 s apart
 
 
 def limiter_on(loop: asyncio.AbstractEventLoop, **limits: Any) -> LocalRateLimiter:
     limits.setdefault("private", PRIVATE_3)
+    limits.setdefault("group", GROUP_3)
     return LocalRateLimiter(clock=loop.time, sleep=asyncio.sleep, **limits)
 
 
@@ -178,11 +180,11 @@ def test_default_methods_are_the_sending_methods_of_the_spec() -> None:
 def test_defaults_are_telegrams_published_limits() -> None:
     assert DEFAULT_OVERALL == Limit(30, 1.0, 30)
     assert DEFAULT_PRIVATE == Limit(1, 1.0, 6)
-    assert DEFAULT_GROUP == Limit(20, 60.0, 3)
+    assert DEFAULT_GROUP == Limit(20, 60.0, 20)
     assert Limit(5, 1.0).burst == 1
     assert repr(LocalRateLimiter()) == (
         "LocalRateLimiter(overall=Limit(rate=30, per=1.0, burst=30), "
-        "private=Limit(rate=1, per=1.0, burst=6), group=Limit(rate=20, per=60.0, burst=3), "
+        "private=Limit(rate=1, per=1.0, burst=6), group=Limit(rate=20, per=60.0, burst=20), "
         f"methods=<{len(DEFAULT_METHODS)} methods>)"
     )
 
@@ -239,10 +241,31 @@ def test_a_stream_to_one_private_chat_is_held_to_one_per_second(vloop: VirtualTi
     assert sum(1 for t in times if 10 <= t < 70) == 60
 
 
-def test_a_reply_in_a_group_keeps_the_group_burst(vloop: VirtualTimeLoop) -> None:
+def test_a_group_conversation_is_not_paced(vloop: VirtualTimeLoop) -> None:
     limiter = default_limiter(vloop)
-    # 20 per minute per group is Telegram's hard limit: the burst stays 3 there
-    assert run(vloop, leave_times(limiter, [-100] * 5)) == [0, 0, 0, 3, 6]
+
+    async def conversation() -> list[float]:
+        # an active group: a reply every 2 s for a minute, two at once now and then
+        times: list[float] = []
+        for turn in range(12):
+            await asyncio.sleep(2 * turn - vloop.time())
+            times += await leave_times(limiter, [-100] * (2 if turn % 3 == 0 else 1))
+        return times
+
+    times = run(vloop, conversation())
+    assert len(times) == 16 and times == sorted(times)
+    sent_at = [2.0 * t for t in range(12) for _ in range(2 if t % 3 == 0 else 1)]
+    assert times == sent_at  # not one reply waited
+
+
+def test_a_stream_to_a_group_is_held_to_twenty_per_minute(vloop: VirtualTimeLoop) -> None:
+    limiter = default_limiter(vloop)
+    times = run(vloop, leave_times(limiter, [-100] * 60))
+    assert times == [0.0] * 20 + [3.0 * k for k in range(1, 41)]
+    assert gcra_conforms(times, DEFAULT_GROUP)
+    # sustained: 20 in any minute once the burst is spent; 39 at most in the first one
+    assert sum(1 for t in times if 3 <= t < 63) == 20
+    assert max(sum(1 for t in times if s <= t < s + 60) for s in range(0, 121, 3)) == 39
 
 
 def test_answers_to_many_users_are_held_to_thirty_per_second(vloop: VirtualTimeLoop) -> None:
@@ -278,7 +301,7 @@ def test_group_twenty_per_minute(vloop: VirtualTimeLoop) -> None:
     limiter = limiter_on(vloop)
     times = run(vloop, leave_times(limiter, [-1001234] * 25))
     assert times == [0, 0, 0] + [3.0 * k for k in range(1, 23)]
-    assert gcra_conforms(times, DEFAULT_GROUP)
+    assert gcra_conforms(times, GROUP_3)
     # the long-run rate: 20 in any minute once the burst is spent
     assert sum(1 for t in times if 3 <= t < 63) == 20
 

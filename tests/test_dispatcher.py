@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import orjson
@@ -10,7 +9,6 @@ import pytest
 
 from tgfast import Bot, DecodeError
 from tgfast.dispatcher import (
-    FAILED,
     UNHANDLED,
     BaseMiddleware,
     Dispatcher,
@@ -248,11 +246,8 @@ async def test_errors_handlers_and_unhandled_errors_are_logged(
 
     assert await dp.feed_update(bot, message_update("value", update_id=11)) == "recovered"
     assert seen[0][0] == 11 and isinstance(seen[0][1], ValueError)
-    with caplog.at_level(logging.ERROR, logger="tgfast.dispatcher"):
-        assert await dp.feed_update(bot, message_update("key", update_id=12)) is FAILED
-    assert any(
-        "update 12" in r.getMessage() and "KeyError" in r.getMessage() for r in caplog.records
-    )
+    with pytest.raises(KeyError, match="missing"):  # not taken by an errors handler
+        await dp.feed_update(bot, message_update("key", update_id=12))
     # the dispatcher goes on after an error
     assert await dp.feed_update(bot, message_update("value", update_id=13)) == "recovered"
 
@@ -272,11 +267,11 @@ async def test_registration_after_start_is_an_error(bot: Bot) -> None:
 def test_router_tree_mistakes_are_refused() -> None:
     a, b = Router(name="a"), Router(name="b")
     a.include_router(b)
-    with pytest.raises(ValueError, match="already included"):
+    with pytest.raises(RuntimeError, match="already attached"):  # aiogram's error types
         Router().include_router(b)
-    with pytest.raises(ValueError, match="cycle"):
+    with pytest.raises(RuntimeError, match="cycle"):
         b.include_router(a)
-    with pytest.raises(ValueError, match="root"):
+    with pytest.raises(RuntimeError, match="root"):
         a.include_router(Dispatcher())
     with pytest.raises(TypeError):
         a.message.register("not callable")  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ import pytest
 
 import tgfast
 from tgfast import Bot, DecodeError
-from tgfast.dispatcher import FAILED, UNHANDLED, Dispatcher, ErrorEvent, Router, SkipHandler
+from tgfast.dispatcher import UNHANDLED, Dispatcher, ErrorEvent, Router, SkipHandler
 from tgfast.filters import Command, CommandObject, F
 from tgfast.testing import updates
 from tgfast.types import Message, Update
@@ -250,12 +250,14 @@ async def test_failed_unhandled_and_decode_errors(bot: Bot) -> None:
     async def boom(message: Message) -> None:
         raise RuntimeError("boom")
 
-    assert await dp.feed_update(bot, update("boom")) is FAILED
+    with pytest.raises(RuntimeError, match="boom"):  # no errors handler: raised, as aiogram
+        await dp.feed_update(bot, update("boom"))
     assert await dp.feed_update(bot, update("quiet")) is UNHANDLED
     pending = dp.feed_raw_update(bot, b"{not json")  # raises only when awaited
     with pytest.raises(DecodeError):
         await pending
-    assert await dp.feed_raw_update(bot, body("boom", 7)) is FAILED
+    with pytest.raises(RuntimeError, match="boom"):
+        await dp.feed_raw_update(bot, body("boom", 7))
 
 
 async def test_async_filters_middlewares_and_kwargs(bot: Bot) -> None:

@@ -19,7 +19,7 @@ from tgfast.client import NO_RETRY
 from tgfast.methods import SendMessage
 from tgfast.testing import FakeTelegram
 from tgfast.testing import updates as build
-from tgfast.types import CallbackQuery, Message, Update
+from tgfast.types import CallbackQuery, Message, Update, User
 
 OFFLINE = "42:test-token"
 
@@ -240,6 +240,8 @@ def test_run_polling_owns_a_uvloop_loop_and_runs_to_the_end() -> None:
 
     # nothing listens on port 9: getUpdates fails and is retried until the stop
     bot = Bot(OFFLINE, server="http://127.0.0.1:9", rate_limiter=None, retry=NO_RETRY)
+    # start_polling asks getMe first (as aiogram): answered already, as bot.me() caches it
+    bot._me = User(id=42, is_bot=True, first_name="Bot", username="bot")
     dp.run_polling(bot, handle_signals=False)
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"  # a CPython dependency
     assert events == [loop, "shutdown"]

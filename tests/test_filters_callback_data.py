@@ -339,31 +339,31 @@ def test_local_classes_classvars_and_inheritance() -> None:
 def test_filter_on_callback_queries() -> None:
     f = Page.filter()
     assert isinstance(f, CallbackDataFilter)
-    assert f(query("page:3:")) == {"callback_data": Page(number=3)}
-    assert f(query("pages:3:")) is False
-    assert f(query("page:x:")) is False  # bad value: no match, no exception
-    assert f(query("page:1:2:3")) is False
-    assert f(query("other")) is False
-    assert f(query(None)) is False
-    assert Ping.filter()(query("ping")) == {"callback_data": Ping()}
-    assert Ping.filter()(query("pingpong")) is False
+    assert f.check(query("page:3:")) == {"callback_data": Page(number=3)}
+    assert f.check(query("pages:3:")) is False
+    assert f.check(query("page:x:")) is False  # bad value: no match, no exception
+    assert f.check(query("page:1:2:3")) is False
+    assert f.check(query("other")) is False
+    assert f.check(query(None)) is False
+    assert Ping.filter().check(query("ping")) == {"callback_data": Ping()}
+    assert Ping.filter().check(query("pingpong")) is False
     assert filter_params(f) == () and filter_is_async(f) is False
     assert repr(Page.filter(F.number > 1)) == "Page.filter(F.number > 1)"
 
 
 def test_filter_rules() -> None:
     big = Page.filter(F.number > 1)
-    assert big(query("page:2:")) == {"callback_data": Page(number=2)}
-    assert big(query("page:1:")) is False
+    assert big.check(query("page:2:")) == {"callback_data": Page(number=2)}
+    assert big.check(query("page:1:")) is False
     injected = Page.filter(F.query.as_("q"))
-    assert injected(query("page:1:cats")) == {
+    assert injected.check(query("page:1:cats")) == {
         "callback_data": Page(number=1, query="cats"),
         "q": "cats",
     }
-    assert injected(query("page:1:")) is False
+    assert injected.check(query("page:1:")) is False
     plain = Page.filter(lambda page: page.number % 2 == 0)
-    assert plain(query("page:4:")) == {"callback_data": Page(number=4)}
-    assert plain(query("page:5:")) is False
+    assert plain.check(query("page:4:")) == {"callback_data": Page(number=4)}
+    assert plain.check(query("page:5:")) is False
 
     async def async_rule(page: Page) -> bool:
         return True

@@ -163,7 +163,8 @@ async def test_ignore_case() -> None:
 
 async def test_regexp_commands() -> None:
     f = Command(re.compile(r"item_(\d+)"), "list")
-    assert f.commands == ("list",) and len(f.patterns) == 1
+    assert f.names == ("list",) and len(f.patterns) == 1
+    assert f.commands == (f.patterns[0], "list")  # aiogram's: every command, in order
     result = await f(message("/item_42 details"))
     assert isinstance(result, dict)
     command = result["command"]
@@ -174,15 +175,17 @@ async def test_regexp_commands() -> None:
 
 
 def test_command_validation() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="at least one"):  # aiogram's error type
         Command()
     with pytest.raises(ValueError, match=r"Command\('start'\)"):
         Command("/start")
     for bad in ("", "two words", "a@b"):
         with pytest.raises(ValueError):
             Command(bad)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):
         Command(42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="iterable"):
+        Command(commands=42)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Command("a", prefix="")
 
@@ -253,6 +256,28 @@ async def test_command_start_plain_and_deep_link() -> None:
     result = await needs_link(message("/start ref42"))
     assert isinstance(result, dict) and result["command"].args == "ref42"
     assert needs_link.commands == ("start",)
+    no_link = CommandStart(deep_link=False)  # aiogram's three values: False = no payload
+    assert await no_link(message("/start")) == {"command": CommandObject("/", "start")}
+    assert await no_link(message("/start ref42")) is False
+    assert repr(no_link) == "CommandStart(deep_link=False)"
+
+
+async def test_command_flags_magic_dict_and_str() -> None:
+    f = Command("test", magic=F.args.as_("args"))
+    flags: dict[str, list[object]] = {}
+    f.update_handler_flags(flags)
+    assert flags == {"commands": [f]}
+    result = await f(message("/test 42"))
+    assert isinstance(result, dict) and result["args"] == "42"  # a magic dict is injected
+    assert result["command"].magic_result == {"args": "42"}
+    assert str(Command("start")) == (
+        "Command('start', prefix='/', ignore_case=False, ignore_mention=False)"
+    )
+    assert str(CommandStart()).startswith("CommandStart(ignore_case=False")
+    assert await Command("Start", ignore_case=True)(message("/START")) is not False
+    pattern = re.compile("item", re.IGNORECASE)  # ignore_case leaves a regexp alone
+    assert await Command(pattern, ignore_case=True)(message("/ITEM")) is not False
+    assert await Command(re.compile("item"), ignore_case=True)(message("/ITEM")) is False
 
 
 async def test_command_start_encoded_payloads() -> None:

@@ -314,9 +314,9 @@ async def test_magic_combined_with_other_filters() -> None:
 
     combined = F.text.as_("t") & has_bot
     assert isinstance(combined, Filter) and filter_params(combined) == ("bot",)
-    assert combined(TEXT, bot="b") == {"t": "Hello World", "seen_bot": "b"}
+    assert combined.check(TEXT, bot="b") == {"t": "Hello World", "seen_bot": "b"}
     reflected = has_bot & F.photo
-    assert reflected(TEXT, bot="b") is False
+    assert reflected.check(TEXT, bot="b") is False
     mixed = is_anna | F.photo
     assert mixed.is_async
     assert await mixed(TEXT) is True

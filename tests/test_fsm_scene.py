@@ -18,7 +18,6 @@ from aiogram.utils.class_attrs_resolver import get_sorted_mro_attrs_resolver as 
 
 from tgfast import Bot, F
 from tgfast.dispatcher import Dispatcher, Router
-from tgfast.dispatcher.event import FAILED
 from tgfast.dispatcher.flags import flags
 from tgfast.errors import SceneError, TgfastError
 from tgfast.exceptions import SceneException
@@ -300,7 +299,8 @@ async def test_a_scene_without_registry_says_what_is_missing(bot: Bot) -> None:
     assert isinstance(caught[0], SceneException) and "'scenes'" in str(caught[0])
     dp2 = Dispatcher()
     dp2.include_router(Lonely.as_router())
-    assert await send(dp2, bot, "hi") == [FAILED]
+    with pytest.raises(SceneException, match="'scenes'"):
+        await send(dp2, bot, "hi")
 
 
 def test_handlers_are_tried_in_aiogram_order() -> None:

@@ -317,7 +317,7 @@ def test_the_scan_sees_what_it_must() -> None:
     assert absolute(("tgfast", "fsm", "storage"), "...redis.storage") == "tgfast.redis.storage"
     assert absolute(("tgfast", "fsm", "storage"), ".base") == "tgfast.fsm.storage.base"
     routing = {i.target for i in imports(TGFAST, TGFAST / "_speedups" / "_routing.pyx")}
-    assert {"cpython.dict", "tgfast._logging", "functools", "tgfast.decoding"} <= routing
+    assert {"cpython.dict", "tgfast.dispatcher.event", "functools", "tgfast.decoding"} <= routing
     init = {i.target for i in imports(TGFAST, TGFAST / "__init__.py")}
     assert {"tgfast.methods", "tgfast.types", "tgfast.client"} <= init
     assert "tgfast" not in init  # from . import methods: the submodule, not the package

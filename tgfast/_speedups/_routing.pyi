@@ -90,6 +90,7 @@ class Table:
     workflow_data: dict[str, Any]
     current_bot: ContextVar[Any]
     dispatcher: Any
+    updates: Node | None
     def __init__(
         self,
         kinds: tuple[Kind, ...],
@@ -98,6 +99,7 @@ class Table:
         workflow_data: dict[str, Any],
         current_bot: ContextVar[Any],
         dispatcher: Any = None,
+        updates: Node | None = None,
     ) -> None: ...
     def data(
         self, kind: Kind, bot: Any, update: Any, event: Any, kwargs: dict[str, Any]

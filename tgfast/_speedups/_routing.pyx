@@ -21,13 +21,11 @@ from ..decoding import convert, decode_update
 from ..types import Update
 from ..types.binding import _has_bot_slot
 from ._decode import _slot_offset
-from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
+from ..dispatcher.event import UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
-from .._logging import get_logger
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
-log = get_logger("tgfast.dispatcher")
 
 cdef object _CoroutineType = CoroutineType  # a C global: the check is a pointer compare
 cdef dict _EMPTY = {}  # the data of a kind whose tree asks for none; never mutated
@@ -109,7 +107,7 @@ cdef class Entry(Call):
             self.cmd_keys = frozenset(
                 (p + c).lower() if command.ignore_case else p + c
                 for p in command.prefix
-                for c in command.commands
+                for c in command.names
             )
 
 
@@ -168,11 +166,13 @@ cdef class Table:
     cdef readonly dict workflow_data
     cdef readonly object current_bot
     cdef readonly object dispatcher
+    cdef readonly Node updates
 
     def __init__(
         self, tuple kinds, Node errors, tuple update_outer, dict workflow_data, current_bot,
-        dispatcher=None,
+        dispatcher=None, Node updates=None,
     ):
+        self.updates = updates
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
@@ -422,24 +422,32 @@ async def _update_outer(Table table, Kind kind, Py_ssize_t index, bot, update, d
     return await middleware(partial(_update_outer, table, kind, index + 1, bot), update, data)
 
 
+async def _unrouted(Table table, update, bot, dict kwargs):
+    """An update of no kind the table routes (newer than tgfast's Bot API, say), offered to
+    the ``@router.update()`` handlers with the ``Update`` as their event."""
+    cdef dict data = PyDict_Copy(table.workflow_data)
+    data.setdefault("dispatcher", table.dispatcher)
+    data["bot"] = bot
+    data["update"] = data["event_update"] = update
+    data["event_from_user"] = data["event_chat"] = None
+    if kwargs:
+        data.update(kwargs)
+    try:
+        return await _route(table.updates, update, data, bot)
+    except Exception as exc:
+        return await _on_error(table, update, exc, data, bot)
+
+
 async def _on_error(Table table, update, exc, dict data, bot):
+    """Offer ``exc`` to the ``errors`` handlers; what one returns is the update's result.
+    Unhandled, ``exc`` propagates (as in aiogram), as does an errors handler's own."""
     if table.errors is not None:
-        try:
-            result = await _route(
-                table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
-            )
-        except Exception as again:
-            log.error(
-                "update %s: an errors handler raised %r while handling %r",
-                update.update_id, again, exc, exc_info=again,
-            )
-            return FAILED
+        result = await _route(
+            table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
+        )
         if result is not UNHANDLED:
             return result
-    log.error(
-        "update %s: unhandled %s: %s", update.update_id, type(exc).__name__, exc, exc_info=exc
-    )
-    return FAILED
+    raise exc
 
 
 cdef extern from *:
@@ -588,8 +596,12 @@ cdef class _Feed(_Cut):
                 kind = <Kind>k
                 break
         if kind is None:
-            self.state = _DONE
-            return UNHANDLED
+            if table.updates is None:
+                self.state = _DONE
+                return UNHANDLED
+            self.state = _ERROR  # driven to its end; what it raises propagates
+            self.coro = _unrouted(table, update, self.bot, self.kwargs)
+            return self._step(None)
         self.kind = kind
         self.event = event
         if kind.bindable:
@@ -751,7 +763,9 @@ cdef class DispatchCore:
 
     def feed_update(self, bot, update, **kwargs):
         """Handle one update: the first matching handler's result, ``UNHANDLED`` when no
-        handler matched, ``FAILED`` when one raised and no ``errors`` handler took it."""
+        handler matched. What a handler raises goes to the ``errors`` handlers; when none
+        takes it, it propagates, as in aiogram (the webhook server and the poller catch
+        and log it, and go on)."""
         cdef _Feed feed = _Feed.__new__(_Feed)
         feed.core = self
         feed.bot = bot

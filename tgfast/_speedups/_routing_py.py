@@ -21,16 +21,14 @@ from functools import partial
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, final
 
-from .._logging import get_logger
 from ..decoding import convert, decode_update
-from ..dispatcher.event import FAILED, UNHANDLED, ErrorEvent, SkipHandler
+from ..dispatcher.event import UNHANDLED, ErrorEvent, SkipHandler
 from ..filters.command import parse_command
 from ..types import Update
 from ..types.binding import _has_bot_slot
 
 __all__ = ["Call", "DispatchCore", "Entry", "Kind", "Node", "Table", "command_head"]
 
-log = get_logger("tgfast.dispatcher")
 
 _EMPTY: dict[str, Any] = {}  # the data of a kind whose tree asks for none; never mutated
 
@@ -87,7 +85,7 @@ class Entry(Call):
             self.cmd_keys = frozenset(
                 (p + c).lower() if command.ignore_case else p + c
                 for p in command.prefix
-                for c in command.commands
+                for c in command.names
             )
 
 
@@ -140,7 +138,9 @@ class Kind:
 class Table:
     """The frozen routing table of a dispatcher."""
 
-    __slots__ = ("current_bot", "dispatcher", "errors", "kinds", "update_outer", "workflow_data")
+    __slots__ = (
+        "current_bot", "dispatcher", "errors", "kinds", "update_outer", "updates", "workflow_data"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -150,7 +150,9 @@ class Table:
         workflow_data: dict[str, Any],
         current_bot: ContextVar[Any],
         dispatcher: Any = None,
+        updates: Node | None = None,
     ) -> None:
+        self.updates = updates  # the @router.update() handlers, for updates of no kind here
         self.kinds = kinds
         self.errors = errors
         self.update_outer = update_outer
@@ -309,26 +311,35 @@ async def _update_outer(
     return await middleware(partial(_update_outer, table, kind, index + 1, bot), update, data)
 
 
+async def _unrouted(table: Table, update: Any, bot: Any, kwargs: dict[str, Any]) -> Any:
+    """An update of no kind the table routes (newer than tgfast's Bot API, say), offered to
+    the ``@router.update()`` handlers with the ``Update`` as their event."""
+    assert table.updates is not None
+    data = table.workflow_data.copy()
+    data.setdefault("dispatcher", table.dispatcher)
+    data["bot"] = bot
+    data["update"] = data["event_update"] = update
+    data["event_from_user"] = data["event_chat"] = None
+    if kwargs:
+        data.update(kwargs)
+    try:
+        return await _propagate(table.updates, update, data, bot)
+    except Exception as exc:  # noqa: BLE001 - offered to error handlers, else raised
+        return await _on_error(table, update, exc, data, bot)
+
+
 async def _on_error(
     table: Table, update: Any, exc: Exception, data: dict[str, Any], bot: Any
 ) -> Any:
+    """Offer ``exc`` to the ``errors`` handlers; what one returns is the update's result.
+    Unhandled, ``exc`` propagates (as in aiogram), as does an errors handler's own."""
     if table.errors is not None:
-        try:
-            result = await _propagate(
-                table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
-            )
-        except Exception as again:  # logged: the caller's loop goes on
-            log.error(
-                "update %s: an errors handler raised %r while handling %r",
-                update.update_id, again, exc, exc_info=again,
-            )  # fmt: skip
-            return FAILED
+        result = await _propagate(
+            table.errors, ErrorEvent(update, exc), {**data, "exception": exc}, bot
+        )
         if result is not UNHANDLED:
             return result
-    log.error(
-        "update %s: unhandled %s: %s", update.update_id, type(exc).__name__, exc, exc_info=exc
-    )
-    return FAILED
+    raise exc
 
 
 class DispatchCore:
@@ -345,14 +356,18 @@ class DispatchCore:
 
     async def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Any:
         """Handle one update: the first matching handler's result, ``UNHANDLED`` when no
-        handler matched, ``FAILED`` when one raised and no ``errors`` handler took it."""
+        handler matched. What a handler raises goes to the ``errors`` handlers; when none
+        takes it, it propagates, as in aiogram (the webhook server and the poller catch
+        and log it, and go on)."""
         table = self._table or self.freeze()
         for kind in table.kinds:
             event = getattr(update, kind.name)
             if event is not None:
                 break
         else:
-            return UNHANDLED
+            return (
+                UNHANDLED if table.updates is None else await _unrouted(table, update, bot, kwargs)
+            )
         if kind.bindable:
             event._bot = bot
         data = table.data(kind, bot, update, event, kwargs) if kind.needs_data else _EMPTY

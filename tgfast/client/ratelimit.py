@@ -8,7 +8,9 @@ The defaults follow Telegram's Bots FAQ, "My bot is hitting limits, how do I avo
   (a bot answering one message with up to six sends them at once: a conversation is
   not paced, a sustained stream to one chat is);
 * "not able to send more than 20 messages per minute to the same group" ->
-  ``DEFAULT_GROUP``: 20 per minute (one every 3 s), bursts of 3;
+  ``DEFAULT_GROUP``: 20 per minute sustained (one every 3 s), bursts of 20: a minute's
+  allowance may be spent at once, so an interactive group conversation is not paced
+  (issue #25: with bursts of 3, the fourth quick reply in an active group waited 3 s);
 * bulk notifications: "not more than 30 messages per second or so" -> ``DEFAULT_OVERALL``:
   30 per second across all chats, bursts of 30. A bot with paid broadcasts enabled
   (``allow_paid_broadcast``, up to 1000 per second) passes a higher ``overall``.
@@ -108,11 +110,16 @@ chat's next send waits one second, after 6 idle seconds the whole burst is back.
 minute holds at most 65 sends to one chat, and 60 once the burst is spent.
 """
 
-DEFAULT_GROUP = Limit(20, 60.0, burst=3)
+DEFAULT_GROUP = Limit(20, 60.0, burst=20)
 """One group, supergroup or channel (negative id or ``@username``): 20 per minute.
 
-Two or three replies at once stay instant; the long-run rate is exactly 20 per minute
-(any 60 s window holds at most 22 sends, only right after an idle spell).
+The figures: Telegram's FAQ gives 20 messages per minute per group. A full minute's
+allowance, 20 replies, leaves at once; then one every 3 s; one token comes back every
+3 s, so after a minute without sends the whole burst is back. Once a burst is spent any
+60 s window holds 20 sends, the sustained limit; the window that starts with a full
+burst holds at most 39 (20 + 19). Where Telegram counts a strict 20 in any 60 s, a 429
+pauses the group for its ``retry_after`` (``penalize``); ``Limit(20, 60.0, burst=1)``
+never exceeds it, at the price of pacing every reply after the first 3 s apart.
 """
 
 DEFAULT_METHODS: frozenset[str] = frozenset(

@@ -122,7 +122,7 @@ class Dispatcher(Router, impl.DispatchCore):
     def freeze(self) -> Table:
         """Build the routing table now (the first update does it otherwise)."""
         if self._table is None:
-            for router in self.chain_tail():
+            for router in self.chain_tail:
                 router._frozen = True
             fsm = None if self.disable_fsm else self.fsm
             self._table = build_table(self, self.workflow_data, fsm, self.routing)
@@ -248,13 +248,7 @@ class Dispatcher(Router, impl.DispatchCore):
                     await self.fsm.isolation.close()
 
     async def _emit(self, which: str, kwargs: dict[str, Any]) -> None:
-        data = {"dispatcher": self, **self.workflow_data, **kwargs}
-        for router in self.chain_tail():
-            data["router"] = router  # as aiogram: each router's hooks get their router
-            for inj in getattr(router, which).callbacks:
-                result = inj.fn(**inj.kwargs(data))
-                if inj.is_async:
-                    await result
+        await super()._emit(which, {"dispatcher": self, **self.workflow_data, **kwargs})
 
 
 def _call_late(bot: Bot, task: asyncio.Future[Any]) -> None:

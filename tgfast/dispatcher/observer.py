@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..errors import UnsupportedKeywordArgument
@@ -14,7 +14,7 @@ from .middleware import Middleware
 if TYPE_CHECKING:
     from .router import Router
 
-__all__ = ["HandlerObject", "Observer", "UpdateObserver"]
+__all__ = ["HandlerObject", "MiddlewareManager", "Observer", "UpdateObserver"]
 
 E = TypeVar("E")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -63,6 +63,52 @@ def _filter_injection(f: Any) -> Injection:
     return Injection(as_filter(f))  # a magic filter becomes its check; junk is a TypeError
 
 
+class MiddlewareManager(Sequence[Middleware]):
+    """``observer.outer_middleware`` / ``observer.middleware``: call it (or use it as a
+    decorator, with or without parentheses) to add a middleware; aiogram's
+    ``register``/``unregister``, ``in``, ``len`` and indexing work too."""
+
+    __slots__ = ("_into", "_observer")
+
+    def __init__(self, observer: Observer[Any], into: list[Middleware]) -> None:
+        self._observer = observer
+        self._into = into
+
+    @overload
+    def __call__(self, middleware: None = None) -> Callable[[M], M]: ...
+
+    @overload
+    def __call__(self, middleware: M) -> M: ...
+
+    def __call__(self, middleware: M | None = None) -> M | Callable[[M], M]:
+        return self._observer._add(self._into, middleware)
+
+    def register(self, middleware: M) -> M:
+        """Add ``middleware`` (after those added before)."""
+        self._observer._add(self._into, middleware)
+        return middleware
+
+    def unregister(self, middleware: Middleware) -> None:
+        """Remove ``middleware`` (``ValueError`` when it is not there)."""
+        self._observer.router._check_mutable()
+        self._into.remove(middleware)
+
+    @overload
+    def __getitem__(self, index: int) -> Middleware: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Middleware]: ...
+
+    def __getitem__(self, index: int | slice) -> Middleware | Sequence[Middleware]:
+        return self._into[index]
+
+    def __len__(self) -> int:
+        return len(self._into)
+
+    def __repr__(self) -> str:
+        return f"<MiddlewareManager {self._into!r}>"
+
+
 class Observer(Generic[E]):
     """``@router.message(Command("start"))``: registers handlers for one update kind.
 
@@ -80,6 +126,11 @@ class Observer(Generic[E]):
         self.filters: list[Injection] = []
         self.outer_middlewares: list[Middleware] = []
         self.middlewares: list[Middleware] = []
+        self.outer_middleware = MiddlewareManager(self, self.outer_middlewares)
+        """Add a middleware run before this router's filters: ``outer_middleware(m)``,
+        ``@outer_middleware``, ``@outer_middleware()`` or ``outer_middleware.register(m)``."""
+        self.middleware = MiddlewareManager(self, self.middlewares)
+        """Add an inner middleware, run around each matched handler (same spellings)."""
 
     @property
     def event_name(self) -> str:
@@ -114,28 +165,6 @@ class Observer(Generic[E]):
         self.router._check_mutable()
         self.filters.extend(_filter_injection(f) for f in filters)
 
-    @overload
-    def outer_middleware(self, middleware: None = None) -> Callable[[M], M]: ...
-
-    @overload
-    def outer_middleware(self, middleware: M) -> M: ...
-
-    def outer_middleware(self, middleware: M | None = None) -> M | Callable[[M], M]:
-        """Add a middleware run before this router's filters: ``outer_middleware(m)``,
-        ``@outer_middleware`` or ``@outer_middleware()``."""
-        return self._add(self.outer_middlewares, middleware)
-
-    @overload
-    def middleware(self, middleware: None = None) -> Callable[[M], M]: ...
-
-    @overload
-    def middleware(self, middleware: M) -> M: ...
-
-    def middleware(self, middleware: M | None = None) -> M | Callable[[M], M]:
-        """Add an inner middleware, run around each matched handler: ``middleware(m)``,
-        ``@middleware`` or ``@middleware()``."""
-        return self._add(self.middlewares, middleware)
-
     def _add(self, into: list[Middleware], middleware: M | None) -> M | Callable[[M], M]:
         if middleware is None:
 
@@ -155,33 +184,16 @@ class Observer(Generic[E]):
 
 
 class UpdateObserver(Observer[Any]):
-    """``dp.update``: middlewares around the whole processing of each update.
+    """``router.update``: middlewares around the whole processing of each update, and
+    ``@router.update()`` handlers.
 
-    Only the Dispatcher's runs, so only the Dispatcher's accepts them: outer ones first,
-    then inner ones (innermost), then the update is routed by kind. It takes no handlers
-    and no filters; registering them (or a middleware on a plain Router's) raises
-    ``TypeError`` at once instead of being silently ignored.
+    Only the Dispatcher's middlewares run, so only the Dispatcher accepts them: outer
+    ones first, then inner ones (innermost), then the update is routed by kind; a
+    middleware on a plain Router's raises ``TypeError`` at once instead of being
+    silently ignored. Handlers (and their filters), on any router, get the ``Update``
+    itself when it is of no kind tgfast routes (one newer than its Bot API), as
+    aiogram's do; an update of a known kind goes to that kind's handlers.
     """
-
-    def __call__(
-        self, *filters: Any, flags: Mapping[str, Any] | None = None, **unsupported: Any
-    ) -> Callable[[F], F]:
-        raise TypeError(_NO_HANDLERS)
-
-    def register(
-        self,
-        callback: F,
-        *filters: Any,
-        flags: Mapping[str, Any] | None = None,
-        **unsupported: Any,
-    ) -> F:
-        raise TypeError(_NO_HANDLERS)
-
-    def filter(self, *filters: Any) -> None:
-        raise TypeError(
-            "router.update takes no filters: filter each kind's observer "
-            "(router.message.filter(...)), or have a dp.update middleware skip updates"
-        )
 
     def _add(self, into: list[Middleware], middleware: M | None) -> M | Callable[[M], M]:
         if middleware is not None and not getattr(self.router, "is_dispatcher", False):
@@ -192,12 +204,6 @@ class UpdateObserver(Observer[Any]):
                 f"use its kinds' observers (router.message.{which}(...), ...)"
             )
         return super()._add(into, middleware)
-
-
-_NO_HANDLERS = (
-    "router.update takes no handlers: register on the update's kind (@router.message(), "
-    "@router.callback_query(), ...); a dp.update.outer_middleware(...) sees every update"
-)
 
 
 def _refuse(keywords: Mapping[str, Any]) -> None:

@@ -61,29 +61,72 @@ class Router(UpdateObservers):
         self.shutdown = Hooks(self)
 
     def include_router(self, router: Router) -> Router:
-        """Nest ``router`` under this one; returns it, for chaining."""
-        self._check_mutable()
+        """Nest ``router`` under this one; returns it, for chaining.
+
+        aiogram's errors: ``ValueError`` for something that is not a Router,
+        ``RuntimeError`` for a router included already, into itself, in a cycle, or a
+        Dispatcher (the root) included anywhere.
+        """
         if not isinstance(router, Router):
-            raise TypeError(f"include_router() takes a Router, not {type(router).__name__}")
-        if router.parent is not None:
-            raise ValueError(f"{router.name} is already included in {router.parent.name}")
-        if router is self or any(r is router for r in self.chain_head()):
-            raise ValueError(f"including {router.name} into {self.name} makes a cycle")
-        if getattr(router, "is_dispatcher", False):
-            raise ValueError("a Dispatcher is the root: it cannot be included in a router")
-        router.parent = self
-        self.sub_routers.append(router)
+            raise ValueError(
+                f"router should be instance of Router not {type(router).__name__!r}: "
+                "include_router() takes a Router"
+            )
+        router.parent_router = self
         return router
 
     def include_routers(self, *routers: Router) -> None:
         """``include_router`` for each of ``routers``, in order."""
+        if not routers:
+            raise ValueError("At least one router must be provided")
         for router in routers:
             self.include_router(router)
 
     @property
     def parent_router(self) -> Router | None:
-        """The router this one is included in (aiogram's name for ``parent``)."""
+        """The router this one is included in (aiogram's name for ``parent``); setting
+        it includes this router there, as ``include_router`` does."""
         return self.parent
+
+    @parent_router.setter
+    def parent_router(self, router: Router) -> None:
+        if not isinstance(router, Router):
+            raise ValueError(f"router should be instance of Router not {type(router).__name__!r}")
+        router._check_mutable()
+        if getattr(self, "is_dispatcher", False):
+            raise RuntimeError("a Dispatcher is the root: it cannot be included in a router")
+        if self.parent is not None:
+            raise RuntimeError(
+                f"Router is already attached to {self.parent.name}: {self.name} cannot be "
+                f"included in {router.name} too"
+            )
+        if router is self:
+            raise RuntimeError(f"Self-referencing routers is not allowed ({self.name})")
+        if any(r is self for r in router.chain_head):
+            raise RuntimeError(
+                f"Circular referencing of Router is not allowed: including {self.name} into "
+                f"{router.name} makes a cycle"
+            )
+        self.parent = router
+        router.sub_routers.append(self)
+
+    async def emit_startup(self, **kwargs: Any) -> None:
+        """Run this router's startup callbacks, then its sub-routers' (each gets its own
+        ``router`` and what ``kwargs`` it asks for)."""
+        await self._emit("startup", kwargs)
+
+    async def emit_shutdown(self, **kwargs: Any) -> None:
+        """Run this router's shutdown callbacks, then its sub-routers'."""
+        await self._emit("shutdown", kwargs)
+
+    async def _emit(self, which: str, kwargs: dict[str, Any]) -> None:
+        data = dict(kwargs)
+        for router in self.chain_tail:
+            data["router"] = router  # as aiogram: each router's hooks get their router
+            for inj in getattr(router, which).callbacks:
+                result = inj.fn(**inj.kwargs(data))
+                if inj.is_async:
+                    await result
 
     def resolve_used_update_types(self, skip_events: Iterable[str] | None = None) -> list[str]:
         """The update kinds with handlers here or below, sorted, less ``skip_events``:
@@ -92,26 +135,29 @@ class Router(UpdateObservers):
         skip = INTERNAL_UPDATE_TYPES.union(skip_events or ())
         return sorted({
             kind
-            for router in self.chain_tail()
+            for router in self.chain_tail
             for kind, observer in router.observers.items()
             if observer.handlers and kind not in skip
         })  # fmt: skip
 
+    @property
     def chain_head(self) -> Iterator[Router]:
-        """This router and its parents, up to the root."""
+        """This router and its parents, up to the root (a property, as aiogram's)."""
         router: Router | None = self
         while router is not None:
             yield router
             router = router.parent
 
+    @property
     def chain_tail(self) -> Iterator[Router]:
-        """This router and every router below it, depth first, in inclusion order."""
+        """This router and every router below it, depth first, in inclusion order (a
+        property, as aiogram's)."""
         yield self
         for router in self.sub_routers:
-            yield from router.chain_tail()
+            yield from router.chain_tail
 
     def _check_mutable(self) -> None:
-        if any(r._frozen for r in self.chain_head()):
+        if any(r._frozen for r in self.chain_head):
             raise RouterFrozenError(
                 f"{self.name} is part of a dispatcher that has started: register handlers, "
                 "filters, middlewares and routers before the first update"

@@ -78,6 +78,7 @@ class PollingRun:
         from ..server.polling import Poller
         from ..server.processing import DEFAULT_MAX_IN_FLIGHT
 
+        self.bots = tuple(bots)
         self.stop_requested = asyncio.Event()
         self.stopped = asyncio.Event()
         self.pollers: list[Poller] = [
@@ -99,7 +100,15 @@ class PollingRun:
     async def run(self) -> None:
         """Poll with every bot until a stop is requested or a poller fails for good
         (a wrong token: its error is raised after the others have stopped); then
-        drain each processor and confirm each offset."""
+        drain each processor and confirm each offset.
+
+        Each bot is asked ``getMe`` first, as aiogram does: a wrong token fails here,
+        before any update is taken, and handlers find ``bot.me()`` answered."""
+        for bot, me in zip(
+            self.bots, await asyncio.gather(*(b.me() for b in self.bots)), strict=True
+        ):
+            log.info("polling: bot @%s id=%d - %r", me.username, bot.id, me.full_name)
+
         polls = [asyncio.ensure_future(poller.poll()) for poller in self.pollers]
         try:
             await wait_unless(self.stop_requested, *polls)

@@ -65,7 +65,22 @@ def build_table(
                 )
             )
     errors = _node(routing, root, "errors", ())
-    return routing.Table(tuple(kinds), errors, update_outer, workflow_data, current_bot, root)
+    updates = _updates_node(routing, root)
+    return routing.Table(
+        tuple(kinds), errors, update_outer, workflow_data, current_bot, root, updates
+    )
+
+
+def _updates_node(routing: RoutingModule, root: Router) -> Node | None:
+    """The ``@router.update()`` handlers of the tree, for updates of no kind the table
+    routes; around them the dispatcher's update middlewares (the FSM's excepted: such an
+    update has no chat or user to key a record on)."""
+    observer = root.update
+    items = [item for item, _keys in _items(routing, root, "update", tuple(observer.middlewares))]
+    if not items:
+        return None
+    filters = tuple(_call(routing, f) for f in observer.filters)
+    return routing.Node(filters, tuple(observer.outer_middlewares), tuple(items), None, "")
 
 
 _FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})
@@ -75,7 +90,7 @@ def _wants_fsm(root: Router) -> bool:
     """Whether anything in the tree could read the FSM's data: a filter or handler that
     asks for it (state filters ask for ``raw_state``), takes ``**kwargs``, or any
     middleware (which sees all data)."""
-    for router in root.chain_tail():
+    for router in root.chain_tail:
         for observer in (*router.observers.values(), router.errors, router.update):
             if observer.outer_middlewares or observer.middlewares:
                 return True
@@ -106,7 +121,9 @@ def _reads(call: Call) -> bool:
 
 
 def _observer(router: Router, kind: str) -> Observer[Any]:
-    return router.errors if kind == "errors" else router.observers[kind]
+    if kind == "errors":
+        return router.errors
+    return router.update if kind == "update" else router.observers[kind]
 
 
 def _call(routing: RoutingModule, inj: Injection) -> Call:
@@ -195,7 +212,7 @@ def _command_keys(filters: tuple[Injection, ...]) -> Keys:
     for inj in filters:
         f = inj.fn
         if isinstance(f, Command) and not f.patterns:  # a magic only narrows these keys
-            mine = frozenset((p + c).lower() for p in f.prefix for c in f.commands)
+            mine = frozenset((p + c).lower() for p in f.prefix for c in f.names)
             keys = mine if keys is None else keys & mine
     return keys
 

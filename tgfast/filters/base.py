@@ -4,6 +4,12 @@ A filter is any callable ``f(event, **data)`` returning ``True``/``False``/``Non
 ``dict``: a dict (even an empty one) passes and its items are injected into the
 handler's data; anything else passes when it is truthy. It may be ``async``.
 
+tgfast's own filters are awaitable as aiogram's are (``await Command("x")(message)``,
+``await (f1 & f2)(event)``), for tests written the aiogram way; each also has a
+synchronous twin, ``check``, which is what the dispatcher calls: ``@sync_twin`` on an
+``async def __call__`` names it, and a subclass that overrides ``__call__`` is called
+through its own ``__call__`` instead.
+
 The dispatcher resolves each filter once, at registration: ``as_filter`` turns a magic
 filter into its check function, ``filter_params`` says which data names the filter
 declares (only those are passed), ``filter_is_async`` whether the result is awaited.
@@ -16,7 +22,7 @@ from __future__ import annotations
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 __all__ = [
     "Filter",
@@ -28,6 +34,7 @@ __all__ = [
     "invert_f",
     "or_f",
     "passes",
+    "sync_twin",
 ]
 
 FilterResult = bool | dict[str, Any] | None
@@ -39,19 +46,36 @@ def passes(result: object) -> bool:
     return isinstance(result, dict) or bool(result)
 
 
+C = TypeVar("C", bound=Callable[..., Any])
+
+
+def sync_twin(call: C) -> C:
+    """Mark an ``async def __call__`` as a wrapper of the filter's synchronous ``check``
+    (same result): the dispatcher then calls ``check`` inline, without a coroutine."""
+    call.__tgfast_sync_twin__ = "check"  # type: ignore[attr-defined]
+    return call
+
+
 class Filter(ABC):  # noqa: B024 - __call__ is abstract, outside TYPE_CHECKING
     """Base of class-based filters: implement ``__call__(self, event, <data names>)``.
 
     ``is_async`` is set for each subclass from its ``__call__``, so the dispatcher
-    knows whether to await without inspecting anything per update.
+    knows whether to await without inspecting anything per update; ``sync_entry``
+    names the synchronous twin the dispatcher calls instead (see ``sync_twin``).
+    A filter is ``Awaitable`` as in aiogram (``__await__``, aiogram 2's spelling).
     """
 
     __slots__ = ()
     is_async: ClassVar[bool] = False
+    sync_entry: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.is_async = inspect.iscoroutinefunction(cls.__call__)
+        cls.sync_entry = getattr(cls.__call__, "__tgfast_sync_twin__", None)
+        cls.is_async = cls.sync_entry is None and inspect.iscoroutinefunction(cls.__call__)
+
+    def __await__(self) -> Any:  # aiogram's: a filter instance passes for an Awaitable
+        return self.__call__
 
     if TYPE_CHECKING:  # any signature: the event, then the data names the filter wants
         __call__: Callable[..., Any]
@@ -89,9 +113,17 @@ def as_filter(obj: object) -> Callable[..., Any]:
 
     if isinstance(obj, MagicFilter):
         return obj.check
-    hook = getattr(type(obj), "__tgfast_filter__", None)
+    cls = type(obj)
+    hook = next((c.__dict__["__tgfast_filter__"] for c in cls.__mro__
+                 if "__tgfast_filter__" in c.__dict__), None)  # fmt: skip
     if hook is not None:
-        return hook(obj)  # type: ignore[no-any-return]
+        obj = hook(obj)
+        if isinstance(obj, MagicFilter):
+            return obj.check
+        cls = type(obj)
+    entry = getattr(cls, "sync_entry", None)
+    if entry is not None and isinstance(obj, Filter):
+        return getattr(obj, entry)  # type: ignore[no-any-return]
     if not callable(obj):
         hint = (
             f"; did you mean Command({obj!r}) or F.text == {obj!r}?" if isinstance(obj, str) else ""
@@ -108,6 +140,8 @@ def filter_params(f: object) -> tuple[str, ...] | None:
     """
     f = as_filter(f)
     declared = getattr(f, "__filter_params__", _UNSET)
+    if declared is _UNSET and isinstance(getattr(f, "__self__", None), Filter):
+        declared = getattr(f.__self__, "__filter_params__", _UNSET)  # type: ignore[attr-defined]
     if declared is not _UNSET:
         return declared  # type: ignore[no-any-return]
     try:
@@ -203,7 +237,7 @@ class _And(_Combined):
     __slots__ = ()
     _symbol = "&"
 
-    def __call__(self, event: Any, /, **kwargs: Any) -> FilterResult:
+    def check(self, event: Any, /, **kwargs: Any) -> FilterResult:
         data: dict[str, Any] | None = None
         for part in self._parts:
             result = _call(part, event, kwargs)
@@ -213,10 +247,13 @@ class _And(_Combined):
                 return False
         return True if data is None else data
 
+    @sync_twin
+    async def __call__(self, event: Any, /, **kwargs: Any) -> FilterResult:
+        return self.check(event, **kwargs)
 
-class _AsyncAnd(_Combined):
+
+class _AsyncAnd(_And):
     __slots__ = ()
-    _symbol = "&"
 
     async def __call__(self, event: Any, /, **kwargs: Any) -> FilterResult:
         data: dict[str, Any] | None = None
@@ -235,7 +272,7 @@ class _Or(_Combined):
     __slots__ = ()
     _symbol = "|"
 
-    def __call__(self, event: Any, /, **kwargs: Any) -> FilterResult:
+    def check(self, event: Any, /, **kwargs: Any) -> FilterResult:
         for part in self._parts:
             result = _call(part, event, kwargs)
             if isinstance(result, dict):
@@ -244,10 +281,13 @@ class _Or(_Combined):
                 return True
         return False
 
+    @sync_twin
+    async def __call__(self, event: Any, /, **kwargs: Any) -> FilterResult:
+        return self.check(event, **kwargs)
 
-class _AsyncOr(_Combined):
+
+class _AsyncOr(_Or):
     __slots__ = ()
-    _symbol = "|"
 
     async def __call__(self, event: Any, /, **kwargs: Any) -> FilterResult:
         for part in self._parts:
@@ -264,8 +304,12 @@ class _AsyncOr(_Combined):
 class _Invert(_Combined):
     __slots__ = ()
 
-    def __call__(self, event: Any, /, **kwargs: Any) -> bool:
+    def check(self, event: Any, /, **kwargs: Any) -> bool:
         return not passes(_call(self._parts[0], event, kwargs))
+
+    @sync_twin
+    async def __call__(self, event: Any, /, **kwargs: Any) -> bool:
+        return self.check(event, **kwargs)
 
     def __repr__(self) -> str:
         return f"~{self._parts[0][0]!r}"
@@ -274,7 +318,7 @@ class _Invert(_Combined):
 class _AsyncInvert(_Invert):
     __slots__ = ()
 
-    async def __call__(self, event: Any, /, **kwargs: Any) -> bool:  # type: ignore[override]
+    async def __call__(self, event: Any, /, **kwargs: Any) -> bool:
         result: Awaitable[Any] = _call(self._parts[0], event, kwargs)
         return not passes(await result)
 
@@ -282,13 +326,13 @@ class _AsyncInvert(_Invert):
 def and_f(*filters: object) -> Filter:
     """Passes when every filter passes (checked in order, stopping at the first miss);
     injects the union of their dicts, later ones winning."""
-    parts = _parts(filters, (_And, _AsyncAnd))
+    parts = _parts(filters, (_And,))
     return (_AsyncAnd if any(p[2] for p in parts) else _And)(parts)
 
 
 def or_f(*filters: object) -> Filter:
     """Passes when any filter passes; injects the dict of the first one that does."""
-    parts = _parts(filters, (_Or, _AsyncOr))
+    parts = _parts(filters, (_Or,))
     return (_AsyncOr if any(p[2] for p in parts) else _Or)(parts)
 
 

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
 from ..errors import TgfastError
-from .base import Filter, as_filter, filter_is_async, passes
+from .base import Filter, as_filter, filter_is_async, passes, sync_twin
 
 __all__ = [
     "MAX_CALLBACK_DATA",
@@ -47,6 +47,11 @@ _INT_TEXT = re.compile(r"\s*([+-]?\d+(?:_\d+)*)(?:\.0+)?\s*", re.ASCII)
 class CallbackDataError(TgfastError, ValueError):
     """Callback data that cannot be packed (too long, a separator in a value) or
     unpacked (another prefix, a wrong number of fields, a value of the wrong type)."""
+
+
+class _CallbackDataShapeError(CallbackDataError, TypeError):
+    """A class without a usable prefix or separator, or data with the wrong number of
+    values: a ``ValueError`` as aiogram raises, and the ``TypeError`` tgfast raised."""
 
 
 class _Field:
@@ -209,11 +214,16 @@ class _CallbackDataMeta(type):
         if not any(isinstance(base, _CallbackDataMeta) for base in bases):
             return super().__new__(mcs, name, bases, namespace, **kwargs)  # CallbackData itself
         if not isinstance(prefix, str) or not prefix:
-            raise TypeError(f"class {name}(CallbackData, prefix=...) needs a non-empty prefix")
+            raise _CallbackDataShapeError(
+                f"prefix required: class {name}(CallbackData, prefix=...) needs a non-empty prefix"
+            )
         if not isinstance(sep, str) or not sep:
-            raise TypeError(f"{name}: the separator must be a non-empty string")
+            raise _CallbackDataShapeError(f"{name}: the separator must be a non-empty string")
         if sep in prefix:
-            raise TypeError(f"{name}: the prefix {prefix!r} contains the separator {sep!r}")
+            raise _CallbackDataShapeError(
+                f"Separator symbol {sep!r} can not be used inside prefix {prefix!r} ({name}: "
+                "the prefix contains the separator)"
+            )
         module = sys.modules.get(namespace.get("__module__", ""))
         globalns = dict(vars(module)) if module is not None else {}
         caller = sys._getframe(1)
@@ -237,7 +247,7 @@ class _CallbackDataMeta(type):
         namespace["__slots__"] = tuple(a for a in own if a not in {f.name for f in inherited})
         cls = super().__new__(mcs, name, bases, namespace, **kwargs)
         cls.__prefix__ = prefix  # type: ignore[attr-defined]
-        cls.__sep__ = sep  # type: ignore[attr-defined]
+        cls.__sep__ = cls.__separator__ = sep  # type: ignore[attr-defined]  # aiogram: __separator__
         cls.__fields__ = fields  # type: ignore[attr-defined]
         cls._field_list = tuple(fields.values())  # type: ignore[attr-defined]
         cls.__match_args__ = tuple(fields)  # type: ignore[attr-defined,misc]
@@ -266,6 +276,7 @@ class CallbackData(metaclass=_CallbackDataMeta):
     __slots__ = ()
     __prefix__: ClassVar[str]
     __sep__: ClassVar[str]
+    __separator__: ClassVar[str]  # aiogram's name for __sep__
     __fields__: ClassVar[dict[str, _Field]]
     _field_list: ClassVar[tuple[_Field, ...]]
 
@@ -297,7 +308,8 @@ class CallbackData(metaclass=_CallbackDataMeta):
             text = "" if value is None else field.encode(value)
             if sep in text:
                 raise CallbackDataError(
-                    f"{cls.__name__}.{field.name}: {value!r} contains the separator {sep!r}"
+                    f"Separator symbol {sep!r} can not be used in value "
+                    f"{cls.__name__}.{field.name} = {value!r}: it contains the separator"
                 )
             parts.append(text)
         packed = sep.join(parts)
@@ -307,7 +319,7 @@ class CallbackData(metaclass=_CallbackDataMeta):
             raise CallbackDataError(f"{cls.__name__}: {packed!r} is not valid UTF-8 text") from exc
         if size > MAX_CALLBACK_DATA:
             raise CallbackDataError(
-                f"{cls.__name__}: callback data {packed!r} is {size} bytes;"
+                f"{cls.__name__}: callback data {packed!r} is too long: it is {size} bytes;"
                 f" Telegram allows at most {MAX_CALLBACK_DATA}"
             )
         return packed
@@ -320,13 +332,15 @@ class CallbackData(metaclass=_CallbackDataMeta):
         parts = value.split(cls.__sep__)
         if parts[0] != cls.__prefix__:
             raise CallbackDataError(
-                f"{value!r} is not {cls.__name__} data: the prefix is not {cls.__prefix__!r}"
+                f"Bad prefix ({parts[0]!r} != {cls.__prefix__!r}): {value!r} is not "
+                f"{cls.__name__} data"
             )
         fields = cls._field_list
         if len(parts) != len(fields) + 1:
-            raise CallbackDataError(
-                f"{value!r} is not {cls.__name__} data:"
-                f" {len(parts) - 1} values for {len(fields)} fields"
+            raise _CallbackDataShapeError(
+                f"{value!r} is not {cls.__name__} data: {cls.__name__} takes {len(fields)} "
+                f"arguments but {len(parts) - 1} were given ({len(parts) - 1} values for "
+                f"{len(fields)} fields)"
             )
         self = object.__new__(cls)
         for field, text in zip(fields, parts[1:], strict=True):  # lengths checked above
@@ -395,7 +409,11 @@ class CallbackDataFilter(Filter):
         fields = callback_data._field_list
         self._head = callback_data.__prefix__ + (callback_data.__sep__ if fields else "")
 
-    def __call__(self, query: Any) -> bool | dict[str, Any]:
+    @sync_twin
+    async def __call__(self, query: Any) -> bool | dict[str, Any]:
+        return self.check(query)
+
+    def check(self, query: Any, /) -> bool | dict[str, Any]:
         data = getattr(query, "data", None)
         if data is None or not data.startswith(self._head):
             return False

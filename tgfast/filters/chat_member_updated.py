@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Filter
+from .base import Filter, sync_twin
 
 __all__ = [
     "ADMINISTRATOR",
@@ -177,7 +177,11 @@ class ChatMemberUpdatedFilter(Filter):
             )
         self.member_status_changed = member_status_changed
 
-    def __call__(self, event: Any, /) -> bool:
+    @sync_twin
+    async def __call__(self, member_updated: Any) -> bool:
+        return self.check(member_updated)
+
+    def check(self, event: Any, /) -> bool:
         rule = self.member_status_changed
         new = getattr(event, "new_chat_member", None)
         if isinstance(rule, MemberStatusTransition):

@@ -1,7 +1,7 @@
 """``Command`` and ``CommandStart``: ``/name@bot args`` in a message's text or caption.
 
 The work is split so a routing table can share it: ``parse_command`` reads the text
-once per update, ``Command.commands`` lets handlers be found by name in a dict, and
+once per update, ``Command.names`` lets handlers be found by name in a dict, and
 ``Command.check(parsed, username)`` finishes the test without parsing again.
 """
 
@@ -167,12 +167,20 @@ class Command(Filter):
     ``F.args.regexp(r"^\\d+$")``) is resolved against the ``CommandObject``: the command
     passes only when the value is truthy, and it lands in ``command.magic_result``.
 
-    ``commands`` holds the plain names (lower-cased with ``ignore_case``) and
-    ``patterns`` the regexps, so a routing table can index handlers by name.
+    ``commands`` is every command as given (aiogram's), names lower-cased with
+    ``ignore_case``; ``names`` holds the plain names alone and ``patterns`` the
+    regexps, so a routing table can index handlers by name. ``ignore_case`` does not
+    touch a regexp (give it ``re.IGNORECASE``), as in aiogram.
+
+    A command that is not a str, ``BotCommand`` or ``re.Pattern`` (or ``commands`` that
+    is not an iterable of them), or no command at all, is a ``ValueError`` as in aiogram.
+    Awaiting the filter (``await Command("x")(message, bot)``) injects, besides
+    ``command``, the items of a ``magic`` result that is a dict, as aiogram does.
     """
 
     __slots__ = (
-        "_names", "commands", "ignore_case", "ignore_mention", "magic", "patterns", "prefix"
+        "_names", "commands", "ignore_case", "ignore_mention", "magic", "names", "patterns",
+        "prefix",
     )  # fmt: skip
 
     def __init__(
@@ -188,31 +196,42 @@ class Command(Filter):
             raise TypeError(f"magic must be a magic filter (F.args...), not {magic!r}")
         if isinstance(commands, (str, re.Pattern, BotCommand)):
             commands = (commands,)
+        elif commands is not None and not isinstance(commands, Iterable):
+            raise ValueError(f"Command takes a str, re.Pattern, BotCommand or an iterable "
+                             f"of them, not {commands!r}")  # fmt: skip
         items = (*values, *(commands or ()))
         if not items:
-            raise TypeError("Command needs at least one command")
+            raise ValueError("Command needs at least one command")
         if not isinstance(prefix, str) or not prefix:
             raise ValueError("prefix must be a non-empty string of prefix characters")
         names: list[str] = []
         patterns: list[re.Pattern[str]] = []
+        given: list[str | re.Pattern[str]] = []
         for item in items:
             if isinstance(item, re.Pattern):
                 patterns.append(item)
+                given.append(item)
                 continue
             name = item.command if isinstance(item, BotCommand) else item
             if not isinstance(name, str):
-                raise TypeError(f"a command is a str, a BotCommand or a re.Pattern, not {item!r}")
+                raise ValueError(f"a command is a str, a BotCommand or a re.Pattern, not {item!r}")
             if not name or name[0] in prefix or any(c.isspace() or c == "@" for c in name):
                 hint = f" (write Command({name[1:]!r}))" if name[:1] in prefix else ""
                 raise ValueError(f"not a command name: {name!r}{hint}")
             names.append(name.lower() if ignore_case else name)
-        self.commands: tuple[str, ...] = tuple(dict.fromkeys(names))
+            given.append(names[-1])
+        self.commands: tuple[str | re.Pattern[str], ...] = tuple(given)
+        self.names: tuple[str, ...] = tuple(dict.fromkeys(names))
         self.patterns: tuple[re.Pattern[str], ...] = tuple(patterns)
         self.prefix = prefix
         self.ignore_case = ignore_case
         self.ignore_mention = ignore_mention
         self.magic = magic
-        self._names = frozenset(self.commands)
+        self._names = frozenset(self.names)
+
+    def update_handler_flags(self, flags: dict[str, Any]) -> None:
+        """aiogram's hook: a handler's ``commands`` flag lists its ``Command`` filters."""
+        flags.setdefault("commands", []).append(self)
 
     async def __call__(self, message: Any, bot: Any = None) -> bool | dict[str, Any]:
         text = getattr(message, "text", None) or getattr(message, "caption", None)
@@ -229,6 +248,9 @@ class Command(Filter):
             username = None if bot is None else (await bot.me()).username
             if username is None or username.lower() != mention.lower():
                 return False
+        magic = result._magic_result
+        if type(magic) is dict:
+            return {"command": result, **magic}
         return {"command": result}
 
     def check(self, parsed: CommandObject, username: str | None) -> CommandObject | None:
@@ -265,7 +287,7 @@ class Command(Filter):
         return None
 
     def __repr__(self) -> str:
-        shown = [repr(c) for c in self.commands] + [repr(p) for p in self.patterns]
+        shown = [repr(c) for c in self.names] + [repr(p) for p in self.patterns]
         if self.prefix != "/":
             shown.append(f"prefix={self.prefix!r}")
         if self.ignore_case:
@@ -276,11 +298,25 @@ class Command(Filter):
             shown.append(f"magic={self.magic!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def __str__(self) -> str:  # aiogram's: every argument written out
+        return _signature(
+            self, *self.commands, prefix=self.prefix, ignore_case=self.ignore_case,
+            ignore_mention=self.ignore_mention, magic=self.magic,
+        )  # fmt: skip
+
+
+def _signature(obj: object, *args: Any, **kwargs: Any) -> str:
+    """aiogram's ``str()`` of a filter: its arguments, those that are None left out."""
+    shown = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items() if v is not None]
+    return f"{type(obj).__name__}({', '.join(shown)})"
+
 
 class CommandStart(Command):
     """``/start``, with the deep-link payload as ``command.args``.
 
-    ``deep_link=True`` passes only a ``/start`` that has a payload;
+    ``deep_link=None`` (the default) passes ``/start`` with or without a payload,
+    ``deep_link=False`` only without one, ``deep_link=True`` only with one (aiogram's
+    three values);
     ``deep_link_encoded=True`` decodes a base64url payload (see ``tgfast.deep_linking``)
     into ``command.args``, and a payload that does not decode does not pass. ``magic``
     is checked as for ``Command``, on the decoded payload.
@@ -290,7 +326,7 @@ class CommandStart(Command):
 
     def __init__(
         self,
-        deep_link: bool = False,
+        deep_link: bool | None = None,
         deep_link_encoded: bool = False,
         ignore_case: bool = False,
         ignore_mention: bool = False,
@@ -306,8 +342,10 @@ class CommandStart(Command):
         result = super()._match(parsed)
         if result is None:
             return None
-        if result._args is None:
+        if not result._args:
             return None if self.deep_link else result
+        if self.deep_link is False:
+            return None
         if self.deep_link_encoded:
             try:
                 return result.replace(args=decode_payload(result._args))
@@ -318,12 +356,20 @@ class CommandStart(Command):
     def __repr__(self) -> str:
         shown = [
             f"{name}=True"
-            for name in ("deep_link", "deep_link_encoded", "ignore_case", "ignore_mention")
+            for name in ("deep_link_encoded", "ignore_case", "ignore_mention")
             if getattr(self, name)
         ]
+        if self.deep_link is not None:
+            shown.insert(0, f"deep_link={self.deep_link}")
         if self.magic is not None:
             shown.append(f"magic={self.magic!r}")
         return f"CommandStart({', '.join(shown)})"
+
+    def __str__(self) -> str:
+        return _signature(
+            self, ignore_case=self.ignore_case, ignore_mention=self.ignore_mention,
+            magic=self.magic, deep_link=self.deep_link, deep_link_encoded=self.deep_link_encoded,
+        )  # fmt: skip
 
 
 __getattr__ = absent(

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..types.enums import ContentType
 from ..types.helpers import UNKNOWN, content_type_of
-from .base import Filter
+from .base import Filter, sync_twin
 
 __all__ = [
     "ANY",
@@ -49,7 +49,11 @@ class ContentTypeFilter(Filter):
         self.content_types: frozenset[str] = frozenset(names)
         self._any = ANY.value in self.content_types
 
-    def __call__(self, message: Any) -> bool:
+    @sync_twin
+    async def __call__(self, message: Any) -> bool:
+        return self.check(message)
+
+    def check(self, message: Any, /) -> bool:
         return self._any or content_type_of(message) in self.content_types
 
     def __repr__(self) -> str:
@@ -70,7 +74,11 @@ class ChatTypeFilter(Filter):
             raise TypeError("ChatTypeFilter needs at least one chat type")
         self.chat_types: frozenset[str] = frozenset(_strings(chat_types, "chat types"))
 
-    def __call__(self, event: Any) -> bool:
+    @sync_twin
+    async def __call__(self, event: Any) -> bool:
+        return self.check(event)
+
+    def check(self, event: Any, /) -> bool:
         chat = getattr(event, "chat", None)
         if chat is None:
             chat = getattr(getattr(event, "message", None), "chat", None)
@@ -126,7 +134,11 @@ class TextFilter(Filter):
         if (equals, startswith, contains, endswith, regexp) == (None,) * 5:
             raise TypeError("TextFilter needs equals, startswith, contains, endswith or regexp")
 
-    def __call__(self, event: Any) -> bool | dict[str, Any]:
+    @sync_twin
+    async def __call__(self, event: Any) -> bool | dict[str, Any]:
+        return self.check(event)
+
+    def check(self, event: Any, /) -> bool | dict[str, Any]:
         text = _text_of(event)
         if text is None:
             return False

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .base import Filter
+from .base import Filter, sync_twin
 
 __all__ = ["ExceptionMessageFilter", "ExceptionTypeFilter"]
 
@@ -18,14 +18,18 @@ class ExceptionTypeFilter(Filter):
 
     def __init__(self, *exception_types: type[BaseException]) -> None:
         if not exception_types:
-            raise TypeError("ExceptionTypeFilter needs at least one exception type")
+            raise ValueError("ExceptionTypeFilter needs at least one exception type")
         for tp in exception_types:
             if not (isinstance(tp, type) and issubclass(tp, BaseException)):
                 raise TypeError(f"not an exception type: {tp!r}")
         self.exception_types = exception_types
 
-    def __call__(self, event: Any) -> bool:
+    def check(self, event: Any, /) -> bool:
         return isinstance(getattr(event, "exception", None), self.exception_types)
+
+    @sync_twin
+    async def __call__(self, obj: Any) -> bool:
+        return self.check(obj)
 
     def __repr__(self) -> str:
         names = ", ".join(tp.__name__ for tp in self.exception_types)
@@ -41,7 +45,11 @@ class ExceptionMessageFilter(Filter):
     def __init__(self, pattern: str | re.Pattern[str]) -> None:
         self.pattern: re.Pattern[str] = re.compile(pattern)
 
-    def __call__(self, event: Any) -> bool | dict[str, Any]:
+    @sync_twin
+    async def __call__(self, obj: Any) -> bool | dict[str, Any]:
+        return self.check(obj)
+
+    def check(self, event: Any, /) -> bool | dict[str, Any]:
         exception = getattr(event, "exception", None)
         if exception is None:
             return False
@@ -49,4 +57,4 @@ class ExceptionMessageFilter(Filter):
         return False if match is None else {"match_exception": match}
 
     def __repr__(self) -> str:
-        return f"ExceptionMessageFilter({self.pattern.pattern!r})"
+        return f"ExceptionMessageFilter(pattern={self.pattern!r})"

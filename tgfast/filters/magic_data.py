@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import Filter
+from .base import Filter, sync_twin
 from .magic import MagicFilter
 
 __all__ = ["MagicData"]
 
 
-class _Data(dict[str, Any]):
+class _Data(dict[Any, Any]):
     """The data with keys readable as attributes, for the magic chain to walk."""
 
     def __getattr__(self, name: str) -> Any:
@@ -32,8 +32,15 @@ class MagicData(Filter):
             raise TypeError(f"MagicData takes a magic filter (F...), not {magic_data!r}")
         self.magic_data = magic_data
 
-    def __call__(self, event: Any, /, **data: Any) -> bool | dict[str, Any]:
+    def check(self, event: Any, /, **data: Any) -> bool | dict[str, Any]:
         return self.magic_data.check(_Data({**data, "event": event}))
 
+    @sync_twin
+    async def __call__(self, event: Any, /, *args: Any, **data: Any) -> bool | dict[str, Any]:
+        """As aiogram: extra positional arguments are in the data under 0, 1, ..."""
+        values: dict[Any, Any] = dict(enumerate(args))
+        values.update(data, event=event)
+        return self.magic_data.check(_Data(values))
+
     def __repr__(self) -> str:
-        return f"MagicData({self.magic_data!r})"
+        return f"MagicData(magic_data={self.magic_data!r})"

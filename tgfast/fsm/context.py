@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .state import ANY_STATE, State
-from .storage.base import BaseStorage, StateType, StorageKey
+from .storage.base import BaseStorage, StateType, StorageKey, data_mapping
 
 __all__ = ["FSMContext"]
 
@@ -49,8 +49,9 @@ class FSMContext:
         return await self.storage.get_value(self.key, key, default)
 
     async def set_data(self, data: Mapping[str, Any]) -> None:
-        """Replace the data."""
-        await self.storage.set_data(self.key, data)
+        """Replace the data (``StorageDataError``, aiogram's ``DataNotDictLikeError``,
+        when it is not a mapping, whatever the storage)."""
+        await self.storage.set_data(self.key, data_mapping(data))
 
     async def update_data(
         self, data: Mapping[str, Any] | None = None, **kwargs: Any
@@ -62,9 +63,9 @@ class FSMContext:
         if data is None:
             update: Mapping[str, Any] = kwargs
         elif kwargs:
-            update = {**data, **kwargs}
+            update = {**data_mapping(data), **kwargs}
         else:
-            update = data
+            update = data_mapping(data)
         return await self.storage.update_data(self.key, update)
 
     async def clear(self) -> None:

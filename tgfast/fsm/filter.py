@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..filters.base import Filter
+from ..filters.base import Filter, sync_twin
 from .state import ANY_STATE, State, StatesGroupMeta
 
 __all__ = ["StateFilter"]
@@ -42,7 +42,11 @@ class StateFilter(Filter):
         self._any = ANY_STATE in names
         self._names = frozenset(names)
 
-    def __call__(self, event: Any, /, raw_state: str | None = None) -> bool:
+    def check(self, event: Any, /, raw_state: str | None = None) -> bool:
+        return self._any or raw_state in self._names
+
+    @sync_twin
+    async def __call__(self, obj: Any, raw_state: str | None = None) -> bool:
         return self._any or raw_state in self._names
 
     def __repr__(self) -> str:

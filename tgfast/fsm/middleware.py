@@ -47,7 +47,15 @@ class FSMContextMiddleware:
         storage: BaseStorage,
         strategy: FSMStrategy = FSMStrategy.USER_IN_CHAT,
         isolation: BaseEventIsolation | None = None,
+        *,
+        events_isolation: BaseEventIsolation | None = None,
     ) -> None:
+        if isinstance(strategy, BaseEventIsolation):  # aiogram's order: storage, isolation
+            given: Any = isolation
+            isolation = strategy
+            strategy = given if isinstance(given, FSMStrategy) else FSMStrategy.USER_IN_CHAT
+        if events_isolation is not None:  # aiogram's keyword
+            isolation = events_isolation
         self.storage = storage
         self.strategy = FSMStrategy(strategy)
         self._topics = self.strategy in _TOPIC_STRATEGIES
@@ -98,18 +106,42 @@ class FSMContextMiddleware:
             return None
         return StorageKey(bot_id, ids[0], ids[1], ids[2], business)
 
-    def get_context(
+    def resolve_context(
         self,
-        bot_id: int,
+        bot: Any,
         chat_id: int | None,
         user_id: int | None,
-        *,
         thread_id: int | None = None,
         business_connection_id: str | None = None,
         destiny: str = DEFAULT_DESTINY,
+    ) -> FSMContext | None:
+        """aiogram's: ``get_context``, or None when the strategy has nothing to key on."""
+        if apply_strategy(self.strategy, chat_id, user_id, thread_id) is None:
+            return None
+        return self.get_context(
+            bot, chat_id, user_id, thread_id, business_connection_id, destiny
+        )  # fmt: skip
+
+    def get_context(
+        self,
+        bot: Any = None,
+        chat_id: int | None = None,
+        user_id: int | None = None,
+        thread_id: int | None = None,
+        business_connection_id: str | None = None,
+        destiny: str = DEFAULT_DESTINY,
+        *,
+        bot_id: int | None = None,
     ) -> FSMContext:
         """The context a handler would get for this chat and user, from outside a
-        handler (a scheduled job, an admin command acting on another user)."""
+        handler (a scheduled job, an admin command acting on another user).
+
+        ``bot`` is the ``Bot`` (aiogram's ``get_context(bot=..., chat_id=...,
+        user_id=...)``) or its id; ``bot_id=`` names the id alone."""
+        if bot_id is None:
+            bot_id = bot if isinstance(bot, int) else getattr(bot, "id", None)
+        if not isinstance(bot_id, int):
+            raise TypeError(f"get_context needs the Bot or its id, not {bot!r}")
         ids = apply_strategy(self.strategy, chat_id, user_id, thread_id)
         if ids is None:
             raise ValueError(f"strategy {self.strategy.name} needs a chat_id or user_id")

@@ -9,6 +9,9 @@ A ``StatesGroup`` class is a filter meaning "any state of this group" through th
 
 ``State("*")`` (``any_state``) passes whatever the state, none included;
 ``State()`` outside a group (``default_state``) passes only when there is no state.
+A named state outside a group is stored as aiogram stores it, ``"@:<name>"``, or
+``"<group_name>:<name>"`` with ``State(name, group_name=...)``, so records an aiogram
+bot left in its storage are read back as the same states.
 """
 
 from __future__ import annotations
@@ -31,30 +34,43 @@ class State(Filter):
     As a filter it passes when the current state is this one.
     """
 
-    __slots__ = ("_any", "_group", "_name", "_state")
+    __slots__ = ("_any", "_group", "_group_name", "_name", "_state")
     __filter_params__: ClassVar[tuple[str, ...]] = ("raw_state",)
 
     _group: StatesGroupMeta | None
 
-    def __init__(self, state: str | None = None) -> None:
+    def __init__(self, state: str | None = None, group_name: str | None = None) -> None:
         if state is not None and not isinstance(state, str):
             raise TypeError(f"a state name is a str or None, not {type(state).__name__}")
         if state == "":
             raise ValueError("a state name must not be empty")
+        if group_name is not None and (not isinstance(group_name, str) or not group_name):
+            raise ValueError(f"group_name must be a non-empty str, not {group_name!r}")
         self._name = state
         self._group = None
-        self._state = state
+        self._group_name = group_name
         self._any = state == ANY_STATE
+        self._state = self._label(None)
+
+    def _label(self, group: StatesGroupMeta | None) -> str | None:
+        """The stored string: ``group_name`` wins, then the group's path, then ``@``."""
+        name = self._name
+        if name is None or self._any:
+            return name
+        if self._group_name is not None:
+            return f"{self._group_name}:{name}"
+        return f"{'@' if group is None else group.__full_group_name__}:{name}"
 
     def __set_name__(self, owner: type, name: str) -> None:
+        if not isinstance(owner, StatesGroupMeta):
+            raise ValueError(f"{owner.__name__}.{name}: a State belongs in a StatesGroup subclass")
         if self._name is None:
             self._name = name
 
     def _bind(self, group: StatesGroupMeta) -> None:
         """Called by the group's metaclass, again when the group is nested in another."""
         self._group = group
-        if not self._any:
-            self._state = f"{group.__full_group_name__}:{self._name}"
+        self._state = self._label(group)
 
     @property
     def state(self) -> str | None:
@@ -62,11 +78,14 @@ class State(Filter):
         return self._state
 
     @property
-    def group(self) -> StatesGroupMeta | None:
-        """The ``StatesGroup`` this state belongs to (None outside a group)."""
+    def group(self) -> StatesGroupMeta:
+        """The ``StatesGroup`` this state belongs to (``RuntimeError`` outside one, as
+        in aiogram)."""
+        if self._group is None:
+            raise RuntimeError(f"{self!r} is not in any StatesGroup")
         return self._group
 
-    def __call__(self, event: Any, /, raw_state: str | None = None) -> bool:
+    def __call__(self, event: Any, raw_state: str | None = None) -> bool:
         return self._any or raw_state == self._state
 
     def __eq__(self, other: object) -> bool:
@@ -79,11 +98,10 @@ class State(Filter):
     def __hash__(self) -> int:
         return hash(self._state)
 
-    def __str__(self) -> str:
-        return str(self._state)
-
     def __repr__(self) -> str:
-        return f"<State {self._state!r}>"
+        return f"<State '{self._state or ''}'>"  # aiogram's str() and repr()
+
+    __str__ = __repr__
 
 
 class StatesGroupMeta(type):
@@ -93,8 +111,11 @@ class StatesGroupMeta(type):
     __children__: tuple[StatesGroupMeta, ...]
     __states__: tuple[State, ...]
     __all_states__: tuple[State, ...]
-    __all_states_names__: frozenset[str]
+    __all_states_names__: tuple[str, ...]
     __full_group_name__: str
+    __childs__: tuple[StatesGroupMeta, ...]  # aiogram's names, beside tgfast's
+    __state_names__: tuple[str, ...]
+    __all_childs__: tuple[StatesGroupMeta, ...]
 
     def __new__(
         mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **kwargs: Any
@@ -133,7 +154,12 @@ class StatesGroupMeta(type):
         cls.__all_states__ = cls.__states__ + tuple(
             s for child in cls.__children__ for s in child.__all_states__
         )
-        cls.__all_states_names__ = frozenset(s.state for s in cls.__all_states__ if s.state)
+        cls.__all_states_names__ = tuple(s.state for s in cls.__all_states__ if s.state)
+        cls.__childs__ = cls.__children__
+        cls.__state_names__ = tuple(s.state for s in cls.__states__ if s.state)
+        cls.__all_childs__ = cls.__children__ + tuple(
+            g for child in cls.__children__ for g in child.__all_childs__
+        )
 
     def __contains__(cls, item: object) -> bool:
         """``Form.name in Form``, ``"Form:name" in Form``, ``Form.Sub in Form``."""
@@ -146,6 +172,9 @@ class StatesGroupMeta(type):
                 item is child or item in child for child in cls.__children__
             )
         return False
+
+    def __str__(cls) -> str:
+        return f"<StatesGroup '{cls.__full_group_name__}'>"
 
     def __iter__(cls) -> Any:
         """The group's states, nested groups' included, in declaration order."""
@@ -166,14 +195,23 @@ class StatesGroup(metaclass=StatesGroupMeta):
             age = State()
 
     ``Form.name.state == "Form:name"``; ``Form.__all_states__`` lists every state,
-    nested groups' included; ``Form`` itself is a filter for any of them.
+    nested groups' included; ``Form`` itself is a filter for any of them, and so is an
+    instance, ``Form()`` (aiogram's spelling).
     """
 
-    def __init__(self) -> None:
-        raise TypeError(
-            f"{type(self).__name__} is a group of states, not something to instantiate; "
-            f"use the class itself (as a filter: @router.message({type(self).__name__}))"
-        )
+    @classmethod
+    def get_root(cls) -> type[StatesGroup]:
+        """The outermost group this one is nested in (itself when it is not nested)."""
+        root: StatesGroupMeta = cls
+        while root.__parent__ is not None:
+            root = root.__parent__
+        return root  # type: ignore[return-value]
+
+    def __call__(self, event: Any, raw_state: str | None = None) -> bool:
+        return raw_state in type(self).__all_states_names__
+
+    def __str__(self) -> str:
+        return f"StatesGroup {type(self).__full_group_name__}"
 
 
 any_state = State(ANY_STATE)

@@ -30,6 +30,11 @@ aiogram keeps its users' conversations. ``update_data`` there reads the JSON, me
 and writes it back only if it did not change meanwhile (a compare-and-set script),
 retrying otherwise: atomic too, in two round trips instead of one.
 
+At its first read the storage samples the record keys under its prefix (and aiogram's,
+``fsm``) and logs a warning when some are in a layout it does not read, such as records
+an aiogram bot wrote with another key builder (``tgfast.redis.layout``;
+``check_layout=False`` skips it, ``await storage.check_layout()`` runs it on demand).
+
 aiogram's path, ``tgfast.fsm.storage.redis.RedisStorage``, re-exports this class.
 """
 
@@ -41,12 +46,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
+from .._logging import get_logger
 from ..fsm.storage.base import (
     BaseStorage,
     KeyBuilder,
     StateType,
     StorageDataError,
     StorageKey,
+    data_mapping,
+    state_string,
 )
 from .connect import AnyRedis, Script, client_for_url, close_client, ttl_ms, wire_for
 from .errors import RedisConnectionLost, RedisUnavailable
@@ -57,6 +65,8 @@ if TYPE_CHECKING:
     from .isolation import RedisEventIsolation
 
 __all__ = ["RedisStorage", "record_key"]
+
+log = get_logger("tgfast.redis")
 
 # KEYS[1]: the data hash; ARGV[1]: TTL in ms (0: none); ARGV[2..]: field, value, ...
 _UPDATE = """
@@ -143,8 +153,8 @@ class RedisStorage(BaseStorage):
     """
 
     __slots__ = (
-        "_data_ttl", "_owns", "_owns_wire", "_prefix", "_redis", "_state_ttl", "_wire",
-        "json_dumps", "json_loads", "key_builder",
+        "_data_ttl", "_layout_checked", "_owns", "_owns_wire", "_prefix", "_redis",
+        "_state_ttl", "_wire", "json_dumps", "json_loads", "key_builder",
     )  # fmt: skip
 
     def __init__(
@@ -157,6 +167,7 @@ class RedisStorage(BaseStorage):
         json_dumps: Callable[[Any], bytes | str] = orjson.dumps,
         *,
         key_prefix: str = "fsm",
+        check_layout: bool = True,
     ) -> None:
         if not key_prefix:
             raise ValueError("key_prefix must not be empty")
@@ -170,6 +181,7 @@ class RedisStorage(BaseStorage):
         """aiogram's layout when set, else tgfast's."""
         self.json_loads = json_loads
         self.json_dumps = json_dumps
+        self._layout_checked = not check_layout
 
     @classmethod
     def from_url(
@@ -185,6 +197,7 @@ class RedisStorage(BaseStorage):
         connect_timeout: float = 1.0,
         timeout: float = 2.0,
         connection_kwargs: Mapping[str, Any] | None = None,
+        check_layout: bool = True,
         **redis_kwargs: Any,
     ) -> RedisStorage:
         """A storage on a new client for ``url`` (``redis://host:6379/0``, or through
@@ -211,6 +224,7 @@ class RedisStorage(BaseStorage):
             state_ttl=state_ttl,
             data_ttl=data_ttl,
             key_builder=key_builder,
+            check_layout=check_layout,
             json_loads=json_loads,
             json_dumps=json_dumps,
         )
@@ -222,6 +236,31 @@ class RedisStorage(BaseStorage):
         """The client given (``from_url``: a redis-py client, or the ``RespClient`` when
         redis-py is not installed or the URL is a Sentinel one), for the bot's own use."""
         return self._redis
+
+    @property
+    def key_prefix(self) -> str:
+        """The prefix of tgfast's layout (with a ``key_builder``, the builder's counts)."""
+        return self._prefix
+
+    async def check_layout(self) -> list[str]:
+        """The record keys in Redis this storage does not read (a sample; see
+        ``tgfast.redis.layout``), logged as a warning when there are any."""
+        from .layout import foreign_records, layout_hint
+
+        try:
+            keys = await foreign_records(self)
+        except RedisUnavailable as exc:
+            _unavailable("check_layout", exc)
+        if keys:
+            log.warning("%s", layout_hint(self, keys))
+        return keys
+
+    async def _check_layout_once(self) -> None:
+        self._layout_checked = True
+        try:
+            await self.check_layout()
+        except RedisUnavailable:  # the read that asked will say so itself
+            self._layout_checked = False
 
     @property
     def wire(self) -> RespClient:
@@ -253,6 +292,7 @@ class RedisStorage(BaseStorage):
         return record_key(self._prefix, key, part)
 
     async def set_state(self, key: StorageKey, state: StateType) -> None:
+        state = state_string(state)
         name = self.key_name(key, "state")
         try:
             if state is None:
@@ -265,6 +305,8 @@ class RedisStorage(BaseStorage):
             _unavailable("set_state", exc)
 
     async def get_state(self, key: StorageKey) -> StateType:
+        if not self._layout_checked:
+            await self._check_layout_once()
         name = self.key_name(key, "state")
         try:  # every update of a bot with conversations: no extra frame (see _execute)
             value = await self._wire.execute("GET", name)
@@ -278,6 +320,7 @@ class RedisStorage(BaseStorage):
         return None if value is None else _text(value)
 
     async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
+        data_mapping(data)
         if self.key_builder is not None:
             return await self._set_json(key, data)
         args = self._encode(data)
@@ -296,7 +339,7 @@ class RedisStorage(BaseStorage):
         return _decoded(flat)
 
     async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
-        if not data:
+        if not data_mapping(data):
             return await self.get_data(key)
         if self.key_builder is not None:
             return await self._update_json(key, data)

@@ -3,6 +3,9 @@
 A file already on Telegram's servers is sent as its ``file_id`` string, and a file on
 the web as its URL string: neither needs an ``InputFile``, and a call without one goes
 out as JSON. Only calls holding an ``InputFile`` become multipart uploads.
+
+Each kind takes aiogram's ``chunk_size`` and reads itself as aiogram's do:
+``async for chunk in upload.read(bot)`` (a custom session streams it so).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from ._types import InputFile
 
@@ -34,6 +38,18 @@ class _Upload(InputFile):
         """The content, as bytes or as an async iterator of byte chunks."""
         raise NotImplementedError
 
+    async def read(self, bot: Any = None) -> AsyncIterator[bytes]:
+        """The content in chunks of at most ``chunk_size`` bytes (aiogram's reader; the
+        bot is not needed here)."""
+        content = self.chunks()
+        if isinstance(content, bytes):
+            size = self.chunk_size  # type: ignore[attr-defined]
+            for start in range(0, len(content), size):
+                yield content[start : start + size]
+            return
+        async for chunk in content:
+            yield chunk
+
 
 class FSInputFile(_Upload):
     """A file on the local disk, streamed in chunks when the call is sent.
@@ -54,7 +70,7 @@ class FSInputFile(_Upload):
         self.path = Path(path)
         self.filename = filename or self.path.name
         self.content_type = content_type
-        self.chunk_size = chunk_size
+        self.chunk_size = _chunk_size(chunk_size)
         self._extra = None
 
     async def _read(self) -> AsyncIterator[bytes]:
@@ -72,21 +88,29 @@ class FSInputFile(_Upload):
 class BufferedInputFile(_Upload):
     """Bytes held in memory, uploaded under ``filename``."""
 
-    __slots__ = ("data",)
+    __slots__ = ("chunk_size", "data")
 
-    def __init__(self, data: bytes, filename: str, *, content_type: str | None = None) -> None:
+    def __init__(
+        self,
+        data: bytes,
+        filename: str,
+        chunk_size: int = CHUNK_SIZE,
+        *,
+        content_type: str | None = None,
+    ) -> None:
         self.data = bytes(data)
         self.filename = filename
         self.content_type = content_type
+        self.chunk_size = _chunk_size(chunk_size)
         self._extra = None
 
     @classmethod
     def from_file(
-        cls, path: str | os.PathLike[str], filename: str | None = None
+        cls, path: str | os.PathLike[str], filename: str | None = None, chunk_size: int = CHUNK_SIZE
     ) -> BufferedInputFile:
         """Read a whole file now (for small files sent many times)."""
         p = Path(path)
-        return cls(p.read_bytes(), filename or p.name)
+        return cls(p.read_bytes(), filename or p.name, chunk_size)
 
     def chunks(self) -> bytes:
         return self.data
@@ -116,7 +140,7 @@ class URLInputFile(_Upload):
         self.headers = dict(headers or {})
         self.filename = filename or url.rsplit("/", 1)[-1].partition("?")[0] or "file"
         self.content_type = content_type
-        self.chunk_size = chunk_size
+        self.chunk_size = _chunk_size(chunk_size)
         self.timeout = timeout
         self._extra = None
 
@@ -136,3 +160,9 @@ class URLInputFile(_Upload):
 
     def __repr__(self) -> str:
         return f"URLInputFile({self.url!r}, filename={self.filename!r})"
+
+
+def _chunk_size(value: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"chunk_size must be a positive int, not {value!r}")
+    return value

@@ -308,7 +308,11 @@ class AlbumMiddleware(BaseMiddleware):
     ) -> None:
         kind = next(k for k in ALBUM_KINDS if getattr(updates[0], k) is not None)
         album: list[Message] = [getattr(u, kind).as_(bot) for u in updates]
-        result = await dispatcher.feed_update(bot, updates[0], album=album)
+        try:
+            result = await dispatcher.feed_update(bot, updates[0], album=album)
+        except Exception as exc:  # nobody awaits this task: say it
+            log.error("album %s: the handler raised %r", key, exc, exc_info=exc)
+            return
         if isinstance(result, TelegramMethod):
             try:
                 await bot(result)

@@ -13,7 +13,10 @@ Each bot's POSTs go to an ``UpdateIntake`` over an ``UpdateProcessor``, the same
 redelivered update is handled once, the secret is compared in constant time and the
 body is bounded. A wrong secret is 401, as in aiogram. With ``handle_in_background``
 off the request waits for the handler (up to ``reply_timeout``) and answers with the
-method object it returned, for Telegram to perform.
+method object it returned, for Telegram to perform; an update taken without a method to
+answer (in the background, or a handler that returned none) is answered ``{}``, as
+aiogram answers. A method that uploads a file is not put in the answer (aiogram writes
+a multipart one): tgfast calls it, so its result and any error are known and logged.
 
 On the application's shutdown the handlers stop taking updates (503) and wait for the
 ones taken, before ``setup_application``'s shutdown callbacks run; the bots' sessions
@@ -228,7 +231,10 @@ class BaseRequestHandler(ABC):
         if intake is None:
             intake = self.intake(bot)
             await intake.processor.start()
-        return await intake._on_update(request)
+        response = await intake._on_update(request)
+        if response.status == 200 and not getattr(response, "body", None):
+            return web.Response(body=b"{}", content_type="application/json")  # as aiogram
+        return response
 
     __call__ = handle
 

@@ -19,6 +19,8 @@ __all__ = [
     "StorageDataError",
     "StorageError",
     "StorageKey",
+    "data_mapping",
+    "state_string",
 ]
 
 DEFAULT_DESTINY = "default"
@@ -34,6 +36,24 @@ class StorageError(TgfastError):
 class StorageDataError(StorageError, TypeError):
     """FSM data the storage cannot keep (a value orjson does not serialize, a key
     that is not a str); also a ``TypeError``, as a bad value is."""
+
+
+def data_mapping(data: object) -> Mapping[str, Any]:
+    """``data`` when it is FSM data (a mapping); else ``StorageDataError`` (aiogram's
+    ``DataNotDictLikeError``), the same on every storage."""
+    if not isinstance(data, Mapping):
+        raise StorageDataError(f"FSM data must be a dict or dict-like, not {type(data).__name__}")
+    return data
+
+
+def state_string(state: object) -> StateType:
+    """What a storage keeps for ``state``: a ``State``'s string, a str, or None."""
+    if state is None or isinstance(state, str):
+        return state
+    value = getattr(state, "state", state)  # a State (imported lazily: fsm.state imports us)
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"a state is a State, a str or None, not {type(state).__name__}")
 
 
 class StorageKey(NamedTuple):

@@ -8,7 +8,14 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from ..._aiogram import absent
-from .base import BaseEventIsolation, BaseStorage, StateType, StorageKey
+from .base import (
+    BaseEventIsolation,
+    BaseStorage,
+    StateType,
+    StorageKey,
+    data_mapping,
+    state_string,
+)
 
 __all__ = ["DisabledEventIsolation", "MemoryStorage", "SimpleEventIsolation"]
 
@@ -30,6 +37,7 @@ class MemoryStorage(BaseStorage):
         self._data: dict[StorageKey, dict[str, Any]] = {}
 
     async def set_state(self, key: StorageKey, state: StateType) -> None:
+        state = state_string(state)
         if state is None:
             self._states.pop(key, None)
         else:
@@ -39,7 +47,7 @@ class MemoryStorage(BaseStorage):
         return self._states.get(key)
 
     async def set_data(self, key: StorageKey, data: Mapping[str, Any]) -> None:
-        if data:
+        if data_mapping(data):
             self._data[key] = dict(data)
         else:
             self._data.pop(key, None)
@@ -49,6 +57,7 @@ class MemoryStorage(BaseStorage):
         return {} if data is None else data.copy()
 
     async def update_data(self, key: StorageKey, data: Mapping[str, Any]) -> dict[str, Any]:
+        data_mapping(data)
         current = self._data.get(key)
         if current is None:
             if not data:
