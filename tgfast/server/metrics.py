@@ -3,7 +3,7 @@
 What is counted per update is a plain ``int``/``float`` bumped in place by the one
 event-loop thread: a dict lookup and an add, 3-4 times cheaper than
 ``prometheus_client``'s ``Counter.labels(...).inc()`` with its lock
-(``benchmarks/metrics_cost.py``). A ``prometheus_client`` collector reads them when
+(``benchmarks/micro/metrics_cost.py``). A ``prometheus_client`` collector reads them when
 scraped, beside the process, GC and platform metrics and the app's own metrics of
 ``prometheus_client``'s default registry (or the one given), so one ``/metrics``
 serves them all, rendered by ``prometheus_client.generate_latest``.

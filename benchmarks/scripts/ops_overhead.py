@@ -1,7 +1,7 @@
 """What logging at info, metrics hooks and tracing switched off cost per update, in
 instructions counted by valgrind's callgrind (repeatable on a noisy machine).
 
-    python benchmarks/ops_overhead.py --build /tmp/main-build --build /tmp/this-build
+    python benchmarks/scripts/ops_overhead.py --build /tmp/main-build --build /tmp/this-build
 
 For each build (a directory put first on ``PYTHONPATH``, e.g. an unpacked wheel) a
 child process feeds updates through ``UpdateProcessor`` to an echo handler that calls

@@ -1,6 +1,6 @@
 """What counting and scraping cost: plain ints (tgfast's hot path) vs prometheus_client.
 
-    python benchmarks/metrics_cost.py
+    python benchmarks/micro/metrics_cost.py
 
 Per-update counters are bumped on the hot path (received, handled, the latency
 histogram): this compares a ``defaultdict(int)`` bump with ``Counter.labels(...).inc()``
