@@ -12,6 +12,7 @@ MAX_HEAD: int
 MAX_BODY: int
 
 def request_bytes(prefix: bytes, body: bytes) -> bytes: ...
+
 @disjoint_base
 class ResponseParser:
     status: int

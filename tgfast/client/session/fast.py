@@ -245,9 +245,7 @@ class FastSession(AiohttpSession):
             context = None
             if scheme == "https":
                 context = self.ssl_context or ssl.create_default_context()
-            pool = self._pools[key] = _Pool(
-                host, port, context, self.limit, self.keepalive_timeout
-            )
+            pool = self._pools[key] = _Pool(host, port, context, self.limit, self.keepalive_timeout)
         default_port = 443 if scheme == "https" else 80
         authority = host if port == default_port else f"{host}:{port}"
         if ":" in host:
