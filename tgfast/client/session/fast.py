@@ -190,7 +190,7 @@ class FastSession(AiohttpSession):
         )
         self.ssl_context = ssl
         self._pools: dict[tuple[str, str, int], _Pool] = {}
-        self._targets: dict[URL, tuple[_Pool, bytes]] = {}
+        self._targets: dict[int, tuple[_Pool, bytes, URL]] = {}
 
     @property
     def proxy(self) -> ProxyType | None:
@@ -209,10 +209,10 @@ class FastSession(AiohttpSession):
         Raises ``asyncio.TimeoutError`` after ``timeout`` seconds, ``ConnectFailed``
         when no connection could be made, and another ``OSError`` (a
         ``MalformedResponse`` among them) when the connection failed mid-call."""
-        target = self._targets.get(url)
-        if target is None:
+        target = self._targets.get(id(url))  # a yarl URL hashes slowly; a Bot keeps its URLs
+        if target is None or target[2] is not url:
             target = self._target(url)
-        pool, prefix = target
+        pool, prefix, _ = target
         loop = asyncio.get_running_loop()
         if timeout is None:
             conn = await pool.acquire(loop)
@@ -235,7 +235,7 @@ class FastSession(AiohttpSession):
             pool.give_back(conn)
         return answer
 
-    def _target(self, url: URL) -> tuple[_Pool, bytes]:
+    def _target(self, url: URL) -> tuple[_Pool, bytes, URL]:
         scheme, host, port = url.scheme, url.host, url.port
         if scheme not in ("http", "https") or not host or port is None:
             raise ValueError("FastSession: the server URL must be http:// or https://")
@@ -254,7 +254,7 @@ class FastSession(AiohttpSession):
             f"POST {url.raw_path_qs} HTTP/1.1\r\nHost: {authority}\r\n"
             "Content-Type: application/json\r\nContent-Length: "
         ).encode("ascii")
-        target = self._targets[url] = (pool, prefix)
+        target = self._targets[id(url)] = (pool, prefix, url)
         return target
 
     @property
