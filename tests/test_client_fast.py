@@ -8,8 +8,10 @@ garbage, never answer), over plain TCP and TLS. The behaviour a ``Bot`` shows on
 from __future__ import annotations
 
 import asyncio
+import gc
 import ssl
 import subprocess
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import ModuleType
@@ -396,3 +398,51 @@ def test_a_proxy_is_refused_with_the_way_out() -> None:
     with pytest.raises(ValueError, match="at least one connection"):
         FastSession(limit=0)
     assert ConnectFailed.__mro__[1] is ConnectionError
+
+
+# the first loop's connection is left open when its loop closes (the bot was not closed):
+# the garbage collector closes it, with the ResourceWarning that says so
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_session_used_from_a_new_event_loop_opens_new_connections() -> None:
+    """Connections belong to the loop that opened them: a session used again under a new
+    loop (``asyncio.run`` twice) opens new ones instead of reusing the old loop's."""
+    session = FastSession()
+    connections: list[int] = []
+    ready, stop = threading.Event(), threading.Event()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        connections.append(n)
+        while True:
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(_ok())
+
+    def server_thread() -> None:  # the server outlives the client's loops
+        async def main() -> None:
+            async with Script(serve) as script:
+                port.append(script.port)
+                ready.set()
+                while not stop.is_set():
+                    await asyncio.sleep(0.01)
+
+        asyncio.run(main())
+
+    async def call(close: bool) -> bool:
+        bot = Bot(TOKEN, session=session, server=f"http://127.0.0.1:{port[0]}", rate_limiter=None)
+        result: bool = await bot.log_out()
+        if close:
+            await session.close()
+        return result
+
+    port: list[int] = []
+    thread = threading.Thread(target=server_thread)
+    thread.start()
+    try:
+        assert ready.wait(10)
+        assert asyncio.run(call(close=False))  # left open as its loop ends
+        assert asyncio.run(call(close=True))
+    finally:
+        stop.set()
+        thread.join(10)
+    assert connections == [1, 2]
+    gc.collect()  # the first loop's connection is closed here, under this test's filters

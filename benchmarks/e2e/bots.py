@@ -22,12 +22,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-NAMES = ("go", "minimal", "floor", "aiogram", "tgfast", "tgfast-fast")
+NAMES = ("go", "minimal", "floor", "aiogram", "tgfast", "tgfast-fast", "tgfast-ref")
 MODES = ("webhook", "polling")
 # (contender, mode) pairs the benchmark knows; go, minimal and the floor are webhook
 # handlers only. ``go``: net/http echo bot (go_echo/); ``minimal``: uvloop + llhttp, raw
 # client (minimal_echo.py); ``floor``: bare aiohttp; ``tgfast-fast``: tgfast with
-# ``--transport fast``.
+# ``--transport fast``; ``tgfast-ref``: tgfast from ``--ref-path`` (another build, e.g. an
+# older commit), to compare two builds in one run.
 PAIRS = (
     ("go", "webhook"),
     ("minimal", "webhook"),
@@ -35,6 +36,7 @@ PAIRS = (
     ("aiogram", "webhook"),
     ("tgfast", "webhook"),
     ("tgfast-fast", "webhook"),
+    ("tgfast-ref", "webhook"),
     ("aiogram", "polling"),
     ("tgfast", "polling"),
     ("tgfast-fast", "polling"),
@@ -62,6 +64,7 @@ class Launch:
     loop: str  # floor/aiogram: uvloop or asyncio (tgfast: its default, uvloop)
     tgfast_path: str  # prepended to PYTHONPATH for the tgfast bot ("" = as installed)
     tgfast_args: tuple[str, ...] = ()  # extra options for the tgfast command
+    ref_path: str = ""  # the tgfast-ref bot's tgfast (a source tree built in place)
 
 
 def command(name: str, mode: str, launch: Launch) -> list[str]:
@@ -81,7 +84,7 @@ def command(name: str, mode: str, launch: Launch) -> list[str]:
         return [str(go_binary()), *served]
     if name == "minimal" and mode == "webhook":
         return [py, str(HERE / "minimal_echo.py"), *served, "--loop", launch.loop]
-    if name in ("tgfast", "tgfast-fast"):
+    if name in ("tgfast", "tgfast-fast", "tgfast-ref"):
         transport = ["--transport", "fast"] if name == "tgfast-fast" else []
         return [py, "-m", "tgfast", mode, "tgfast_echo:dp", *served, *TGFAST_ARGS, *transport,
                 *launch.tgfast_args]  # fmt: skip
@@ -103,7 +106,11 @@ def environment(name: str, launch: Launch) -> dict[str, str]:
     """The bot's environment: this one, with the echo modules (and tgfast) importable."""
     env = {k: v for k, v in os.environ.items() if k not in ("TGFAST_TOKEN", "BOT_TOKEN")}
     paths = [str(HERE)]
-    if name.startswith("tgfast") and launch.tgfast_path:
+    if name == "tgfast-ref":
+        if not launch.ref_path:
+            raise ValueError("tgfast-ref needs --ref-path (a tgfast source tree built in place)")
+        paths.insert(0, launch.ref_path)
+    elif name.startswith("tgfast") and launch.tgfast_path:
         paths.insert(0, launch.tgfast_path)
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])

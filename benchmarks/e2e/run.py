@@ -116,6 +116,7 @@ class Settings:
     loop: str
     pairs: list[tuple[str, str]]
     tgfast_path: str
+    ref_path: str = ""  # the tgfast-ref contender's tgfast (--ref-path)
     nginx: bool = False  # through a real nginx, over each count of ``workers``
     workers: list[int] = field(default_factory=lambda: [1])
     supervisor: bool = False  # tgfast's N workers: its --workers supervisor, else N processes
@@ -227,7 +228,7 @@ async def measure(
     launch = Launch(
         port=port, api_url=sink.url, token=TOKEN, secret=SECRET, path=WEBHOOK_PATH,
         loop=settings.loop, tgfast_path=settings.tgfast_path,
-        tgfast_args=tuple(settings.tgfast_args),
+        tgfast_args=tuple(settings.tgfast_args), ref_path=settings.ref_path,
     )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="tgfast-e2e-") as tmp:
         bot: Bot
@@ -747,6 +748,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         help="put this first on the tgfast bot's PYTHONPATH ('' = the installed tgfast; "
         "default: this source tree)",
     )
+    p.add_argument("--ref-path", default="",
+                   help="the tgfast-ref contender's tgfast: another source tree built in place "
+                   "(e.g. an older commit, `git archive` + `setup.py build_ext --inplace`)")  # fmt: skip
     p.add_argument("--tgfast-arg", action="append", default=[],
                    help="extra option for the tgfast command (repeatable)")  # fmt: skip
     p.add_argument(
@@ -832,6 +836,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         loop=args.loop,
         pairs=_pairs(args.contender, modes),
         tgfast_path=args.tgfast_path,
+        ref_path=args.ref_path,
         tgfast_args=args.tgfast_arg,
         tries=max(1, args.tries if args.tries is not None else (1 if args.nginx else 3)),
         noisy=args.noisy,

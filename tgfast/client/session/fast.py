@@ -54,11 +54,12 @@ class _Pool:
     """Keep-alive connections to one origin: the most recently used idle one first,
     at most ``limit`` open, callers beyond that wait for one to be handed back."""
 
-    __slots__ = ("host", "idle", "keepalive", "limit", "open", "port", "ssl", "waiters")
+    __slots__ = ("host", "idle", "keepalive", "limit", "loop", "open", "port", "ssl", "waiters")
 
     def __init__(
         self, host: str, port: int, ssl: ssl.SSLContext | None, limit: int, keepalive: float
     ) -> None:
+        self.loop = asyncio.get_running_loop()  # connections belong to the loop they began in
         self.host = host
         self.port = port
         self.ssl = ssl
@@ -147,6 +148,8 @@ class _Pool:
 
     def close(self) -> None:
         idle, self.idle = self.idle, []
+        if self.loop.is_closed():  # nothing can close them now; the garbage collector will
+            return
         for conn in idle:
             self._drop(conn)
 
@@ -214,6 +217,9 @@ class FastSession(AiohttpSession):
             target = self._target(url)
         pool, prefix, _ = target
         loop = asyncio.get_running_loop()
+        if pool.loop is not loop:  # used from another event loop: start over in this one
+            self._drop_pools()
+            pool, prefix, _ = self._target(url)
         if timeout is None:
             conn = await pool.acquire(loop)
         else:
@@ -264,11 +270,14 @@ class FastSession(AiohttpSession):
     async def close(self) -> None:
         """Close the idle connections (a call in flight closes its own on the way out)
         and the aiohttp session of uploads and downloads, if it was opened."""
+        self._drop_pools()
+        await super().close()
+
+    def _drop_pools(self) -> None:
         pools, self._pools = self._pools, {}
         self._targets = {}
         for pool in pools.values():
             pool.close()
-        await super().close()
 
     def __repr__(self) -> str:
         return f"FastSession(limit={self.limit}, timeout={self.timeout})"
