@@ -446,3 +446,24 @@ def test_a_session_used_from_a_new_event_loop_opens_new_connections() -> None:
         thread.join(10)
     assert connections == [1, 2]
     gc.collect()  # the first loop's connection is closed here, under this test's filters
+
+
+async def test_a_call_waiting_for_a_free_connection_times_out_cleanly() -> None:
+    """At the limit a call waits for a connection within its own timeout; one that gives
+    up leaves the pool consistent (the next call gets the freed connection)."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while True:
+            body = await script.read_request(reader)
+            if b"slow" in body:
+                await asyncio.sleep(0.5)
+            writer.write(_ok())
+
+    async with Script(serve) as script, _bot(script.port, session=FastSession(limit=1)) as bot:
+        slow = asyncio.create_task(bot.set_my_description(description="slow"))
+        await asyncio.sleep(0.05)
+        with pytest.raises(TelegramNetworkError, match="no answer within 0.1s"):
+            await bot.set_my_description(description="waits", request_timeout=0.1)
+        assert await slow is True
+        assert await bot.set_my_description(description="next") is True
+    assert script.connections == 1 and len(script.requests) == 2

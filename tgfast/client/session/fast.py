@@ -84,7 +84,7 @@ class _Pool:
         conn = self.take(loop.time())
         if conn is not None:
             return conn
-        if self.open >= self.limit:
+        while self.open >= self.limit:
             waiter = loop.create_future()
             self.waiters.append(waiter)
             try:
@@ -100,7 +100,7 @@ class _Pool:
                 raise
             if conn is not None:
                 return conn
-            # None: a slot was freed rather than a connection handed over
+            # None: a slot was freed (and may be taken again before we run: hence the loop)
         self.open += 1
         try:
             _transport, conn = await loop.create_connection(
