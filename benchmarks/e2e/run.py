@@ -900,7 +900,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n#### Against the Go bot (webhook, one process; ratios: contender / Go)\n")
         print(report.versus_go_table(results))
     if args.versus_go:
-        print("\n#### Cold start: `python -I -c 'import X'` (median of 7 runs)\n")
+        print("\n#### Cold start: `python -I -c 'import X'` (median of 7 runs)\n", flush=True)
         print(coldstart.table(tgfast_path=settings.tgfast_path))
     print(f"\nSweep took {took:.0f} s.", flush=True)
     if args.json:
