@@ -277,3 +277,14 @@ def test_table_round_trip() -> None:
     ]
     back = report.RunResult.from_json(json.loads(json.dumps(results[1].to_json())))
     assert back.p99_ms == math.inf and back.echoed == 988
+
+
+def test_go_minimal_and_the_fast_transport(tmp_path: Path) -> None:
+    """Issue #26's contenders: the Go bot (built from benchmarks/e2e/go_echo by the
+    harness), the minimal Python floor and tgfast over its fast transport."""
+    data, markdown = run_harness(tmp_path, ["go", "minimal", "tgfast-fast"], "--mode", "webhook")
+    pairs = {("go", "webhook"), ("minimal", "webhook"), ("tgfast-fast", "webhook")}
+    check_every_update_echoed(data, markdown, pairs)
+    assert "#### Against the Go bot" in markdown
+    rows = [line for line in markdown.splitlines() if line.startswith("| tgfast-fast | webhook |")]
+    assert any("x |" in row for row in rows), rows  # a ratio to the Go bot

@@ -514,3 +514,36 @@ async def test_the_event_loop_is_chosen_by_flag(app_dir: Path, flag: str, loop: 
     log = "".join(served.log)
     assert code == 0, log
     assert f"loop={loop}" in log
+
+
+SESSION_MODULE = """
+from tgfast import Bot, Dispatcher
+from tgfast.types import Message
+
+dp = Dispatcher()
+
+
+@dp.message()
+async def which(message: Message, bot: Bot) -> None:
+    await message.answer(type(bot.session).__name__)
+"""
+
+
+@pytest.mark.parametrize(("flag", "session"), [((), "AiohttpSession"),
+                                               (("--transport", "fast"), "FastSession")])  # fmt: skip
+async def test_the_transport_is_chosen_by_flag(
+    tmp_path: Path, fake: FakeTelegram, flag: tuple[str, ...], session: str
+) -> None:
+    (tmp_path / "which_app.py").write_text(SESSION_MODULE)
+    fake.add_update({"message": message(0, 9, "which?")["message"]})
+    served, _ = await TgfastProcess.start(
+        "polling", "which_app:dp", "--token", fake.token, "--api-url", fake.url,
+        "--timeout", "5", "--no-rate-limit", *flag,
+        cwd=tmp_path, ready=re.compile(r"polling: (started)"),
+    )  # fmt: skip
+    try:
+        await wait_for(lambda: len(fake.sent_messages(9)) == 1)
+    finally:
+        code = await served.stop()
+    assert code == 0, "".join(served.log)
+    assert fake.sent_messages(9)[0]["text"] == session

@@ -67,6 +67,15 @@ from tgfast.types.binding import current_bot
 FAST_RETRY = RetryPolicy(backoff=0.01, max_backoff=0.02)
 
 
+@pytest.fixture(autouse=True, params=["aiohttp", "fast"])
+def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs over both transports: a ``Bot`` that builds its own session
+    builds the one ``TGFAST_TRANSPORT`` names (tests that pass a session keep theirs)."""
+    kind: str = request.param
+    monkeypatch.setenv("TGFAST_TRANSPORT", kind)
+    return kind
+
+
 def _snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
@@ -494,11 +503,12 @@ async def test_a_dropped_connection_is_retried_only_when_repeatable(
 
 
 async def test_a_refused_connection_is_retried_even_for_sends(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, transport: str
 ) -> None:
     caplog.set_level(logging.WARNING, logger="tgfast.client")
+    refused = "ClientConnectorError" if transport == "aiohttp" else "ConnectFailed: cannot connect"
     async with Bot("1:abc", server=f"http://127.0.0.1:{free_port()}", retry=FAST_RETRY) as bot:
-        with pytest.raises(TelegramNetworkError, match="ClientConnectorError"):
+        with pytest.raises(TelegramNetworkError, match=refused):
             await bot.send_message(1, "x")
     retries = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
     assert len(retries) == FAST_RETRY.attempts

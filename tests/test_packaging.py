@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from tgfast._speedups import COMPILED_MODULES
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-COMPILED = ("_decode", "_routing")
+COMPILED = COMPILED_MODULES  # every compiled module, each with its .pyx, .pyi and _py twin
 
 pytestmark = [pytest.mark.once, pytest.mark.timeout(600)]
 

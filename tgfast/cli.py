@@ -34,6 +34,7 @@ from aiohttp import web
 from . import __speedups__, __version__
 from .client import Bot, TelegramServer
 from .client.session import check_base_url
+from .client.session.fast import TRANSPORTS
 from .defaults import DefaultBotProperties
 from .errors import TelegramAPIError, TelegramNetworkError, TgfastError
 from .fsm.storage.base import StorageError
@@ -102,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     api.add_argument("--log-format", choices=("text", "json"), default=None,
                      help="the default stderr handler's format: text, or one JSON object per "
                      "line with update_id, chat_id, handler, worker (default: text)")  # fmt: skip
+    api.add_argument("--transport", choices=TRANSPORTS, default=None,
+                     help="Bot API calls over aiohttp (the default) or tgfast's fast "
+                     "keep-alive transport; sets $TGFAST_TRANSPORT for every bot that makes "
+                     "its own session")  # fmt: skip
 
     serving = argparse.ArgumentParser(add_help=False)
     serving.add_argument("app", metavar="APP", help="module:attribute or path/to/file.py:attribute "
@@ -220,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    if args.transport:  # before any Bot is made (the app's too); workers inherit it
+        os.environ["TGFAST_TRANSPORT"] = args.transport
     if args.log_config is not None and args.log_format is not None:
         parser.exit(2, f"{parser.prog} {args.command}: error: --log-format is for the default "
                     "handler: give the format in the --log-config file instead\n")  # fmt: skip

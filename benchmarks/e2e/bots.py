@@ -15,22 +15,35 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-NAMES = ("floor", "aiogram", "tgfast")
+NAMES = ("go", "minimal", "floor", "aiogram", "tgfast", "tgfast-fast", "tgfast-ref")
 MODES = ("webhook", "polling")
-# (contender, mode) pairs the benchmark knows; the floor is a webhook handler only.
+# (contender, mode) pairs the benchmark knows; go, minimal and the floor are webhook
+# handlers only. ``go``: net/http echo bot (go_echo/); ``minimal``: uvloop + llhttp, raw
+# client (minimal_echo.py); ``floor``: bare aiohttp; ``tgfast-fast``: tgfast with
+# ``--transport fast``; ``tgfast-ref``: tgfast from ``--ref-path`` (another build, e.g. an
+# older commit), to compare two builds in one run.
 PAIRS = (
+    ("go", "webhook"),
+    ("minimal", "webhook"),
     ("floor", "webhook"),
     ("aiogram", "webhook"),
     ("tgfast", "webhook"),
+    ("tgfast-fast", "webhook"),
+    ("tgfast-ref", "webhook"),
     ("aiogram", "polling"),
     ("tgfast", "polling"),
+    ("tgfast-fast", "polling"),
 )
+DEFAULT_PAIRS = tuple(p for p in PAIRS if p[0] in ("floor", "aiogram", "tgfast"))
+"""What a run measures unless told otherwise (the contenders of issue #6)."""
+GO_SOURCE = HERE / "go_echo"
 
 # Options every tgfast run gets.  The client's rate limiter holds sends to Telegram's
 # published limits (30 messages/s overall, about one per chat per second): right for
@@ -51,6 +64,7 @@ class Launch:
     loop: str  # floor/aiogram: uvloop or asyncio (tgfast: its default, uvloop)
     tgfast_path: str  # prepended to PYTHONPATH for the tgfast bot ("" = as installed)
     tgfast_args: tuple[str, ...] = ()  # extra options for the tgfast command
+    ref_path: str = ""  # the tgfast-ref bot's tgfast (a source tree built in place)
 
 
 def command(name: str, mode: str, launch: Launch) -> list[str]:
@@ -66,17 +80,37 @@ def command(name: str, mode: str, launch: Launch) -> list[str]:
         return [py, str(HERE / "floor_echo.py"), *served, "--loop", launch.loop]
     if name == "aiogram":
         return [py, str(HERE / "aiogram_echo.py"), mode, *served, "--loop", launch.loop]
-    if name == "tgfast":
-        return [py, "-m", "tgfast", mode, "tgfast_echo:dp", *served, *TGFAST_ARGS,
+    if name == "go" and mode == "webhook":
+        return [str(go_binary()), *served]
+    if name == "minimal" and mode == "webhook":
+        return [py, str(HERE / "minimal_echo.py"), *served, "--loop", launch.loop]
+    if name in ("tgfast", "tgfast-fast", "tgfast-ref"):
+        transport = ["--transport", "fast"] if name == "tgfast-fast" else []
+        return [py, "-m", "tgfast", mode, "tgfast_echo:dp", *served, *TGFAST_ARGS, *transport,
                 *launch.tgfast_args]  # fmt: skip
     raise ValueError(f"no {mode} mode for {name}")
+
+
+def go_binary() -> Path:
+    """The Go echo bot, built from ``go_echo/`` into the temp dir when its source is newer
+    (``go build``, stdlib only: the Go toolchain must be on PATH)."""
+    out = Path(tempfile.gettempdir()) / "tgfast-bench" / "go_echo"
+    source = max(p.stat().st_mtime for p in GO_SOURCE.iterdir())
+    if not out.is_file() or out.stat().st_mtime < source:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["go", "build", "-o", str(out), "."], cwd=GO_SOURCE, check=True)
+    return out
 
 
 def environment(name: str, launch: Launch) -> dict[str, str]:
     """The bot's environment: this one, with the echo modules (and tgfast) importable."""
     env = {k: v for k, v in os.environ.items() if k not in ("TGFAST_TOKEN", "BOT_TOKEN")}
     paths = [str(HERE)]
-    if name == "tgfast" and launch.tgfast_path:
+    if name == "tgfast-ref":
+        if not launch.ref_path:
+            raise ValueError("tgfast-ref needs --ref-path (a tgfast source tree built in place)")
+        paths.insert(0, launch.ref_path)
+    elif name.startswith("tgfast") and launch.tgfast_path:
         paths.insert(0, launch.tgfast_path)
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])

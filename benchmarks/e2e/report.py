@@ -508,3 +508,38 @@ def cost_table(results: list[RunResult], cores: float, busy: float, redis_ms: fl
          "CPU share workers / nginx / Redis", f"estimate, {cores:g} cores"],
         rows,
     )  # fmt: skip
+
+
+VERSUS_GO_RATES = (1000.0, 2000.0)
+
+
+def versus_go_table(results: list[RunResult]) -> str:
+    """Per webhook contender (one worker): the highest clean rate (0 % loss, p99 < 50 ms,
+    every lower rate clean too) and CPU per update at 1000 and 2000/s, each as a ratio
+    to the Go bot's in the same run."""
+    runs = [r for r in results if r.mode == "webhook" and r.workers == 1 and not r.balancer]
+    by = {(r.contender, r.rate): r for r in runs}
+    go_ceiling = ceiling(runs, "go", "webhook", TGFAST_P99_MS)
+
+    def cpu(name: str, rate: float) -> str:
+        r = by.get((name, rate))
+        if r is None or r.error or not math.isfinite(r.cpu_per_update_ms):
+            return "—"
+        text = f"{r.cpu_per_update_ms:.3f} ms"
+        if not r.holds(TGFAST_P99_MS):
+            text += " (not clean)"
+        go = by.get(("go", rate))
+        if name != "go" and go is not None and go.cpu_per_update_ms > 0:
+            text += f" = {r.cpu_per_update_ms / go.cpu_per_update_ms:.2f}x"
+        return text
+
+    rows = []
+    for name in sorted({r.contender for r in runs}, key=_order):
+        c = ceiling(runs, name, "webhook", TGFAST_P99_MS)
+        clean = str(c)
+        if name != "go" and c.rate and go_ceiling.rate:
+            clean += f" = {c.rate / go_ceiling.rate:.2f}x"
+        rows.append([name, "webhook", *(cpu(name, rate) for rate in VERSUS_GO_RATES), clean])
+    header = ["contender", "mode", *(f"CPU/update at {r:g}/s" for r in VERSUS_GO_RATES),
+              f"clean (0 % loss, p99 < {TGFAST_P99_MS:g} ms) up to"]  # fmt: skip
+    return md_table(header, rows)

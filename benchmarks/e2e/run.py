@@ -56,8 +56,11 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import coldstart  # noqa: E402
 import report  # noqa: E402
 from bots import (  # noqa: E402
+    DEFAULT_PAIRS,
+    NAMES,
     PAIRS,
     BotProcess,
     Launch,
@@ -90,6 +93,8 @@ QUICK_RATES = (200, 700, 1500, 3000, 5000)
 NGINX_RATES = (400, 1000, 1500, 2000, 3000, 4000, 5000)
 NGINX_QUICK_RATES = (400, 1500, 3000)
 WARMUP_RATE = 200.0
+VERSUS_GO = ("go", "minimal", "floor", "tgfast", "tgfast-fast", "aiogram")
+VERSUS_GO_RATES = (1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
 
 
@@ -111,6 +116,7 @@ class Settings:
     loop: str
     pairs: list[tuple[str, str]]
     tgfast_path: str
+    ref_path: str = ""  # the tgfast-ref contender's tgfast (--ref-path)
     nginx: bool = False  # through a real nginx, over each count of ``workers``
     workers: list[int] = field(default_factory=lambda: [1])
     supervisor: bool = False  # tgfast's N workers: its --workers supervisor, else N processes
@@ -222,7 +228,7 @@ async def measure(
     launch = Launch(
         port=port, api_url=sink.url, token=TOKEN, secret=SECRET, path=WEBHOOK_PATH,
         loop=settings.loop, tgfast_path=settings.tgfast_path,
-        tgfast_args=tuple(settings.tgfast_args),
+        tgfast_args=tuple(settings.tgfast_args), ref_path=settings.ref_path,
     )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="tgfast-e2e-") as tmp:
         bot: Bot
@@ -711,7 +717,7 @@ def notes(results: list[RunResult], settings: Settings) -> list[str]:
 def _pairs(contenders: list[str] | None, modes: list[str] | None) -> list[tuple[str, str]]:
     return [
         (n, m)
-        for n, m in PAIRS
+        for n, m in (PAIRS if contenders else DEFAULT_PAIRS)
         if (not contenders or n in contenders) and (not modes or m in modes)
     ]
 
@@ -727,7 +733,11 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     p.add_argument("--warmup", type=float, help="warm-up seconds (1; quick 0.5)")
     p.add_argument("--connections", type=int, default=100, help="webhook connections at most")
     p.add_argument("--chats", type=int, default=1000)
-    p.add_argument("--contender", action="append", choices=("floor", "aiogram", "tgfast"))
+    p.add_argument("--contender", action="append", choices=NAMES,
+                   help="repeatable (default: floor, aiogram, tgfast)")  # fmt: skip
+    p.add_argument("--versus-go", action="store_true",
+                   help="issue #26's run: every webhook contender against the Go bot at "
+                   f"{', '.join(map(str, VERSUS_GO_RATES))}/s, plus the cold start table")  # fmt: skip
     p.add_argument("--mode", action="append", choices=("webhook", "polling"))
     p.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop",
                    help="event loop of the floor and aiogram bots")  # fmt: skip
@@ -738,6 +748,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         help="put this first on the tgfast bot's PYTHONPATH ('' = the installed tgfast; "
         "default: this source tree)",
     )
+    p.add_argument("--ref-path", default="",
+                   help="the tgfast-ref contender's tgfast: another source tree built in place "
+                   "(e.g. an older commit, `git archive` + `setup.py build_ext --inplace`)")  # fmt: skip
     p.add_argument("--tgfast-arg", action="append", default=[],
                    help="extra option for the tgfast command (repeatable)")  # fmt: skip
     p.add_argument(
@@ -798,6 +811,10 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     p.add_argument("--no-machine-line", action="store_true")
     args = p.parse_args(argv)
     quick = args.quick
+    if args.versus_go:
+        args.contender = args.contender or list(VERSUS_GO)
+        args.mode = args.mode or ["webhook"]
+        args.rates = args.rates or ",".join(map(str, VERSUS_GO_RATES))
     grid = ((NGINX_QUICK_RATES if quick else NGINX_RATES) if args.nginx
             else (QUICK_RATES if quick else FULL_RATES))  # fmt: skip
     rates = [float(x) for x in args.rates.split(",")] if args.rates else [float(x) for x in grid]
@@ -819,6 +836,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         loop=args.loop,
         pairs=_pairs(args.contender, modes),
         tgfast_path=args.tgfast_path,
+        ref_path=args.ref_path,
         tgfast_args=args.tgfast_arg,
         tries=max(1, args.tries if args.tries is not None else (1 if args.nginx else 3)),
         noisy=args.noisy,
@@ -878,6 +896,12 @@ def main(argv: list[str] | None = None) -> int:
         print(render_scale(results, settings, build))
     else:
         print(render(results, settings, cpus, build))
+    if any(r.contender == "go" for r in results):
+        print("\n#### Against the Go bot (webhook, one process; ratios: contender / Go)\n")
+        print(report.versus_go_table(results))
+    if args.versus_go:
+        print("\n#### Cold start: `python -I -c 'import X'` (median of 7 runs)\n", flush=True)
+        print(coldstart.table(tgfast_path=settings.tgfast_path))
     print(f"\nSweep took {took:.0f} s.", flush=True)
     if args.json:
         Path(args.json).write_text(

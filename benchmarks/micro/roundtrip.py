@@ -87,13 +87,14 @@ SEQ_BLOCK = 100  # sequential calls per turn (the contenders take turns)
 CONC_BLOCK = 2000  # calls per turn with INFLIGHT in flight
 BAR_SEQUENTIAL = 1.15  # tgfast median latency / floor's, at most
 BAR_THROUGHPUT = 0.85  # tgfast calls/s / floor's, at least
-NAMES = ("floor", "aiogram", "tgfast", "tgfast-answer")
+NAMES = ("floor", "aiogram", "tgfast", "tgfast-answer", "tgfast-fast")
 FLOOR = "floor"
 LABELS = {
     "floor": "floor: aiohttp POST + orjson.loads",
     "aiogram": "aiogram `bot.send_message`",
     "tgfast": "tgfast `bot.send_message`",
     "tgfast-answer": "tgfast `message.answer` (a bound `SendMessage`, awaited)",
+    "tgfast-fast": "tgfast `bot.send_message` over `FastSession` (the fast transport)",
 }
 
 
@@ -232,11 +233,28 @@ async def open_tgfast_answer(url: str) -> Client:
     return Client(call, client.message_id, client.full_check, bot.session.close)
 
 
+async def open_tgfast_fast(url: str) -> Client:
+    """``tgfast`` over the fast transport (``FastSession``) instead of aiohttp's client."""
+    import tgfast
+    from tgfast.client.session.fast import FastSession
+
+    client = await open_tgfast(url)
+    await client.close()
+    bot = tgfast.Bot(TOKEN, server=url, rate_limiter=None, session=FastSession())
+    chat_id, text = mock_api.CHAT_ID, mock_api.TEXT
+
+    def call() -> Awaitable[Any]:
+        return bot.send_message(chat_id, text)
+
+    return Client(call, client.message_id, client.full_check, bot.close)
+
+
 OPENERS: dict[str, Callable[[str], Awaitable[Client]]] = {
     "floor": open_floor,
     "aiogram": open_aiogram,
     "tgfast": open_tgfast,
     "tgfast-answer": open_tgfast_answer,
+    "tgfast-fast": open_tgfast_fast,
 }
 
 

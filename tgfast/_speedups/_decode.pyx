@@ -20,7 +20,7 @@ import orjson
 from ..errors import DecodeError
 from ..types import _types
 from ..types.base import split_alternatives
-from ._decode_py import (
+from ._decode_shared import (
     DEFAULT_MAX_SIZE, JSON_NAMES, MAX_UNIX_TIME, PRIMITIVES, PathError, _bad_tag, expr_of,
     json_name, repeated_key,
 )

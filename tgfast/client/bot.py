@@ -50,6 +50,7 @@ from .redaction import TokenRedactor
 from .retry import RetryPolicy, is_repeatable, reached_server
 from .session.aiohttp import _MAKE_REQUEST, AiohttpSession
 from .session.base import BaseSession
+from .session.fast import FastSession, session_for
 from .telegram import TELEGRAM, APIServer, TelegramServer
 
 __all__ = ["Bot"]
@@ -145,7 +146,7 @@ class Bot(BotAPI):
         self.server: APIServer = server
         self._own_session = session is None
         if session is None:
-            session = AiohttpSession(api=server)
+            session = session_for(server)  # TGFAST_TRANSPORT picks aiohttp or fast
         self.session: BaseSession = session
         _SESSION_USERS.setdefault(session, weakref.WeakValueDictionary())[id(self)] = self
         self.defaults = default or defaults or DefaultBotProperties()
@@ -241,21 +242,27 @@ class Bot(BotAPI):
             params, files = prepare(params, defaults)
         body = dumps(params, defaults) if not files else None
         timeout = self._timeout(session, method, params, request_timeout)
-        client = session.client
+        # the fast transport takes JSON calls; uploads go through its aiohttp session
+        fast = session.post_json if body is not None and isinstance(session, FastSession) else None
         retried = failures = 0
         error: TelegramNetworkError | TelegramAPIError
         hooks = self.api_call_hooks
         while True:
             started = _perf() if hooks else 0.0
             try:
-                if files:
-                    form = multipart(params, files, defaults)
-                    request = client.post(url, data=form, timeout=timeout)
+                if fast is not None and body is not None:
+                    status, raw = await fast(url, body, timeout.total)
                 else:
-                    request = client.post(url, data=body, headers=JSON_HEADERS, timeout=timeout)
-                async with request as response:
-                    raw = await response.read()
-                    status = response.status
+                    if files:
+                        form = multipart(params, files, defaults)
+                        request = session.client.post(url, data=form, timeout=timeout)
+                    else:
+                        request = session.client.post(
+                            url, data=body, headers=JSON_HEADERS, timeout=timeout
+                        )
+                    async with request as response:
+                        raw = await response.read()
+                        status = response.status
             except _NETWORK_ERRORS as exc:
                 if self.on_api_call is not None:
                     self.on_api_call(method, 0)

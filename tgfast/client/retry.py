@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import aiohttp
 
+from .._speedups._http_shared import ConnectFailed
 from ..backoff import Backoff
 
 __all__ = ["NO_RETRY", "RetryPolicy", "is_repeatable", "reached_server"]
@@ -43,7 +44,7 @@ def is_repeatable(method: str) -> bool:
 
 def reached_server(exc: BaseException) -> bool:
     """False when the request surely never reached the server (no connection was made)."""
-    return not isinstance(exc, aiohttp.ClientConnectorError)
+    return not isinstance(exc, (aiohttp.ClientConnectorError, ConnectFailed))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,3 @@
+module tgfast.bench/go_echo
+
+go 1.22

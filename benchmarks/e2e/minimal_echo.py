@@ -1,0 +1,169 @@
+"""The minimal Python floor: what Python itself can do, no framework, no aiohttp.
+
+    python minimal_echo.py --port P --path /webhook --secret S --token T --api-url URL
+
+uvloop, an ``asyncio.Protocol`` server over llhttp (httptools) that answers from
+prebuilt bytes, and a raw keep-alive client: a pool of connections, each request a
+prebuilt head plus the orjson body, each answer read by llhttp's response parser.
+The secret is compared in constant time; an update with a text message is answered
+200 at once and echoed with ``sendMessage`` 10 ms later (``call_later``: no task per
+update). Only what the echo needs: no body limit, no timeouts, no retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import signal
+from collections import deque
+from typing import Any
+from urllib.parse import urlsplit
+
+import botcli
+import httptools
+import orjson
+
+SLEEP = 0.01
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+FORBIDDEN = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"
+NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
+SECRET_HEADER = b"x-telegram-bot-api-secret-token"
+
+
+class WebhookProtocol(asyncio.Protocol):
+    """One webhook connection: llhttp callbacks collect a request, answered at once."""
+
+    def __init__(self, bot: Echo) -> None:
+        self.bot = bot
+        self.parser = httptools.HttpRequestParser(self)
+        self.transport: Any = None
+        self.url = b""
+        self.secret = b""
+        self.body: list[bytes] = []
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            self.transport.close()
+
+    def on_message_begin(self) -> None:
+        self.url, self.secret, self.body = b"", b"", []
+
+    def on_url(self, url: bytes) -> None:
+        self.url += url
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() == SECRET_HEADER:
+            self.secret = value
+
+    def on_body(self, body: bytes) -> None:
+        self.body.append(body)
+
+    def on_message_complete(self) -> None:
+        bot = self.bot
+        if self.url != bot.path:
+            self.transport.write(NOT_FOUND)
+            return
+        if not hmac.compare_digest(self.secret, bot.secret):
+            self.transport.write(FORBIDDEN)
+            return
+        update = orjson.loads(b"".join(self.body))
+        self.transport.write(OK)
+        message = update.get("message")
+        if message is not None and "text" in message:
+            bot.loop.call_later(SLEEP, bot.send, message["chat"]["id"], message["text"])
+
+
+class ClientProtocol(asyncio.Protocol):
+    """One keep-alive connection to the API: one request at a time."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self.parser = httptools.HttpResponseParser(self)
+        self.transport: Any = None
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.parser.feed_data(data)
+
+    def on_message_complete(self) -> None:
+        self.pool.release(self)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.pool.lost(self)
+
+
+class Pool:
+    """Idle connections first; new ones up to ``limit``; the rest of the requests queue."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, host: str, port: int, limit: int) -> None:
+        self.loop, self.host, self.port, self.limit = loop, host, port, limit
+        self.idle: list[ClientProtocol] = []
+        self.open = 0
+        self.queue: deque[bytes] = deque()
+
+    def send(self, request: bytes) -> None:
+        if self.idle:
+            self.idle.pop().transport.write(request)
+        elif self.open < self.limit:
+            self.open += 1
+            self.loop.create_task(self._connect(request))
+        else:
+            self.queue.append(request)
+
+    async def _connect(self, request: bytes) -> None:
+        _, conn = await self.loop.create_connection(
+            lambda: ClientProtocol(self), self.host, self.port
+        )
+        conn.transport.write(request)
+
+    def release(self, conn: ClientProtocol) -> None:
+        if self.queue:
+            conn.transport.write(self.queue.popleft())
+        else:
+            self.idle.append(conn)
+
+    def lost(self, conn: ClientProtocol) -> None:
+        self.open -= 1
+        if conn in self.idle:
+            self.idle.remove(conn)
+
+
+class Echo:
+    def __init__(self, loop: asyncio.AbstractEventLoop, args: Any) -> None:
+        self.loop = loop
+        self.path = args.path.encode()
+        self.secret = args.secret.encode()
+        api = urlsplit(args.api_url)
+        self.pool = Pool(loop, api.hostname or "127.0.0.1", api.port or 80, 100)
+        target = f"{api.path.rstrip('/')}/bot{args.token}/sendMessage"
+        self.head = (
+            f"POST {target} HTTP/1.1\r\nHost: {api.netloc}\r\n"
+            "Content-Type: application/json\r\nContent-Length: "
+        ).encode()
+
+    def send(self, chat_id: int, text: str) -> None:
+        body = orjson.dumps({"chat_id": chat_id, "text": text})
+        self.pool.send(b"%s%d\r\n\r\n%s" % (self.head, len(body), body))
+
+
+async def main(args: Any) -> None:
+    loop = asyncio.get_running_loop()
+    bot = Echo(loop, args)
+    server = await loop.create_server(lambda: WebhookProtocol(bot), args.host, args.port)
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    server.close()
+
+
+if __name__ == "__main__":
+    arguments = botcli.parser("The minimal Python floor: uvloop + llhttp, raw client.").parse_args()
+    botcli.run(lambda: main(arguments), arguments.loop)
