@@ -316,7 +316,7 @@ async def test_close_closes_idle_connections() -> None:
         bot = _bot(script.port)
         assert await bot.log_out() is True
         assert not bot.session.closed
-        await bot.close()
+        await bot.session.close()  # bot.close() is the Bot API's close, as in aiogram
         assert bot.session.closed
         await asyncio.wait_for(closed.wait(), 5)
 

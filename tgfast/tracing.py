@@ -110,7 +110,7 @@ def attach(dispatcher: Dispatcher, bot: Bot) -> None:
         bot.api_call_hooks.append(_api_call_span)
     if getattr(dispatcher, "_table", None) is not None:
         return  # frozen: served before, handlers traced then (or never)
-    for router in dispatcher.chain_tail():
+    for router in dispatcher.chain_tail:
         for kind, observer in router.observers.items():
             if kind in _HANDLER_MIDDLEWARE_KINDS_SKIPPED:
                 continue
@@ -142,7 +142,12 @@ async def traced_feed(
         if decoded is not None:
             tracer.start_span("tgfast.decode", start_time=decoded[1]).end(decoded[2])
         _update_started.set(time.time_ns())
-        result = await feed(bot, update)
+        try:
+            result = await feed(bot, update)
+        except Exception:  # a handler's error no errors handler took (feed_update raises)
+            span.set_attribute("tgfast.outcome", "failed")
+            span.set_status(Status(StatusCode.ERROR, "the handler failed"))
+            raise
         if result is UNHANDLED:
             span.set_attribute("tgfast.outcome", "unhandled")
         elif result is FAILED:

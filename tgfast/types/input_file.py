@@ -43,7 +43,7 @@ class _Upload(InputFile):
         bot is not needed here)."""
         content = self.chunks()
         if isinstance(content, bytes):
-            size = self.chunk_size  # type: ignore[attr-defined]
+            size = self.chunk_size
             for start in range(0, len(content), size):
                 yield content[start : start + size]
             return
