@@ -27,7 +27,7 @@ from types import ModuleType
 
 __all__ = ["COMPILED_MODULES", "NO_EXTENSIONS", "SPEEDUPS", "built", "load"]
 
-COMPILED_MODULES: tuple[str, ...] = ("_decode", "_routing")
+COMPILED_MODULES: tuple[str, ...] = ("_decode", "_routing", "_intake")
 """Every module that setup.py compiles from a ``.pyx`` here; each has a ``_py`` twin."""
 
 NO_EXTENSIONS: bool = bool(os.environ.get("TGFAST_NO_EXTENSIONS")) or (
