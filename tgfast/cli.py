@@ -166,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     webhook.add_argument("--max-connections", type=_positive, default=None,
                          help="open connections per worker; beyond, 503 at once (default: "
                          "1024, or half the descriptor limit if lower)")  # fmt: skip
+    webhook.add_argument("--http", choices=("tgfast", "aiohttp"), default=None,
+                         help="the HTTP layer: tgfast's own (llhttp) or aiohttp.web (default: "
+                         "$TGFAST_HTTP, else tgfast)")  # fmt: skip
     webhook.add_argument("--read-budget", type=_positive, default=DEFAULT_READ_BUDGET,
                          help="bytes of bodies being read at once per worker; beyond, 503 "
                          "(default: %(default)s)")  # fmt: skip
@@ -261,6 +264,7 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
         "keepalive_timeout": args.keepalive_timeout,
         "max_connections": args.max_connections,
         "read_budget": args.read_budget,
+        "http": args.http,
         "concurrency": args.concurrency,
         "max_in_flight": args.max_in_flight,
         "access_log": logging.getLogger("aiohttp.access") if args.log_level == "debug" else None,

@@ -157,6 +157,10 @@ cdef class WebhookProtocol:
         self.chunks = []
         self.pending = None
 
+    def eof_received(self):
+        """The client is done sending: the transport closes once the answers are out."""
+        return None
+
     def pause_writing(self):
         self._pause(_WRITE_FULL)
 

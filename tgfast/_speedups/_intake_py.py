@@ -175,6 +175,10 @@ class WebhookProtocol(asyncio.Protocol):
         self.chunks = []
         self.pending = None
 
+    def eof_received(self) -> bool | None:
+        """The client is done sending: the transport closes once the answers are out."""
+        return None
+
     def pause_writing(self) -> None:
         self._pause(_WRITE_FULL)
 

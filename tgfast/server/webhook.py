@@ -12,12 +12,15 @@ Two HTTP layers serve it, with the same answers and bounds:
   bytes, with no task or future per update;
 - ``http="aiohttp"``: an ``aiohttp.web`` application (``app``) and a runner with the
   bounds of ``connections``: for extra routes on the same port. Using ``app`` chooses it.
+
+``http=None`` takes ``$TGFAST_HTTP`` (``tgfast`` or ``aiohttp``), else ``tgfast``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import socket
 from collections.abc import Iterable
 from functools import partial
@@ -121,10 +124,12 @@ class WebhookServer(UpdateIntake):
         keepalive_timeout: float = DEFAULT_KEEPALIVE_TIMEOUT,
         max_connections: int | None = None,
         read_budget: int = DEFAULT_READ_BUDGET,
-        http: HttpLayer = "tgfast",
+        http: HttpLayer | None = None,
     ) -> None:
         if not path.startswith("/"):
             raise ValueError(f"path must start with '/', got {path!r}")
+        if http is None:
+            http = os.environ.get("TGFAST_HTTP") or "tgfast"  # type: ignore[assignment]
         if http not in HTTP_LAYERS:
             raise ValueError(f"http must be one of {HTTP_LAYERS}, got {http!r}")
         processor = processor or UpdateProcessor(
