@@ -25,6 +25,7 @@ import socket
 from collections.abc import Iterable
 from functools import partial
 from ssl import SSLContext
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from aiohttp import web
@@ -158,6 +159,11 @@ class WebhookServer(UpdateIntake):
         self._server: asyncio.Server | None = None
         self._state: Any = None  # the protocol's IntakeState, while listening
         self._listening = False
+        self._ok = response(200)
+        self._busy = response(503, headers=[("Retry-After", self.retry_after)])
+        self._refused_connection = response(
+            503, headers=[("Retry-After", self.retry_after)], close=True
+        )
         self.url: str | None = None
         """``http://host:port/path`` once started (the port really bound, for port 0)."""
 
@@ -349,12 +355,22 @@ class WebhookServer(UpdateIntake):
         backlog: int, ssl: SSLContext | None,
     ) -> tuple[Any, ...]:  # fmt: skip
         intake = load("_intake")
+        state = self._intake_state(intake)
+        loop = asyncio.get_running_loop()
+        factory = partial(intake.WebhookProtocol, state)
+        if sock is not None:
+            server = await loop.create_server(factory, sock=sock, backlog=backlog, ssl=ssl)
+        else:
+            server = await loop.create_server(
+                factory, host, port, backlog=backlog, reuse_port=reuse_port, ssl=ssl
+            )
+        self._server, self._state = server, state
+        address: tuple[Any, ...] = server.sockets[0].getsockname()
+        return address
+
+    def _intake_state(self, intake: ModuleType) -> Any:
+        """The ``IntakeState`` of ``intake`` (``_intake`` or its twin) for this server."""
         allowed = self.addresses.allowed_ips
-        self._ok = response(200)
-        self._busy = response(503, headers=[("Retry-After", self.retry_after)])
-        self._refused_connection = response(
-            503, headers=[("Retry-After", self.retry_after)], close=True
-        )
         state = intake.IntakeState(
             self, path=self.path.encode(), secret=self._secret,
             secret_refused=response(self._secret_refused),
@@ -367,17 +383,7 @@ class WebhookServer(UpdateIntake):
             allows=None if allowed is None else self.addresses.allows,
             access_log=self._access_log is not None,
         )  # fmt: skip
-        loop = asyncio.get_running_loop()
-        factory = partial(intake.WebhookProtocol, state)
-        if sock is not None:
-            server = await loop.create_server(factory, sock=sock, backlog=backlog, ssl=ssl)
-        else:
-            server = await loop.create_server(
-                factory, host, port, backlog=backlog, reuse_port=reuse_port, ssl=ssl
-            )
-        self._server, self._state = server, state
-        address: tuple[Any, ...] = server.sockets[0].getsockname()
-        return address
+        return state
 
     async def _start_aiohttp(
         self, host: str, port: int, sock: socket.socket | None, reuse_port: bool | None,
