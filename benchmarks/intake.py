@@ -142,7 +142,7 @@ def main() -> None:
             results[name].append(run_layer(name, args, first_id))
             first_id += args.requests + 2000
     base = min(cpu for _, cpu in results.get("aiohttp", [(0.0, 0.0)])) or None
-    print(f"| layer | requests/s | server CPU/request (µs) | CPU vs aiohttp |")
+    print("| layer | requests/s | server CPU/request (µs) | CPU vs aiohttp |")
     print("|---|---:|---:|---:|")
     for name in layers:
         rate = max(r for r, _ in results[name])

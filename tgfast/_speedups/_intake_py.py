@@ -365,7 +365,9 @@ class WebhookProtocol(asyncio.Protocol):
         if not self.busy and not self.closing:
             state = self.state
             idle = self.phase == _IDLE
-            self._arm(self.loop.time() + (state.keepalive_timeout if idle else state.header_timeout))
+            self._arm(
+                self.loop.time() + (state.keepalive_timeout if idle else state.header_timeout)
+            )
             self._resume(_BUSY_READ)
 
     def _answer(self, answer: bytes, keep: bool) -> None:
@@ -467,4 +469,3 @@ class WebhookProtocol(asyncio.Protocol):
 
     def __repr__(self) -> str:
         return f"WebhookProtocol(peer={self.peer!r}, phase={self.phase}, busy={self.busy})"
-

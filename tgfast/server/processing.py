@@ -127,9 +127,9 @@ class UpdateProcessor:
         self.seen: SeenUpdates | None = MemorySeenUpdates() if seen == "memory" else seen
         # an in-process store is marked at once; a shared one in batches, by a task
         seen_store = self.seen
-        in_memory = type(seen_store) is MemorySeenUpdates
-        self._mark_now = seen_store.mark_done if in_memory else None
-        self._claim_now = seen_store.claim_now if in_memory else None
+        in_memory = seen_store if type(seen_store) is MemorySeenUpdates else None
+        self._mark_now = None if in_memory is None else in_memory.mark_done
+        self._claim_now = None if in_memory is None else in_memory.claim_now
         self._journal = seen_store if isinstance(seen_store, Journal) else None
         self.metrics = metrics if metrics is not None else Metrics()
         if bot.on_api_call is None:  # API calls by method and status, unless watched already

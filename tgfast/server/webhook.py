@@ -220,7 +220,9 @@ class WebhookServer(UpdateIntake):
                 text = self.metrics.render().encode()
                 answer = response(200, text, content_type=CONTENT_TYPE)
             if answer is not None:
-                return answer if method == b"GET" else answer.partition(b"\r\n\r\n")[0] + b"\r\n\r\n"
+                return (
+                    answer if method == b"GET" else answer.partition(b"\r\n\r\n")[0] + b"\r\n\r\n"
+                )
         self.metrics.rejected[Rejected.PATH] += 1
         return _NOT_FOUND
 
@@ -233,14 +235,14 @@ class WebhookServer(UpdateIntake):
                         self.addresses.client_address(peer, forwarded), peer)  # fmt: skip
         return response(403)
 
-    def refuse_connection(self, transport: asyncio.Transport, open_now: int) -> None:
+    def refuse_connection(self, transport: asyncio.BaseTransport, open_now: int) -> None:
         self.metrics.rejected[Rejected.CONNECTIONS] += 1
         self._limiter.warning(
             "connections", "webhook: refused a connection: %d open, the bound "
             "(max_connections); further refusals are counted in /metrics", open_now,
         )  # fmt: skip
         try:
-            transport.write(self._refused_connection)
+            transport.write(self._refused_connection)  # type: ignore[attr-defined]
         finally:
             transport.close()
 
