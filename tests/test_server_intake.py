@@ -121,6 +121,11 @@ EXCHANGES: dict[str, tuple[bytes, list[int]]] = {
     "bad length": (request(b"{}").replace(b"Length: 2", b"Length: 2x"), [400]),
     "http/1.0": (request(orjson.dumps(message(4, 5, "old")), version="1.0"), [200]),
     "query": (request(orjson.dumps(message(6, 5, "q")), path="/webhook?x=1"), [200]),
+    "expect": (
+        request(orjson.dumps(message(7, 5, "e")), extra="Expect: 100-continue\r\n"),
+        [100, 200],
+    ),  # fmt: skip
+    "expect refused": (request(UPDATE, secret="no", extra="Expect: 100-continue\r\n"), [403]),
 }
 
 
@@ -128,10 +133,12 @@ def statuses(answer: bytes) -> list[int]:
     return [int(line[9:12]) for line in answer.split(b"\r\n") if line.startswith(b"HTTP/1.")]
 
 
-async def exchange(intake: ModuleType, bot: Any, chunks: list[bytes]) -> tuple[bytes, bool]:
+async def exchange(
+    intake: ModuleType, bot: Any, chunks: list[bytes], max_body_size: int = 4096
+) -> tuple[bytes, bool]:
     """Feed ``chunks`` to one connection of ``intake``; (what it wrote, whether it closed)."""
     dp = Dispatcher()
-    server = WebhookServer(dp, bot, secret_token=SECRET, max_body_size=4096, http="tgfast")
+    server = WebhookServer(dp, bot, secret_token=SECRET, max_body_size=max_body_size, http="tgfast")
     state = server._intake_state(intake)
     protocol = intake.WebhookProtocol(state)
     transport = Recorder()
@@ -152,12 +159,28 @@ async def test_each_exchange_is_answered_as_expected(
     data, expected = EXCHANGES[name]
     answer, closed = await exchange(intake, bot, [data])
     assert statuses(answer) == expected, answer
-    if name in ("too large", "length and chunked", "bad length", "not gzip", "http/1.0"):
+    closing = ("too large", "length and chunked", "bad length", "not gzip", "http/1.0",
+               "expect refused")  # fmt: skip
+    if name in closing:
         assert closed and b"Connection: close" in answer
     elif name == "health":
         assert not closed and answer.endswith(b"Content-Length: 2\r\n\r\nok")
     elif expected == [200]:
         assert not closed and answer.endswith(b"Content-Length: 0\r\n\r\n")
+
+
+async def test_a_head_over_64_kib_is_refused_but_not_a_large_body(
+    intake: ModuleType, bot: Any
+) -> None:
+    huge = request(UPDATE, extra="X-Filler: " + "x" * 100_000 + "\r\n")
+    answer, closed = await exchange(
+        intake, bot, [huge[i : i + 4096] for i in range(0, len(huge), 4096)]
+    )
+    assert statuses(answer) == [400] and closed
+    text = "y" * 200_000  # one read holding a head and a long body: not a long head
+    big = request(orjson.dumps(message(8, 5, text)))
+    answer, closed = await exchange(intake, bot, [big], max_body_size=1024 * 1024)
+    assert statuses(answer) == [200] and not closed
 
 
 class TestTwins:

@@ -27,6 +27,9 @@ cdef bytes _SECRET = b"x-telegram-bot-api-secret-token"
 cdef bytes _FORWARDED = b"x-forwarded-for"
 cdef bytes _LENGTH = b"content-length"
 cdef bytes _ENCODING = b"content-encoding"
+cdef bytes _EXPECT = b"expect"
+cdef bytes _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+cdef Py_ssize_t _MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond: 400
 
 
 cdef class IntakeState:
@@ -94,8 +97,8 @@ cdef class WebhookProtocol:
     cdef list chunks
     cdef int phase, paused
     cdef double deadline, timer_at
-    cdef Py_ssize_t length, size, discarded, reserved
-    cdef bint head_timed, close_after, closing
+    cdef Py_ssize_t length, size, discarded, reserved, head_size
+    cdef bint head_timed, close_after, closing, expect
     cdef readonly bint busy
 
     def __init__(self, IntakeState state):
@@ -127,6 +130,8 @@ cdef class WebhookProtocol:
         self.size = 0
         self.discarded = 0
         self.reserved = 0
+        self.head_size = 0
+        self.expect = False
 
     # -- the connection ------------------------------------------------------------------
 
@@ -189,6 +194,12 @@ cdef class WebhookProtocol:
             if not self.head_timed:  # a kept-alive request's head: from its first byte
                 self.head_timed = True
                 self._arm(self.loop.time() + self.state.header_timeout)
+            if self.head_size >= 0:  # a head that began before this chunk: count it whole
+                self.head_size += len(data)
+                if self.head_size > _MAX_HEAD:
+                    self._malformed("a request head over 64 KiB")
+            else:
+                self.head_size = 0
         elif phase == _BODY and not self.reserved and self.verdict is None:
             self._reserve()
 
@@ -196,6 +207,7 @@ cdef class WebhookProtocol:
 
     def on_message_begin(self):
         self.phase = _HEAD
+        self.head_size = -1  # this chunk is not counted (it may hold a body before)
 
     def on_url(self, bytes url):
         self.url += url
@@ -216,12 +228,26 @@ cdef class WebhookProtocol:
                 if self.forwarded is None:
                     self.forwarded = []
                 self.forwarded.append(value.decode("latin-1"))
-        elif size == 16 and name.lower() == _ENCODING:
-            self.encoding = value
+        elif size == 16:
+            if name.lower() == _ENCODING:
+                self.encoding = value
+        elif size == 6 and name.lower() == _EXPECT:
+            self.expect = value.lower() == b"100-continue"
 
     def on_headers_complete(self):
+        self._decide()
+        if self.expect and not self.closing and self.transport is not None:
+            if self.verdict is None:
+                self.transport.write(_CONTINUE)  # the client waits for it to send the body
+            elif not self.close_after and not self.busy:
+                self.transport.write(closing(self.verdict))  # no body comes: answer, close
+                self._close()
+
+    cdef void _decide(self):
+        """Whether the request is taken, from its head: ``verdict`` None, else the answer."""
         cdef IntakeState state = self.state
         self.phase = _BODY
+        self.head_size = 0
         url = self.url
         if url != state.path:
             path = url.partition(b"?")[0]

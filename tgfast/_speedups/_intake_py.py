@@ -50,6 +50,9 @@ _SECRET = b"x-telegram-bot-api-secret-token"
 _FORWARDED = b"x-forwarded-for"
 _LENGTH = b"content-length"
 _ENCODING = b"content-encoding"
+_EXPECT = b"expect"
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond: 400
 
 
 class IntakeState:
@@ -113,7 +116,7 @@ class WebhookProtocol(asyncio.Protocol):
         "busy", "chunks", "deadline", "discarded", "encoding", "forwarded",
         "given", "head_timed", "length", "loop", "parser", "paused", "peer",
         "pending", "phase", "reserved", "size", "state", "timer", "timer_at", "transport",
-        "url", "verdict", "close_after", "closing",
+        "url", "verdict", "close_after", "closing", "expect", "head_size",
     )  # fmt: skip
 
     def __init__(self, state: IntakeState) -> None:
@@ -145,6 +148,8 @@ class WebhookProtocol(asyncio.Protocol):
         self.size = 0
         self.discarded = 0
         self.reserved = 0
+        self.head_size = 0
+        self.expect = False
 
     # -- the connection ------------------------------------------------------------------
 
@@ -206,6 +211,12 @@ class WebhookProtocol(asyncio.Protocol):
             if not self.head_timed:  # a kept-alive request's head: from its first byte
                 self.head_timed = True
                 self._arm(self.loop.time() + self.state.header_timeout)
+            if self.head_size >= 0:  # a head that began before this chunk: count it whole
+                self.head_size += len(data)
+                if self.head_size > _MAX_HEAD:
+                    self._malformed("a request head over 64 KiB")
+            else:
+                self.head_size = 0
         elif phase == _BODY and not self.reserved and self.verdict is None:
             self._reserve()
 
@@ -213,6 +224,7 @@ class WebhookProtocol(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self.phase = _HEAD
+        self.head_size = -1  # this chunk is not counted (it may hold a body before)
 
     def on_url(self, url: bytes) -> None:
         self.url += url
@@ -233,11 +245,25 @@ class WebhookProtocol(asyncio.Protocol):
                 if self.forwarded is None:
                     self.forwarded = []
                 self.forwarded.append(value.decode("latin-1"))
-        elif size == 16 and name.lower() == _ENCODING:
-            self.encoding = value
+        elif size == 16:
+            if name.lower() == _ENCODING:
+                self.encoding = value
+        elif size == 6 and name.lower() == _EXPECT:
+            self.expect = value.lower() == b"100-continue"
 
     def on_headers_complete(self) -> None:
+        self._decide()
+        if self.expect and not self.closing and self.transport is not None:
+            if self.verdict is None:
+                self.transport.write(_CONTINUE)  # the client waits for it to send the body
+            elif not self.close_after and not self.busy:
+                self.transport.write(closing(self.verdict))  # no body comes: answer, close
+                self._close()
+
+    def _decide(self) -> None:
+        """Whether the request is taken, from its head: ``verdict`` None, else the answer."""
         self.phase = _BODY
+        self.head_size = 0
         state = self.state
         url = self.url
         if url != state.path:

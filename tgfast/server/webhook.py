@@ -448,7 +448,10 @@ class WebhookServer(UpdateIntake):
             waited += 0.05
         for connection in list(connections):
             connection.close()
-        await server.wait_closed()
+        try:  # Python 3.12+ waits for the connections, whose clients may not read
+            await asyncio.wait_for(server.wait_closed(), _STOP_WAIT)
+        except asyncio.TimeoutError:
+            log.warning("webhook: connections still open %ss after stop", _STOP_WAIT)
 
     async def shutdown(self) -> None:
         """``drain`` then ``stop``: the graceful way out."""
