@@ -13,6 +13,8 @@ layer: requests/s (wall clock) and the server process's CPU per request (from
 ``/proc/<pid>/stat``, the steadier figure on a shared machine). Layers:
 ``tgfast`` (the compiled protocol), ``tgfast-py`` (its pure twin,
 ``TGFAST_NO_EXTENSIONS=1``), ``aiohttp`` (aiohttp.web, ``http="aiohttp"``).
+``--refuse`` measures what a refusal costs instead: the server holds one update and
+answers every other one 503 (the overload path).
 """
 
 from __future__ import annotations
@@ -48,10 +50,12 @@ async def main():
 
     @dp.message()
     async def noop(message):
-        return None
+        if %(refuse)r:
+            await asyncio.Event().wait()  # holds the one in-flight slot: the rest is refused
 
     bot = Bot("1:bench", server="http://127.0.0.1:9", rate_limiter=None)
-    server = WebhookServer(dp, bot, secret_token=%(secret)r, http=%(http)r)
+    server = WebhookServer(dp, bot, secret_token=%(secret)r, http=%(http)r,
+                           max_in_flight=1 if %(refuse)r else 1000)
     url = await server.start("127.0.0.1", 0)
     print(url, flush=True)
     await asyncio.Event().wait()
@@ -82,7 +86,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
-async def load(host: str, port: int, requests: list[bytes], connections: int) -> float:
+async def load(
+    host: str, port: int, requests: list[bytes], connections: int, expect: bytes = b"200"
+) -> float:
     """Send every request, ``connections`` at a time; the wall-clock seconds."""
     queue = iter(requests)
 
@@ -91,7 +97,7 @@ async def load(host: str, port: int, requests: list[bytes], connections: int) ->
         for data in queue:
             writer.write(data)
             head = await reader.readuntil(b"\r\n\r\n")
-            if not head.startswith(b"HTTP/1.1 200"):
+            if not head.startswith(b"HTTP/1.1 " + expect) and not head.startswith(b"HTTP/1.1 200"):
                 raise RuntimeError(f"not a 200: {head!r}")
             length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
             if length:
@@ -107,7 +113,7 @@ def run_layer(name: str, args: argparse.Namespace, first_id: int) -> tuple[float
     http, extra = LAYERS[name]
     env = {**os.environ, **extra}
     proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER % {"secret": SECRET, "http": http}],
+        [sys.executable, "-c", SERVER % {"secret": SECRET, "http": http, "refuse": args.refuse}],
         stdout=subprocess.PIPE, env=env, text=True,
     )  # fmt: skip
     try:
@@ -116,10 +122,11 @@ def run_layer(name: str, args: argparse.Namespace, first_id: int) -> tuple[float
         hostport, path = url.removeprefix("http://").split("/", 1)
         host, port = hostport.rsplit(":", 1)
         warm = [request(first_id + i, "/" + path) for i in range(2000)]
-        asyncio.run(load(host, int(port), warm, args.connections))
+        expect = b"503" if args.refuse else b"200"
+        asyncio.run(load(host, int(port), warm, args.connections, expect))
         reqs = [request(first_id + 2000 + i, "/" + path) for i in range(args.requests)]
         before = cpu_seconds(proc.pid)
-        wall = asyncio.run(load(host, int(port), reqs, args.connections))
+        wall = asyncio.run(load(host, int(port), reqs, args.connections, expect))
         cpu = cpu_seconds(proc.pid) - before
         return args.requests / wall, cpu / args.requests * 1e6
     finally:
@@ -133,6 +140,11 @@ def main() -> None:
     p.add_argument("--connections", type=int, default=8)
     p.add_argument("--rounds", type=int, default=1, help="alternate the layers this many times")
     p.add_argument("--layer", action="append", choices=tuple(LAYERS))
+    p.add_argument(
+        "--refuse",
+        action="store_true",
+        help="measure refusals: one update in flight at most, the rest get 503",
+    )
     args = p.parse_args()
     layers = args.layer or list(LAYERS)
     results: dict[str, list[tuple[float, float]]] = {name: [] for name in layers}
