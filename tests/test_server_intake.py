@@ -25,7 +25,7 @@ from tgfast import Bot, Dispatcher
 from tgfast._speedups import SPEEDUPS, load
 from tgfast._speedups import _intake_py as pure_intake
 from tgfast.methods import SendMessage
-from tgfast.server import SECRET_HEADER, WebhookServer
+from tgfast.server import SECRET_HEADER, Claim, MemorySeenUpdates, WebhookServer
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -238,6 +238,44 @@ async def test_pipelined_requests_in_reply_mode_are_answered_in_order(
         writer.close()
     assert [a["text"] for a in answers] == [f"re: {t}" for t in texts]
     assert {a["method"] for a in answers} == {"sendMessage"}
+
+
+class SlowSeen(MemorySeenUpdates):
+    """A store that answers after a pause, as a shared one (Redis) does."""
+
+    async def claim(self, bot_id: int, update_id: int) -> Claim:
+        await asyncio.sleep(0.01 if update_id % 2 else 0)
+        return self.claim_now(bot_id, update_id)
+
+
+async def test_a_store_that_must_be_awaited_keeps_pipelined_answers_in_order(
+    bot: Any, fake: FakeTelegram
+) -> None:
+    dp = Dispatcher()
+    handled: list[str] = []
+
+    @dp.message()
+    async def take(message: Message) -> None:
+        handled.append(message.text or "")
+
+    async with served(dp, bot, secret_token=SECRET, seen=SlowSeen(), http="tgfast") as server:
+        assert server.url is not None
+        host, port = server.url.split("//")[1].split("/")[0].split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        sent = [message(n, 1, f"u{n}") for n in (1, 2, 3, 2, 1)]  # two redeliveries
+        writer.write(b"".join(request(orjson.dumps(update)) for update in sent))
+        writer.write(request(b"", method="GET", path="/healthz"))
+        answers = []
+        for _ in range(len(sent) + 1):
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            answers.append((int(head[9:12]), await reader.readexactly(length)))
+        writer.close()
+        await server.drain()
+    assert [status for status, _ in answers[:3]] == [200, 200, 200]
+    assert answers[5] == (200, b"ok")  # the last one asked, answered last
+    assert sorted(handled) == ["u1", "u2", "u3"]  # each once, redeliveries acknowledged or 503
+    assert {status for status, _ in answers[3:5]} <= {200, 503}
 
 
 async def test_overload_is_refused_with_503_and_what_was_taken_is_handled(
