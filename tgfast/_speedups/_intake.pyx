@@ -29,6 +29,7 @@ cdef bytes _LENGTH = b"content-length"
 cdef bytes _ENCODING = b"content-encoding"
 cdef bytes _EXPECT = b"expect"
 cdef bytes _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+cdef Py_ssize_t _LENGTH_CAP = 1 << 62  # a larger Content-Length is as refused
 cdef Py_ssize_t _MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond: 400
 
 
@@ -217,7 +218,7 @@ cdef class WebhookProtocol:
         if size == 14:
             if name.lower() == _LENGTH:
                 try:
-                    self.length = int(value)
+                    self.length = min(int(value), _LENGTH_CAP)
                 except ValueError:
                     pass  # llhttp refuses it
         elif size == 31:

@@ -52,6 +52,7 @@ _LENGTH = b"content-length"
 _ENCODING = b"content-encoding"
 _EXPECT = b"expect"
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_LENGTH_CAP = 1 << 62  # a larger Content-Length is as refused
 _MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond: 400
 
 
@@ -234,7 +235,7 @@ class WebhookProtocol(asyncio.Protocol):
         if size == 14:
             if name.lower() == _LENGTH:
                 try:
-                    self.length = int(value)
+                    self.length = min(int(value), _LENGTH_CAP)
                 except ValueError:
                     pass  # llhttp refuses it
         elif size == 31:
