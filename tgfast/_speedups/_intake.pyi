@@ -20,6 +20,9 @@ class IntakeState:
     rejected: Any
     reclaimer: Any
     allows: Any
+    decode: Any
+    accepted: Any
+    duplicate: Any
     path: bytes
     ok: bytes
     unavailable: bytes

@@ -10,17 +10,13 @@ from collections.abc import Callable
 from functools import partial
 import httptools
 
-from ..decoding import decode_update
-from ..server.processing import Admission
-from ..server.wire import BodyTooLarge, UnreadableBody, closing, inflate, response
+from ._wire import BodyTooLarge, UnreadableBody, closing, inflate, response
 
 __all__ = ["IntakeState", "WebhookProtocol"]
 
 cdef int _HEAD = 0, _BODY = 1, _IDLE = 2  # where the parser is in a request
 cdef int _BUSY_READ = 1, _WRITE_FULL = 2  # why reading is paused (bits)
 cdef double _NEVER = float("inf")
-cdef object _ACCEPTED = Admission.ACCEPTED
-cdef object _DUPLICATE = Admission.DUPLICATE
 cdef Py_ssize_t _DISCARD_FACTOR = 8  # a refused body is skipped up to this many times max_body_size
 
 cdef bytes _SECRET = b"x-telegram-bot-api-secret-token"
@@ -38,6 +34,7 @@ cdef class IntakeState:
     the counts of open connections and of body bytes being read."""
 
     cdef public object server, loop, processor, rejected, reclaimer, allows
+    cdef public object decode, accepted, duplicate
     cdef public bytes path, ok, unavailable, wrong_method, too_large, secret_refused
     cdef public object secret
     cdef public Py_ssize_t max_body_size, read_budget, reading, max_connections
@@ -66,6 +63,9 @@ cdef class IntakeState:
         self.server = server
         self.loop = asyncio.get_running_loop()
         self.processor = server.processor
+        self.decode = server.decode
+        self.accepted = server.accepted
+        self.duplicate = server.duplicate
         self.rejected = server.metrics.rejected
         self.reclaimer = server._reclaimer
         self.path = path
@@ -341,14 +341,14 @@ cdef class WebhookProtocol:
                 self._answer(state.server.unreadable(encoding, str(exc)), False)
                 return
         try:
-            update = decode_update(body)
+            update = state.decode(body)
         except Exception as exc:  # noqa: BLE001 - DecodeError, or anything odd: a 400
             self._answer(state.server.not_an_update(len(body), exc), keep)
             return
         if not state.reply_mode:
             admission = state.processor.offer(update)
             if admission is not None:
-                if admission is _ACCEPTED or admission is _DUPLICATE:
+                if admission is state.accepted or admission is state.duplicate:
                     self._answer(state.ok, keep)
                 else:
                     self._answer(state.unavailable, keep)

@@ -30,9 +30,7 @@ from typing import TYPE_CHECKING
 
 import httptools
 
-from ..decoding import decode_update
-from ..server.processing import Admission
-from ..server.wire import BodyTooLarge, UnreadableBody, closing, inflate, response
+from ._wire import BodyTooLarge, UnreadableBody, closing, inflate, response
 
 if TYPE_CHECKING:
     from ..server.webhook import WebhookServer
@@ -42,8 +40,6 @@ __all__ = ["IntakeState", "WebhookProtocol"]
 _HEAD, _BODY, _IDLE = 0, 1, 2  # where the parser is in a request
 _BUSY_READ, _WRITE_FULL = 1, 2  # why reading is paused (bits)
 _NEVER = float("inf")
-_ACCEPTED = Admission.ACCEPTED
-_DUPLICATE = Admission.DUPLICATE
 _DISCARD_FACTOR = 8  # a refused body is skipped up to this many times max_body_size
 
 _SECRET = b"x-telegram-bot-api-secret-token"
@@ -64,7 +60,8 @@ class IntakeState:
         "allows", "body_timeout", "connections", "header_timeout", "keepalive_timeout",
         "loop", "max_body_size", "max_connections", "ok", "path", "processor", "read_budget",
         "reading", "reclaimer", "rejected", "reply_mode", "secret", "secret_refused", "server",
-        "too_large", "unavailable", "wrong_method", "access_log",
+        "too_large", "unavailable", "wrong_method", "access_log", "decode", "accepted",
+        "duplicate",
     )  # fmt: skip
 
     def __init__(
@@ -88,6 +85,9 @@ class IntakeState:
         self.server = server
         self.loop = asyncio.get_running_loop()
         self.processor = server.processor
+        self.decode = server.decode
+        self.accepted = server.accepted
+        self.duplicate = server.duplicate
         self.rejected = server.metrics.rejected
         self.reclaimer = server._reclaimer
         self.path = path
@@ -354,14 +354,14 @@ class WebhookProtocol(asyncio.Protocol):
                 self._answer(state.server.unreadable(encoding, str(exc)), False)
                 return
         try:
-            update = decode_update(body)
+            update = state.decode(body)
         except Exception as exc:  # noqa: BLE001 - DecodeError, or anything odd: a 400
             self._answer(state.server.not_an_update(len(body), exc), keep)
             return
         if not state.reply_mode:
             admission = state.processor.offer(update)
             if admission is not None:
-                if admission is _ACCEPTED or admission is _DUPLICATE:
+                if admission is state.accepted or admission is state.duplicate:
                     self._answer(state.ok, keep)
                 else:
                     self._answer(state.unavailable, keep)

@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from aiohttp import web
 
 from .._speedups import load
+from .._speedups._wire import response
 from ..client.encoding import dumps
+from ..decoding import decode_update
 from .addresses import AddressPolicy, IPNetwork
 from .connections import (
     DEFAULT_HEADER_TIMEOUT,
@@ -53,7 +55,6 @@ from .intake import (
 from .metrics import CONTENT_TYPE, Metrics, Rejected
 from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
 from .seen import SeenUpdates
-from .wire import response
 
 if TYPE_CHECKING:
     from ..client import Bot
@@ -159,6 +160,10 @@ class WebhookServer(UpdateIntake):
         self._server: asyncio.Server | None = None
         self._state: Any = None  # the protocol's IntakeState, while listening
         self._listening = False
+        # what the protocol takes from here (it imports nothing of tgfast's own)
+        self.decode = decode_update
+        self.accepted = Admission.ACCEPTED
+        self.duplicate = Admission.DUPLICATE
         self._ok = response(200)
         self._busy = response(503, headers=[("Retry-After", self.retry_after)])
         self._refused_connection = response(
