@@ -25,7 +25,14 @@ from tgfast import Bot, Dispatcher
 from tgfast._speedups import SPEEDUPS, load
 from tgfast._speedups import _intake_py as pure_intake
 from tgfast.methods import SendMessage
-from tgfast.server import SECRET_HEADER, Claim, MemorySeenUpdates, WebhookServer
+from tgfast.server import (
+    SECRET_HEADER,
+    Claim,
+    MemorySeenUpdates,
+    Signals,
+    WebhookServer,
+    serve_webhook,
+)
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -369,3 +376,36 @@ async def test_stop_closes_open_connections(bot: Any) -> None:
     await asyncio.wait_for(server.stop(), 10)
     assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the server
     writer.close()
+
+
+async def test_serve_webhook_terminates_tls_too(
+    fake: FakeTelegram, certificate: tuple[Path, Path]
+) -> None:
+    cert, key = certificate
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(cert, key)
+    client_tls = ssl.create_default_context(cafile=str(cert))
+    dp = Dispatcher()
+    handled: list[str] = []
+
+    @dp.message()
+    async def take(message: Message) -> None:
+        handled.append(message.text or "")
+
+    signals = Signals()
+    ready: asyncio.Future[WebhookServer] = asyncio.get_running_loop().create_future()
+    async with make_bot(fake) as bot:
+        serving = asyncio.ensure_future(serve_webhook(
+            dp, bot, port=0, secret_token=SECRET, signals=signals, ssl=server_tls,
+            on_ready=ready.set_result, close_bot=False,
+        ))  # fmt: skip
+        url = (await ready).url or ""
+        assert url.startswith("https://")
+        async with aiohttp.ClientSession() as http:
+            data = orjson.dumps(message(1, 1, "tls"))
+            async with http.post(url, data=data, headers={SECRET_HEADER: SECRET},
+                                 ssl=client_tls) as resp:  # fmt: skip
+                assert resp.status == 200
+        signals.request_stop()
+        assert await asyncio.wait_for(serving, 10) == 0
+    assert handled == ["tls"]
