@@ -28,6 +28,7 @@ from server_support import make_bot
 
 import tgfast
 from tgfast import Bot
+from tgfast.server.webhook import HTTP_LAYERS
 from tgfast.testing import FakeTelegram
 
 # Hypothesis keeps caches in a directory of its own: keep it inside tests/
@@ -110,6 +111,31 @@ def routing(request: pytest.FixtureRequest) -> ModuleType:
     (``c``) or ``_routing_py`` (``py``)."""
     module: ModuleType = request.param
     return module
+
+
+# The webhook server's behaviour tests run once per HTTP layer (tgfast's own protocol,
+# compiled or its twin as the build says, and aiohttp.web), unchanged: the layer is
+# chosen through $TGFAST_HTTP, which the servers they start, in-process or as a
+# ``tgfast webhook`` process, read.
+WEBHOOK_HTTP_MODULES = frozenset({
+    "test_server_webhook", "test_server_hostile", "test_server_addresses",
+    "test_server_shutdown", "test_server_metrics", "test_examples_bots",
+})  # fmt: skip
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.module.__name__ in WEBHOOK_HTTP_MODULES:
+        if "webhook_http" not in metafunc.fixturenames:
+            metafunc.fixturenames.append("webhook_http")
+        metafunc.parametrize("webhook_http", HTTP_LAYERS, indirect=True)
+
+
+@pytest.fixture
+def webhook_http(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The webhook server's HTTP layer for this test (``$TGFAST_HTTP``)."""
+    layer: str = getattr(request, "param", "tgfast")
+    monkeypatch.setenv("TGFAST_HTTP", layer)
+    return layer
 
 
 @pytest.fixture

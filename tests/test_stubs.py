@@ -28,4 +28,5 @@ class TestStubs:
             check=False,
         )
         assert result.returncode == 0, result.stdout + result.stderr
-        assert f"Success: no issues found in {len(modules)} modules" in result.stdout, result.stdout
+        found = f"Success: no issues found in {len(modules)} modules"
+        assert found in result.stdout, result.stdout

@@ -25,8 +25,7 @@ import logging
 import os
 import secrets
 import sys
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
@@ -42,13 +41,11 @@ from .logs import LogConfigError, configure, default_handler_if_none
 from .server.loader import App, AppImportError, AppLoadError, load_app, load_dispatcher
 from .server.polling import DEFAULT_POLL_TIMEOUT
 from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
-from .server.runner import Signals, run, serve_polling, serve_webhook
+from .server.runner import run, serve_polling, serve_webhook
+from .server.serve import ServeConfig, does_once_only_work, serve
 from .server.supervisor import (
     Supervisor,
-    WorkerIdentity,
-    notify_ready,
     this_worker,
-    watch_supervisor,
 )
 from .server.webhook import (
     DEFAULT_BODY_TIMEOUT,
@@ -179,6 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     webhook.add_argument("--max-connections", type=_positive, default=None,
                          help="open connections per worker; beyond, 503 at once (default: "
                          "1024, or half the descriptor limit if lower)")  # fmt: skip
+    webhook.add_argument("--http", choices=("tgfast", "aiohttp"), default=None,
+                         help="the HTTP layer: tgfast's own (llhttp) or aiohttp.web (default: "
+                         "$TGFAST_HTTP, else tgfast)")  # fmt: skip
     webhook.add_argument("--read-budget", type=_positive, default=DEFAULT_READ_BUDGET,
                          help="bytes of bodies being read at once per worker; beyond, 503 "
                          "(default: %(default)s)")  # fmt: skip
@@ -269,46 +269,26 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
         return _supervise(args)
     app = _app(args)
     dp = app.dispatcher
-    options: dict[str, Any] = {
-        "path": args.path,
-        "secret_token": args.secret,
-        "reply_mode": args.reply_mode,
-        "reply_timeout": args.reply_timeout,
-        "max_body_size": args.max_body_size,
-        "header_timeout": args.header_timeout,
-        "body_timeout": args.body_timeout,
-        "keepalive_timeout": args.keepalive_timeout,
-        "max_connections": args.max_connections,
-        "read_budget": args.read_budget,
-        "concurrency": args.concurrency,
-        "max_in_flight": args.max_in_flight,
-        "access_log": logging.getLogger("aiohttp.access") if args.log_level == "debug" else None,
-        "trusted_proxies": _trusted_proxies(args),
-        "allowed_ips": None if args.allow_ip is None else [n for ns in args.allow_ip for n in ns],
-    }
+    config = ServeConfig(
+        "webhook", host=args.host, port=args.port, port_per_worker=args.port_per_worker,
+        webhook_url=args.webhook_url, drop_pending_updates=args.drop_pending_updates,
+        path=args.path, secret_token=args.secret, reply_mode=args.reply_mode,
+        reply_timeout=args.reply_timeout, max_body_size=args.max_body_size,
+        header_timeout=args.header_timeout, body_timeout=args.body_timeout,
+        keepalive_timeout=args.keepalive_timeout, max_connections=args.max_connections,
+        read_budget=args.read_budget, http=args.http, concurrency=args.concurrency,
+        max_in_flight=args.max_in_flight,
+        access_log=logging.getLogger("aiohttp.access") if args.log_level == "debug" else None,
+        trusted_proxies=_trusted_proxies(args),
+        allowed_ips=None if args.allow_ip is None else [n for ns in args.allow_ip for n in ns],
+        redis=args.redis, rate_limit=args.rate_limit, uvloop=args.uvloop,
+    )  # fmt: skip
     if args.fake:
-        return run(_webhook_fake(args, app, options), use_uvloop=args.uvloop)
+        return run(_webhook_fake(args, app, config.webhook_options()), use_uvloop=args.uvloop)
     if args.secret is None:
         log.warning("no --secret: anyone who learns the webhook URL can post updates to it")
     bot = _serving_bot(args, app)
-    worker = this_worker()
-    port = args.port
-    if worker is not None and args.port_per_worker:
-        port += worker.id
-    # several workers share the port unless each has its own
-    reuse_port = worker is not None and worker.count > 1 and not args.port_per_worker
-    once = _does_once_only_work(worker)
-
-    async def main() -> int:
-        async with _worker_context(args, dp, bot, options, worker) as signals:
-            return await serve_webhook(
-                dp, bot, host=args.host, port=port, reuse_port=reuse_port or None,
-                webhook_url=args.webhook_url if once else None,
-                drop_pending_updates=args.drop_pending_updates and once,
-                signals=signals, on_ready=lambda server: notify_ready(), **options,
-            )  # fmt: skip
-
-    return run(main(), use_uvloop=args.uvloop)
+    return run(serve(dp, bot, config), use_uvloop=config.uvloop)
 
 
 async def _webhook_fake(args: argparse.Namespace, app: App, options: dict[str, Any]) -> int:
@@ -350,24 +330,19 @@ def _cmd_polling(args: argparse.Namespace) -> int:
         return _supervise(args)
     app = _app(args)
     dp = app.dispatcher
-    worker = this_worker()
-    options: dict[str, Any] = {
-        "timeout": args.timeout,
-        "drop_pending_updates": args.drop_pending_updates and _does_once_only_work(worker),
-        "concurrency": args.concurrency,
-        "max_in_flight": args.max_in_flight,
-    }
+    config = ServeConfig(
+        "polling", poll_timeout=args.timeout, drop_pending_updates=args.drop_pending_updates,
+        concurrency=args.concurrency, max_in_flight=args.max_in_flight, redis=args.redis,
+        rate_limit=args.rate_limit, uvloop=args.uvloop,
+    )  # fmt: skip
     if args.fake:
+        options = config.polling_options()
+        options["drop_pending_updates"] = args.drop_pending_updates and does_once_only_work(
+            this_worker()
+        )
         return run(_polling_fake(args, app, options), use_uvloop=args.uvloop)
     bot = _serving_bot(args, app)
-
-    async def main() -> int:
-        async with _worker_context(args, dp, bot, options, worker) as signals:
-            return await serve_polling(
-                dp, bot, signals=signals, on_ready=lambda poller: notify_ready(), **options
-            )
-
-    return run(main(), use_uvloop=args.uvloop)
+    return run(serve(dp, bot, config), use_uvloop=config.uvloop)
 
 
 async def _polling_fake(args: argparse.Namespace, app: App, options: dict[str, Any]) -> int:
@@ -500,61 +475,6 @@ def _without_option(argv: list[str], option: str) -> list[str]:
         else:
             out.append(arg)
     return out
-
-
-def _does_once_only_work(worker: WorkerIdentity | None) -> bool:
-    """Whether this process registers the webhook and drops pending updates.
-
-    Worker 0 does it, on its first start: setWebhook N times would be N calls for one
-    setting, and a restarted worker dropping pending updates would lose the ones that
-    arrived meanwhile. The supervisor itself could not: it does not import the
-    application, whose handlers say which update kinds to ask for.
-    """
-    return worker is None or (worker.id == 0 and not worker.restarted)
-
-
-@asynccontextmanager
-async def _worker_context(
-    args: argparse.Namespace,
-    dp: Any,
-    bot: Bot,
-    options: dict[str, Any],
-    worker: WorkerIdentity | None,
-) -> AsyncIterator[Signals]:
-    """Signals, the shared Redis state (``--redis``), and, under a supervisor, a watch
-    that drains this worker if the supervisor dies."""
-    signals = Signals()
-    signals.install()
-    watch: asyncio.Future[None] | None = None
-    if worker is not None:
-        watch = asyncio.ensure_future(
-            watch_supervisor(lambda: signals.request_stop("the supervisor is gone"))
-        )
-    shared = None
-    try:
-        if args.redis:
-            from .redis import RedisShared
-
-            shared = RedisShared.from_url(args.redis, bot_id=bot.id, rate_limit=args.rate_limit)
-            await shared.check()
-            shared.install(dp, bot)
-            options["seen"] = shared.seen
-            if args.command == "polling":
-                # one poller per bot at a time, whatever the workers (or deployments)
-                from .redis import RedisLeaderLock, poller_key
-
-                options["leader"] = RedisLeaderLock(shared.wire, poller_key(bot.id))
-            log.info("sharing FSM state, seen update ids%s%s through %s",
-                     " and rate limits" if shared.rate_limiter else "",
-                     ", one poller at a time" if "leader" in options else "",
-                     shared.description)  # fmt: skip
-        yield signals
-    finally:
-        if watch is not None:
-            watch.cancel()
-        signals.remove()
-        if shared is not None:
-            await shared.close()
 
 
 # -- webhook management -----------------------------------------------------------------

@@ -36,6 +36,8 @@ class RunResult:
     p99_ms: float = math.nan
     max_ms: float = math.nan
     cpu_pct: float = math.nan  # bot CPU while sending, % of one core
+    # echoes per second over the whole seconds of the send phase (the first left out)
+    echo_rates: list[int] = field(default_factory=list)
     cpu_per_update_ms: float = math.nan  # bot CPU over the whole run / updates echoed
     refused: int = 0  # 503/429 answers
     retries: int = 0  # re-sends (after a refusal, an error or a lost connection)

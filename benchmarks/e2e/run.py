@@ -318,6 +318,13 @@ async def _measured_run(
     other = sum(v for k, v in tracker.statuses.items() if k not in (200, 503, 429))
     result.sent = tracker.sent()
     result.echoed = in_time
+    seconds = int(schedule_end - t0)
+    per_second = [0] * seconds
+    for t in tracker.echoed:
+        k = int(t - t0) if t else -1
+        if 0 <= k < seconds:
+            per_second[k] += 1
+    result.echo_rates = per_second[1:]
     result.p50_ms = percentile(lat, 0.50)
     result.p99_ms = percentile(lat, 0.99)
     result.max_ms = lat[-1] if lat else math.nan

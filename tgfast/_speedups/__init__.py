@@ -11,9 +11,12 @@ The choice is made once, here, for every module in ``COMPILED_MODULES`` together
   built package never runs half accelerated without anyone noticing.
 
 The modules themselves are imported by their users (``tgfast.decoding``,
-``tgfast.dispatcher.routing``) through ``load``, not here: ``_routing`` imports
-``tgfast.decoding``, which imports this package first. ``import tgfast`` imports both
-users, so a broken compiled module fails every import of tgfast.
+``tgfast.dispatcher.routing``, the webhook server) through ``load``, not here:
+``_routing`` imports ``tgfast.decoding``, which imports this package first. ``import
+tgfast`` imports the first two users, and ``_intake`` (which imports nothing of
+tgfast's: the server hands it what it needs) is imported at the end of this module, so
+a broken compiled module fails every import of tgfast. ``_wire`` is not compiled: the
+bytes both intake twins answer with.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from types import ModuleType
 
 __all__ = ["COMPILED_MODULES", "NO_EXTENSIONS", "SPEEDUPS", "built", "load"]
 
-COMPILED_MODULES: tuple[str, ...] = ("_decode", "_http", "_routing")
+COMPILED_MODULES: tuple[str, ...] = ("_decode", "_http", "_intake", "_routing")
 """Every module that setup.py compiles from a ``.pyx`` here; each has a ``_py`` twin."""
 
 NO_EXTENSIONS: bool = bool(os.environ.get("TGFAST_NO_EXTENSIONS")) or (
@@ -80,3 +83,7 @@ def load(name: str) -> ModuleType:
             f"({exc}); reinstall tgfast, or set TGFAST_NO_EXTENSIONS=1 for the pure twins",
             name=f"{__name__}.{name}",
         ) from exc
+
+
+if SPEEDUPS:
+    load("_intake")  # the server's, loaded by it when it starts: here a broken one fails early

@@ -7,6 +7,8 @@ from tgfast.server import WebhookServer, serve_webhook, serve_polling
 ``UpdateProcessor`` keeps a chat's updates in order, bounds the work in flight and
 drops redeliveries (``SeenUpdates``); ``WebhookServer`` and ``Poller`` feed it;
 ``serve_webhook``/``serve_polling`` run either until SIGTERM/SIGINT and drain;
+``serve(dispatcher, bot, ServeConfig(...))`` adds what a worker of the ``tgfast``
+command has around them (shared Redis state, once-only work), for code too;
 ``Supervisor`` runs several worker processes of one command (``--workers N``).
 What several workers share lives in Redis: ``tgfast.redis.RedisShared`` (the
 ``tgfast.redis`` package holds every Redis part).
@@ -28,6 +30,7 @@ from .processing import (
 )
 from .runner import Signals, run, serve_polling, serve_webhook
 from .seen import DEFAULT_SEEN_SIZE, Claim, MemorySeenUpdates, SeenUpdates
+from .serve import ServeConfig, serve
 from .supervisor import (
     RESTART_BACKOFF,
     Supervisor,
@@ -63,6 +66,7 @@ __all__ = [
     "Poller",
     "Rejected",
     "SeenUpdates",
+    "ServeConfig",
     "Signals",
     "Supervisor",
     "UpdateProcessor",
@@ -70,6 +74,7 @@ __all__ = [
     "WorkerIdentity",
     "notify_ready",
     "run",
+    "serve",
     "serve_polling",
     "serve_webhook",
     "this_worker",

@@ -130,7 +130,9 @@ class UpdateProcessor:
         self.seen: SeenUpdates | None = MemorySeenUpdates() if seen == "memory" else seen
         # an in-process store is marked at once; a shared one in batches, by a task
         seen_store = self.seen
-        self._mark_now = seen_store.mark_done if type(seen_store) is MemorySeenUpdates else None
+        in_memory = seen_store if type(seen_store) is MemorySeenUpdates else None
+        self._mark_now = None if in_memory is None else in_memory.mark_done
+        self._claim_now = None if in_memory is None else in_memory.claim_now
         self._journal = seen_store if isinstance(seen_store, Journal) else None
         self.metrics = metrics if metrics is not None else Metrics()
         if self.metrics.on_api_call not in bot.api_call_hooks:  # beside the app's own hooks
@@ -239,6 +241,29 @@ class UpdateProcessor:
             self.metrics.rejected[Rejected.BUSY] += 1
             return Admission.BUSY
         self._enqueue(update, waiter)
+        return Admission.ACCEPTED
+
+    def offer(self, update: Update) -> Admission | None:
+        """``submit`` without a coroutine when nothing has to be waited for (no store, or
+        one in memory): the webhook's hot path. None: call ``submit``."""
+        seen = self.seen
+        if seen is None:
+            return self.put(update)
+        claim_now = self._claim_now
+        if claim_now is None:
+            return None
+        refused = self._refusal()
+        if refused is not None:
+            return refused
+        claim = claim_now(self._bot_id, update.update_id)
+        if claim is not Claim.NEW:
+            if claim is Claim.DONE:
+                self.metrics.rejected[Rejected.DUPLICATE] += 1
+                return Admission.DUPLICATE
+            self.metrics.rejected[Rejected.BUSY] += 1
+            return Admission.BUSY
+        self.in_flight += 1
+        self._enqueue(update, None)
         return Admission.ACCEPTED
 
     def put(

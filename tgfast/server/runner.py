@@ -13,6 +13,7 @@ import inspect
 import signal
 import socket
 from collections.abc import Awaitable, Callable, Coroutine
+from ssl import SSLContext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .._logging import get_logger
@@ -83,6 +84,7 @@ async def serve_webhook(
     on_ready: Callable[[WebhookServer], Awaitable[object] | object] | None = None,
     close_bot: bool = True,
     server: WebhookServer | None = None,
+    ssl: SSLContext | None = None,
     **options: Any,
 ) -> int:
     """Serve webhooks until a signal (or ``signals.request_stop()``); the exit status.
@@ -93,7 +95,8 @@ async def serve_webhook(
     (``SO_REUSEPORT``: the kernel spreads the connections). With ``webhook_url`` the
     webhook is registered with Telegram (``setWebhook``: that URL, the secret, the
     kinds the dispatcher handles) once the server listens; ``on_ready(server)`` runs
-    then too. Without ``signals`` the process's SIGTERM/SIGINT are handled.
+    then too. Without ``signals`` the process's SIGTERM/SIGINT are handled. ``ssl``
+    terminates TLS in the server itself.
     """
     if server is None:
         server = WebhookServer(dispatcher, bot, **options)
@@ -107,7 +110,7 @@ async def serve_webhook(
         signals.install()
     try:
         await dispatcher.emit_startup(bot=bot)
-        await server.start(host, port, sock=sock, reuse_port=reuse_port)
+        await server.start(host, port, sock=sock, reuse_port=reuse_port, ssl=ssl)
         try:
             if webhook_url is not None:
                 await bot.set_webhook(

@@ -83,6 +83,10 @@ class MemorySeenUpdates:
         self._bots: dict[int, OrderedDict[int, bool]] = {}
 
     async def claim(self, bot_id: int, update_id: int) -> Claim:
+        return self.claim_now(bot_id, update_id)
+
+    def claim_now(self, bot_id: int, update_id: int) -> Claim:
+        """``claim``, synchronously: the processor's shortcut (no coroutine)."""
         ids = self._bots.get(bot_id)
         if ids is None:
             ids = self._bots[bot_id] = OrderedDict()

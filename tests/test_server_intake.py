@@ -1,0 +1,411 @@
+"""tgfast's own HTTP/1.1 intake (``tgfast._speedups._intake`` and its twin): the twins
+answer every exchange with the same bytes, however the bytes arrive; pipelined
+requests are answered in order, over TLS too; overload is refused with 503 and what was
+taken is handled."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import ssl
+import subprocess
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import aiohttp
+import orjson
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from implementations import NO_EXTENSIONS
+from server_support import make_bot, message, served
+
+from tgfast import Bot, Dispatcher
+from tgfast._speedups import SPEEDUPS, load
+from tgfast._speedups import _intake_py as pure_intake
+from tgfast.methods import SendMessage
+from tgfast.server import (
+    SECRET_HEADER,
+    Claim,
+    MemorySeenUpdates,
+    Signals,
+    WebhookServer,
+    serve_webhook,
+)
+from tgfast.testing import FakeTelegram
+from tgfast.types import Message
+
+SECRET = "twin-secret"
+INTAKES: dict[str, ModuleType] = {"py": pure_intake}
+if SPEEDUPS:
+    INTAKES["c"] = load("_intake")
+
+
+@pytest.fixture(params=list(INTAKES))
+def intake(request: pytest.FixtureRequest) -> ModuleType:
+    return INTAKES[request.param]
+
+
+def test_the_switch_picks_the_intake() -> None:
+    name = load("_intake").__name__
+    assert name == ("tgfast._speedups._intake" if SPEEDUPS else "tgfast._speedups._intake_py")
+    assert SPEEDUPS or NO_EXTENSIONS or "c" not in INTAKES
+
+
+# -- the protocol alone, on a transport that records what it is given ---------------------
+
+
+class Recorder:
+    """A transport: what the protocol wrote, and whether it closed."""
+
+    def __init__(self) -> None:
+        self.written = bytearray()
+        self.closed = False
+        self.reading = True
+
+    def write(self, data: bytes) -> None:
+        assert not self.closed, "written after close"
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return ("127.0.0.1", 40000) if name == "peername" else default
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def request(body: bytes, *, secret: str = SECRET, extra: str = "", path: str = "/webhook",
+            method: str = "POST", version: str = "1.1") -> bytes:  # fmt: skip
+    head = (f"{method} {path} HTTP/{version}\r\nHost: bot\r\n{SECRET_HEADER}: {secret}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n{extra}\r\n")  # fmt: skip
+    return head.encode() + body
+
+
+def chunked(body: bytes, size: int = 7) -> bytes:
+    head = (f"POST /webhook HTTP/1.1\r\nHost: bot\r\n{SECRET_HEADER}: {SECRET}\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n").encode()  # fmt: skip
+    parts = [b"%x\r\n%s\r\n" % (len(body[i : i + size]), body[i : i + size])
+             for i in range(0, len(body), size)]  # fmt: skip
+    return head + b"".join(parts) + b"0\r\n\r\n"
+
+
+UPDATE = orjson.dumps(message(1, 5, "hello"))
+EXCHANGES: dict[str, tuple[bytes, list[int]]] = {
+    "update": (request(UPDATE), [200]),
+    "pipelined": (request(UPDATE) + request(orjson.dumps(message(2, 5, "two"))), [200, 200]),
+    "redelivery while handled": (request(UPDATE) + request(UPDATE), [200, 503]),
+    "wrong secret": (request(UPDATE, secret="nope"), [403]),
+    "wrong method": (request(b"", method="GET"), [405]),
+    "health": (request(b"", method="GET", path="/healthz"), [200]),
+    "unknown path": (request(b"", method="GET", path="/nothing"), [404]),
+    "chunked": (chunked(UPDATE), [200]),
+    "too large": (request(b"{" + b" " * 5000 + b"}"), [413]),
+    "too large chunked": (chunked(b"{" + b" " * 5000 + b"}", 1000), [413]),
+    "not json": (request(b"{nope"), [400]),
+    "not an update": (request(b'{"update_id": "x"}'), [400]),
+    "gzip": (
+        request(
+            gzip.compress(orjson.dumps(message(3, 5, "z"))), extra="Content-Encoding: gzip\r\n"
+        ),
+        [200],
+    ),  # fmt: skip
+    "gzip bomb": (
+        request(gzip.compress(b"{" + b" " * 100_000 + b"}"), extra="Content-Encoding: gzip\r\n"),
+        [413],
+    ),  # fmt: skip
+    "not gzip": (request(UPDATE, extra="Content-Encoding: gzip\r\n"), [400]),
+    "length and chunked": (request(b"{}", extra="Transfer-Encoding: chunked\r\n"), [400]),
+    "bad length": (request(b"{}").replace(b"Length: 2", b"Length: 2x"), [400]),
+    "huge length": (
+        request(b"{}").replace(b"Length: 2", b"Length: 18446744073709551615"),
+        [413],
+    ),  # fmt: skip
+    "http/1.0": (request(orjson.dumps(message(4, 5, "old")), version="1.0"), [200]),
+    "query": (request(orjson.dumps(message(6, 5, "q")), path="/webhook?x=1"), [200]),
+    "expect": (
+        request(orjson.dumps(message(7, 5, "e")), extra="Expect: 100-continue\r\n"),
+        [100, 200],
+    ),  # fmt: skip
+    "expect refused": (request(UPDATE, secret="no", extra="Expect: 100-continue\r\n"), [403]),
+}
+
+
+def statuses(answer: bytes) -> list[int]:
+    return [int(line[9:12]) for line in answer.split(b"\r\n") if line.startswith(b"HTTP/1.")]
+
+
+async def exchange(
+    intake: ModuleType, bot: Any, chunks: list[bytes], max_body_size: int = 4096
+) -> tuple[bytes, bool]:
+    """Feed ``chunks`` to one connection of ``intake``; (what it wrote, whether it closed)."""
+    dp = Dispatcher()
+    server = WebhookServer(dp, bot, secret_token=SECRET, max_body_size=max_body_size, http="tgfast")
+    state = server._intake_state(intake)
+    protocol = intake.WebhookProtocol(state)
+    transport = Recorder()
+    protocol.connection_made(transport)
+    for chunk in chunks:
+        if transport.closed:
+            break
+        protocol.data_received(chunk)
+    protocol.connection_lost(None)
+    await server.abort()
+    return bytes(transport.written), transport.closed
+
+
+@pytest.mark.parametrize("name", list(EXCHANGES))
+async def test_each_exchange_is_answered_as_expected(
+    intake: ModuleType, bot: Any, name: str
+) -> None:
+    data, expected = EXCHANGES[name]
+    answer, closed = await exchange(intake, bot, [data])
+    assert statuses(answer) == expected, answer
+    if name == "huge length":  # refused at once; the body it announced is not waited for
+        assert b"Connection: close" in answer
+    closing = ("too large", "length and chunked", "bad length", "not gzip", "http/1.0",
+               "expect refused")  # fmt: skip
+    if name in closing:
+        assert closed and b"Connection: close" in answer
+    elif name == "health":
+        assert not closed and answer.endswith(b"Content-Length: 2\r\n\r\nok")
+    elif expected == [200]:
+        assert not closed and answer.endswith(b"Content-Length: 0\r\n\r\n")
+
+
+async def test_a_head_over_64_kib_is_refused_but_not_a_large_body(
+    intake: ModuleType, bot: Any
+) -> None:
+    huge = request(UPDATE, extra="X-Filler: " + "x" * 100_000 + "\r\n")
+    answer, closed = await exchange(
+        intake, bot, [huge[i : i + 4096] for i in range(0, len(huge), 4096)]
+    )
+    assert statuses(answer) == [400] and closed
+    text = "y" * 200_000  # one read holding a head and a long body: not a long head
+    big = request(orjson.dumps(message(8, 5, text)))
+    answer, closed = await exchange(intake, bot, [big], max_body_size=1024 * 1024)
+    assert statuses(answer) == [200] and not closed
+
+
+class TestTwins:
+    __test__ = len(INTAKES) == 2  # the compiled build's run; a pure build has no pair
+
+    async def test_the_twins_write_the_same_bytes(self, bot: Any) -> None:
+        for name, (data, _) in EXCHANGES.items():
+            answers = {impl: await exchange(INTAKES[impl], bot, [data]) for impl in INTAKES}
+            assert answers["c"] == answers["py"], name
+
+
+@given(
+    name=st.sampled_from(sorted(EXCHANGES)),
+    cuts=st.lists(st.integers(min_value=1, max_value=20_000), max_size=8),
+)
+def test_however_the_bytes_arrive_the_answer_is_the_same(name: str, cuts: list[int]) -> None:
+    data, _ = EXCHANGES[name]
+    points = sorted({c % len(data) for c in cuts} - {0})
+    pieces = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+
+    async def both() -> None:
+        bot = Bot("1:abc", server="http://127.0.0.1:9", rate_limiter=None)  # never called
+        for impl in INTAKES.values():
+            whole = await exchange(impl, bot, [data])
+            assert await exchange(impl, bot, pieces) == whole, (name, points)
+
+    asyncio.run(both())
+
+
+# -- real sockets ----------------------------------------------------------------------------
+
+
+async def test_pipelined_requests_in_reply_mode_are_answered_in_order(
+    bot: Any, fake: FakeTelegram
+) -> None:
+    dp = Dispatcher()
+
+    @dp.message()
+    async def reply(message: Message) -> SendMessage:
+        await asyncio.sleep(0.02 if message.text == "first" else 0)
+        return SendMessage(chat_id=message.chat.id, text=f"re: {message.text}")
+
+    async with served(dp, bot, secret_token=SECRET, reply_mode=True, http="tgfast") as server:
+        assert server.url is not None
+        host, port = server.url.split("//")[1].split("/")[0].split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        texts = ["first", "second", "third"]
+        writer.write(b"".join(request(orjson.dumps(message(i + 1, i + 1, t)))
+                              for i, t in enumerate(texts)))  # fmt: skip
+        answers = []
+        for _ in texts:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            answers.append(orjson.loads(await reader.readexactly(length)))
+        writer.close()
+    assert [a["text"] for a in answers] == [f"re: {t}" for t in texts]
+    assert {a["method"] for a in answers} == {"sendMessage"}
+
+
+class SlowSeen(MemorySeenUpdates):
+    """A store that answers after a pause, as a shared one (Redis) does."""
+
+    async def claim(self, bot_id: int, update_id: int) -> Claim:
+        await asyncio.sleep(0.01 if update_id % 2 else 0)
+        return self.claim_now(bot_id, update_id)
+
+
+async def test_a_store_that_must_be_awaited_keeps_pipelined_answers_in_order(
+    bot: Any, fake: FakeTelegram
+) -> None:
+    dp = Dispatcher()
+    handled: list[str] = []
+
+    @dp.message()
+    async def take(message: Message) -> None:
+        handled.append(message.text or "")
+
+    async with served(dp, bot, secret_token=SECRET, seen=SlowSeen(), http="tgfast") as server:
+        assert server.url is not None
+        host, port = server.url.split("//")[1].split("/")[0].split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        sent = [message(n, 1, f"u{n}") for n in (1, 2, 3, 2, 1)]  # two redeliveries
+        writer.write(b"".join(request(orjson.dumps(update)) for update in sent))
+        writer.write(request(b"", method="GET", path="/healthz"))
+        answers = []
+        for _ in range(len(sent) + 1):
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            answers.append((int(head[9:12]), await reader.readexactly(length)))
+        writer.close()
+        await server.drain()
+    assert [status for status, _ in answers[:3]] == [200, 200, 200]
+    assert answers[5] == (200, b"ok")  # the last one asked, answered last
+    assert sorted(handled) == ["u1", "u2", "u3"]  # each once, redeliveries acknowledged or 503
+    assert {status for status, _ in answers[3:5]} <= {200, 503}
+
+
+async def test_overload_is_refused_with_503_and_what_was_taken_is_handled(
+    bot: Any, http: aiohttp.ClientSession
+) -> None:
+    dp = Dispatcher()
+    release = asyncio.Event()
+    handled: list[str] = []
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        await release.wait()
+        handled.append(message.text or "")
+
+    async with served(dp, bot, secret_token=SECRET, max_in_flight=5, http="tgfast") as server:
+        url = server.url or ""
+        headers = {SECRET_HEADER: SECRET}
+
+        async def post(n: int) -> tuple[int, str | None]:
+            data = orjson.dumps(message(n, n, f"u{n}"))
+            async with http.post(url, data=data, headers=headers) as resp:
+                return resp.status, resp.headers.get("Retry-After")
+
+        answers = await asyncio.gather(*(post(n) for n in range(1, 21)))
+        assert sorted(status for status, _ in answers) == [200] * 5 + [503] * 15
+        assert all(after == "1" for status, after in answers if status == 503)
+        release.set()
+        await server.drain()
+    taken = {f"u{n}" for n, (status, _) in enumerate(answers, 1) if status == 200}
+    assert set(handled) == taken
+    assert server.metrics.rejected["overloaded"] == 15
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (made by openssl)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.mark.parametrize("layer", ["tgfast", "aiohttp"])
+async def test_it_terminates_tls_itself(
+    fake: FakeTelegram, certificate: tuple[Path, Path], layer: str
+) -> None:
+    cert, key = certificate
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(cert, key)
+    client_tls = ssl.create_default_context(cafile=str(cert))
+    dp = Dispatcher()
+    handled: list[str] = []
+
+    @dp.message()
+    async def take(message: Message) -> None:
+        handled.append(message.text or "")
+
+    async with make_bot(fake) as bot:
+        server = WebhookServer(dp, bot, secret_token=SECRET, http=layer)  # type: ignore[arg-type]
+        url = await server.start("127.0.0.1", 0, ssl=server_tls)
+        try:
+            assert url.startswith("https://127.0.0.1:")
+            async with aiohttp.ClientSession() as http:
+                data = orjson.dumps(message(1, 1, "secure"))
+                async with http.post(url, data=data, headers={SECRET_HEADER: SECRET},
+                                     ssl=client_tls) as resp:  # fmt: skip
+                    assert resp.status == 200
+            await server.drain()
+        finally:
+            await server.stop()
+    assert handled == ["secure"]
+
+
+async def test_stop_closes_open_connections(bot: Any) -> None:
+    server = WebhookServer(Dispatcher(), bot, http="tgfast")
+    url = await server.start("127.0.0.1", 0)
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: bot\r\n\r\n")
+    assert (await reader.readuntil(b"ok")).startswith(b"HTTP/1.1 200")
+    await asyncio.wait_for(server.stop(), 10)
+    assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the server
+    writer.close()
+
+
+async def test_serve_webhook_terminates_tls_too(
+    fake: FakeTelegram, certificate: tuple[Path, Path]
+) -> None:
+    cert, key = certificate
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(cert, key)
+    client_tls = ssl.create_default_context(cafile=str(cert))
+    dp = Dispatcher()
+    handled: list[str] = []
+
+    @dp.message()
+    async def take(message: Message) -> None:
+        handled.append(message.text or "")
+
+    signals = Signals()
+    ready: asyncio.Future[WebhookServer] = asyncio.get_running_loop().create_future()
+    async with make_bot(fake) as bot:
+        serving = asyncio.ensure_future(serve_webhook(
+            dp, bot, port=0, secret_token=SECRET, signals=signals, ssl=server_tls,
+            on_ready=ready.set_result, close_bot=False,
+        ))  # fmt: skip
+        url = (await ready).url or ""
+        assert url.startswith("https://")
+        async with aiohttp.ClientSession() as http:
+            data = orjson.dumps(message(1, 1, "tls"))
+            async with http.post(url, data=data, headers={SECRET_HEADER: SECRET},
+                                 ssl=client_tls) as resp:  # fmt: skip
+                assert resp.status == 200
+        signals.request_stop()
+        assert await asyncio.wait_for(serving, 10) == 0
+    assert handled == ["tls"]
