@@ -156,7 +156,6 @@ def test_state_filter() -> None:
         StateFilter(3)  # type: ignore[arg-type]
 
 
-
 def test_state_filter_takes_a_states_group_instance_as_its_group() -> None:
     """aiogram users pass ``MyGroup()`` as well as ``MyGroup``: both mean the group."""
     by_instance, by_class = StateFilter(Other()), StateFilter(Other)
