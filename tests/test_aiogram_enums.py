@@ -18,10 +18,6 @@ AIOGRAM_ONLY = "aiogram's own value, not the Bot API's"
 # values aiogram's enums have and tgfast's do not, each with its reason (issue #14 tracks
 # the aiogram-only ones); anything else missing fails
 KNOWN_GAPS: dict[str, dict[str, str]] = {
-    "ContentType": {
-        "any": AIOGRAM_ONLY,
-        "unknown": AIOGRAM_ONLY,
-    },
     "InlineQueryResultType": {"sticker": "aiogram's: no InlineQueryResult has type sticker"},
     "InputMediaType": {
         "location": AIOGRAM_ONLY,

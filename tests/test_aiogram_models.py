@@ -450,6 +450,10 @@ def test_model_dump_matches_aiogram(
     assert ours.model_dump(exclude_none=True, **kwargs) == theirs.model_dump(
         exclude_none=True, **kwargs
     )
+    # pydantic's exclude_defaults, as aiogram's tests compare events with it
+    assert ours.model_dump(exclude_defaults=True, **kwargs) == theirs.model_dump(
+        exclude_defaults=True, **kwargs
+    )
     _common(ours.model_dump(**kwargs), theirs.model_dump(**kwargs))
     assert orjson.loads(ours.model_dump_json(exclude_none=True, by_alias=by_alias)) == (
         orjson.loads(theirs.model_dump_json(exclude_none=True, by_alias=by_alias))
@@ -464,6 +468,17 @@ def test_model_dump_include_exclude(decoder: ModuleType) -> None:
         )
     with pytest.raises(ValueError, match="mode"):
         ours.model_dump(mode="yaml")
+
+
+def test_model_dump_exclude_defaults_leaves_out_only_default_values() -> None:
+    """A field set to its default (None, a constant) goes; one set otherwise stays,
+    ``False`` included (not a default of a field whose default is None)."""
+    for cls in (tg.ReplyKeyboardRemove, ai.ReplyKeyboardRemove):
+        assert cls().model_dump(exclude_defaults=True) == {}
+        assert cls(selective=False).model_dump(exclude_defaults=True) == {"selective": False}
+    chat = tg.Chat(id=1, type="private", title=None)
+    assert chat.model_dump(exclude_defaults=True) == {"id": 1, "type": "private"}
+    assert chat.model_dump() != chat.model_dump(exclude_defaults=True)
 
 
 def test_model_copy_matches_aiogram(decoder: ModuleType) -> None:

@@ -454,7 +454,7 @@ def test_send_copy_of_a_live_photo_replies_by_reply_parameters() -> None:
 
 def test_send_copy_of_a_service_message_is_a_type_error() -> None:
     joined = tgfast.convert(tgfast.types.Message, _message({"new_chat_members": [USER]}))
-    with pytest.raises(TypeError, match="cannot be sent again"):
+    with pytest.raises(TypeError, match="This type of message can't be copied"):
         joined.send_copy(42)
 
 

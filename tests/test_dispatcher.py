@@ -293,6 +293,8 @@ async def test_feed_raw_update(bot: Bot) -> None:
     body = orjson.dumps({"update_id": 5, "message": {"message_id": 1, "date": 1,
                          "chat": {"id": 1, "type": "private"}, "text": "raw"}})  # fmt: skip
     assert await dp.feed_raw_update(bot, body) == "raw"
+    # by keyword, in aiogram's names
+    assert await dp.feed_raw_update(bot=bot, update=orjson.loads(body)) == "raw"
     with pytest.raises(DecodeError):
         await dp.feed_raw_update(bot, b"{not json")
 

@@ -323,3 +323,34 @@ async def test_magic_combined_with_other_filters() -> None:
     assert await mixed(NO_FROM) is False
     with pytest.raises(TypeError):
         F.text & 5  # type: ignore[operator]
+
+
+def test_arithmetic_filters_as_aiogram_users_write_them() -> None:
+    """``F.from_user.id % 2 == 0``: arithmetic on the value, then a test on the result."""
+    assert (F.from_user.id % 2 == 0).check(TEXT) is True  # 42
+    assert (F.from_user.id % 5 == 0).check(TEXT) is False
+    assert (F.from_user.id + 1).resolve(TEXT) == 43
+    assert (1 + F.from_user.id).resolve(TEXT) == 43
+    assert (F.from_user.id - 2).resolve(TEXT) == 40
+    assert (100 - F.from_user.id).resolve(TEXT) == 58
+    assert (F.from_user.id * 2).resolve(TEXT) == 84
+    assert (2 * F.from_user.id).resolve(TEXT) == 84
+    assert (F.from_user.id / 4).resolve(TEXT) == 10.5
+    assert (84 / F.from_user.id).resolve(TEXT) == 2
+    assert (F.from_user.id // 4).resolve(TEXT) == 10
+    assert (85 // F.from_user.id).resolve(TEXT) == 2
+    assert (50 % F.from_user.id).resolve(TEXT) == 8
+    assert (F.from_user.id**2).resolve(TEXT) == 1764
+    assert (2**F.message_id).resolve(TEXT) == 2
+    assert (-F.from_user.id).resolve(TEXT) == -42
+    assert (F.from_user.id + F.message_id).resolve(TEXT) == 43
+    assert repr(F.from_user.id % 2 == 0) == "(F.from_user.id % 2) == 0"
+
+
+def test_arithmetic_on_a_missing_or_wrong_value_does_not_pass() -> None:
+    assert (F.from_user.id % 2 == 0).check(NO_FROM) is False  # no from_user
+    assert (F.from_user.id % 2).resolve(NO_FROM) is None
+    assert (F.from_user.id / 0).resolve(TEXT) is None  # ZeroDivisionError
+    assert (F.text - 1).resolve(TEXT) is None  # TypeError
+    assert (-F.text).resolve(TEXT) is None
+    assert (F.text + "!").resolve(TEXT) == "Hello World!"

@@ -403,3 +403,20 @@ def test_as_filter() -> None:
         and_f(IsEven(), 5)
     with pytest.raises(TypeError):
         and_f()
+
+
+def test_content_type_has_aiogram_unknown_and_any_members() -> None:
+    """``ContentType.ANY`` / ``ContentType.UNKNOWN`` are members, as in aiogram's enum."""
+    assert ContentType.ANY == "any" and ContentType("any") is ContentType.ANY
+    assert ContentType.UNKNOWN == "unknown" and ContentType("unknown") is ContentType.UNKNOWN
+    anything = convert(Message, {"message_id": 1, "date": 1, "chat": {"id": 1, "type": "private"}})
+    assert content_type_of(anything) is ContentType.UNKNOWN
+    assert ContentTypeFilter(ContentType.ANY).check(anything) is True
+    assert ContentTypeFilter(ContentType.UNKNOWN).check(anything) is True
+    assert ContentTypeFilter(ContentType.TEXT).check(anything) is False
+    text = convert(
+        Message,
+        {"message_id": 1, "date": 1, "chat": {"id": 1, "type": "private"}, "text": "hi"},
+    )
+    assert content_type_of(text) is ContentType.TEXT
+    assert ContentTypeFilter(ContentType.UNKNOWN).check(text) is False

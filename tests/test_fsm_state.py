@@ -150,10 +150,19 @@ def test_state_filter() -> None:
     assert StateFilter(any_state).check(None, raw_state="anything") is True
     assert (~StateFilter(None)).check(None, raw_state="Form:name") is True
     assert repr(f) == "StateFilter('Form:name', Other, 'Legacy:step')"
-    with pytest.raises(TypeError, match="at least one state"):
+    with pytest.raises(ValueError, match="at least one state"):  # aiogram's error type
         StateFilter()
     with pytest.raises(TypeError, match="not 3"):
         StateFilter(3)  # type: ignore[arg-type]
+
+
+def test_state_filter_takes_a_states_group_instance_as_its_group() -> None:
+    """aiogram users pass ``MyGroup()`` as well as ``MyGroup``: both mean the group."""
+    by_instance, by_class = StateFilter(Other()), StateFilter(Other)
+    assert by_instance.check(None, raw_state="Other:step") is True
+    assert by_instance.check(None, raw_state="Form:name") is False
+    assert by_instance.check(None, raw_state=None) is False
+    assert by_instance._names == by_class._names
 
 
 # -- strategies -----------------------------------------------------------------------

@@ -112,5 +112,5 @@ class DispatchCore:
     _table: Table | None
     def feed_update(self, bot: Any, update: Any, **kwargs: Any) -> Coroutine[Any, Any, Any]: ...
     def feed_raw_update(
-        self, bot: Any, data: bytes | str | dict[str, Any], **kwargs: Any
+        self, bot: Any, update: bytes | str | dict[str, Any], **kwargs: Any
     ) -> Coroutine[Any, Any, Any]: ...

@@ -773,15 +773,15 @@ cdef class DispatchCore:
         feed.kwargs = kwargs
         return feed
 
-    def feed_raw_update(self, bot, data, **kwargs):
+    def feed_raw_update(self, bot, update, **kwargs):
         """Decode a webhook body or one ``getUpdates`` item (bytes, str, or the parsed
-        dict, as aiogram takes it) and handle it.
+        dict, as aiogram takes it, ``update=`` by keyword too) and handle it.
 
         A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
         """
         cdef _Feed feed = _Feed.__new__(_Feed)
         feed.core = self
         feed.bot = bot
-        feed.raw = data
+        feed.raw = update
         feed.kwargs = kwargs
         return feed

@@ -386,12 +386,12 @@ class DispatchCore:
                 table.current_bot.reset(token)
 
     async def feed_raw_update(
-        self, bot: Any, data: bytes | str | dict[str, Any], **kwargs: Any
+        self, bot: Any, update: bytes | str | dict[str, Any], **kwargs: Any
     ) -> Any:
         """Decode a webhook body or one ``getUpdates`` item (bytes, str, or the parsed
-        dict, as aiogram takes it) and handle it.
+        dict, as aiogram takes it, ``update=`` by keyword too) and handle it.
 
         A body that does not decode raises ``tgfast.DecodeError`` (nothing was handled).
         """
-        update = convert(Update, data) if isinstance(data, dict) else decode_update(data)
-        return await self.feed_update(bot, update, **kwargs)
+        event = convert(Update, update) if isinstance(update, dict) else decode_update(update)
+        return await self.feed_update(bot, event, **kwargs)

@@ -19,7 +19,7 @@ __all__ = [
     "content_type_of",
 ]
 
-ANY: ContentType = ContentType("any")
+ANY: ContentType = ContentType.ANY
 """For ``ContentTypeFilter``: every content type."""
 
 
@@ -42,7 +42,7 @@ class ContentTypeFilter(Filter):
         if not content_types:
             raise TypeError("ContentTypeFilter needs at least one content type")
         names = _strings(content_types, "content types")
-        known = {member.value for member in ContentType} | {UNKNOWN.value, ANY.value}
+        known = {member.value for member in ContentType}
         for name in names:
             if name not in known:
                 raise ValueError(f"unknown content type {name!r}")

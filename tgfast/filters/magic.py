@@ -203,6 +203,82 @@ class MagicFilter:
 
         return self._op(order, f"{_group(self._text)} {sign} {other!r}")
 
+    # -- arithmetic (``F.from_user.id % 2 == 0``) ----------------------------------------
+
+    def _arith(
+        self, op: Callable[[Any, Any], Any], sign: str, other: Any, *, swap: bool = False
+    ) -> MagicFilter:
+        """``value <op> other`` (``other <op> value`` when ``swap``); ``None`` when the
+        value is missing or the operation fails, so the filter does not pass."""
+        rhs = other._run if isinstance(other, MagicFilter) else None
+
+        def arith(value: Any, event: Any) -> Any:
+            if value is None:
+                return None
+            operand = other if rhs is None else rhs(event)
+            try:
+                return op(operand, value) if swap else op(value, operand)
+            except (TypeError, ValueError, ArithmeticError):
+                return None
+
+        text = (
+            f"{other!r} {sign} {_group(self._text)}"
+            if swap
+            else f"{_group(self._text)} {sign} {other!r}"
+        )
+        return self._op(arith, text)
+
+    def __add__(self, other: object) -> MagicFilter:
+        return self._arith(operator.add, "+", other)
+
+    def __radd__(self, other: object) -> MagicFilter:
+        return self._arith(operator.add, "+", other, swap=True)
+
+    def __sub__(self, other: object) -> MagicFilter:
+        return self._arith(operator.sub, "-", other)
+
+    def __rsub__(self, other: object) -> MagicFilter:
+        return self._arith(operator.sub, "-", other, swap=True)
+
+    def __mul__(self, other: object) -> MagicFilter:
+        return self._arith(operator.mul, "*", other)
+
+    def __rmul__(self, other: object) -> MagicFilter:
+        return self._arith(operator.mul, "*", other, swap=True)
+
+    def __truediv__(self, other: object) -> MagicFilter:
+        return self._arith(operator.truediv, "/", other)
+
+    def __rtruediv__(self, other: object) -> MagicFilter:
+        return self._arith(operator.truediv, "/", other, swap=True)
+
+    def __floordiv__(self, other: object) -> MagicFilter:
+        return self._arith(operator.floordiv, "//", other)
+
+    def __rfloordiv__(self, other: object) -> MagicFilter:
+        return self._arith(operator.floordiv, "//", other, swap=True)
+
+    def __mod__(self, other: object) -> MagicFilter:
+        return self._arith(operator.mod, "%", other)
+
+    def __rmod__(self, other: object) -> MagicFilter:
+        return self._arith(operator.mod, "%", other, swap=True)
+
+    def __pow__(self, other: object) -> MagicFilter:
+        return self._arith(operator.pow, "**", other)
+
+    def __rpow__(self, other: object) -> MagicFilter:
+        return self._arith(operator.pow, "**", other, swap=True)
+
+    def __neg__(self) -> MagicFilter:
+        def negative(value: Any, event: Any) -> Any:
+            try:
+                return None if value is None else -value
+            except TypeError:
+                return None
+
+        return self._op(negative, f"-{_group(self._text)}")
+
     def is_(self, other: object) -> MagicFilter:
         """``value is other`` (``F.reply_to_message.is_(None)``)."""
         return self._op(lambda value, event: value is other, f"{self._text}.is_({other!r})")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ..filters.base import Filter, sync_twin
-from .state import ANY_STATE, State, StatesGroupMeta
+from .state import ANY_STATE, State, StatesGroup, StatesGroupMeta
 
 __all__ = ["StateFilter"]
 
@@ -13,8 +13,8 @@ __all__ = ["StateFilter"]
 class StateFilter(Filter):
     """``StateFilter(Form.name, Other, "Legacy:step", None)``: any of these states.
 
-    Each argument is a ``State``, a ``StatesGroup`` class (any of its states, nested
-    groups' included), a state string, or ``None`` for "no state"; ``"*"`` or
+    Each argument is a ``State``, a ``StatesGroup`` class or instance (any of its
+    states, nested groups' included), a state string, or ``None`` for "no state"; ``"*"`` or
     ``any_state`` passes whatever the state. The accepted strings are collected once,
     so a check is one set lookup on the ``raw_state`` the FSM middleware supplies.
     """
@@ -22,11 +22,13 @@ class StateFilter(Filter):
     __slots__ = ("_any", "_names", "states")
     __filter_params__: ClassVar[tuple[str, ...]] = ("raw_state",)
 
-    def __init__(self, *states: State | StatesGroupMeta | str | None) -> None:
-        if not states:
-            raise TypeError("StateFilter needs at least one state (None means 'no state')")
+    def __init__(self, *states: State | StatesGroupMeta | StatesGroup | str | None) -> None:
+        if not states:  # ValueError, as aiogram raises
+            raise ValueError("StateFilter needs at least one state (None means 'no state')")
         names: set[str | None] = set()
         for item in states:
+            if isinstance(item, StatesGroup):  # an instance stands for its group, as in aiogram
+                item = type(item)
             if isinstance(item, State):
                 names.add(item.state)
             elif isinstance(item, StatesGroupMeta):

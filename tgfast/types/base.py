@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import inspect
 import time
 import warnings
 from collections.abc import Collection
@@ -173,13 +174,17 @@ class TelegramObject(_PydanticV1Names):
         exclude: Collection[str] | None = None,
         by_alias: bool | None = False,
         exclude_none: bool = False,
+        exclude_defaults: bool = False,
     ) -> dict[str, Any]:
         """The fields as a dict, nested objects as dicts; dates as Unix times (as in
-        aiogram, in both modes); ``mode="json"`` leaves only JSON values."""
+        aiogram, in both modes); ``mode="json"`` leaves only JSON values.
+        ``exclude_defaults`` leaves out the fields equal to their default (pydantic's
+        option, which aiogram users compare events with)."""
         as_json = mode == "json"
         if not as_json and mode != "python":
             raise ValueError(f"mode must be 'python' or 'json', not {mode!r}")
         out: dict[str, Any] = {}
+        defaults = _field_defaults(type(self)) if exclude_defaults else None
         for key, attr, _tp, _req in self.__tg_fields__:
             if (include is not None and attr not in include) or (exclude and attr in exclude):
                 continue
@@ -188,7 +193,11 @@ class TelegramObject(_PydanticV1Names):
                 continue
             if as_json and _is_default(value):
                 continue  # a bot-wide default, not known without a bot
-            out[key if by_alias else attr] = _dump(value, as_json, bool(by_alias), exclude_none)
+            if defaults is not None and attr in defaults and _same(value, defaults[attr]):
+                continue
+            out[key if by_alias else attr] = _dump(
+                value, as_json, bool(by_alias), exclude_none, exclude_defaults
+            )
         if self._extra:
             for key, value in self._extra.items():
                 if (include is None or key in include) and not (exclude and key in exclude):
@@ -335,18 +344,45 @@ def _is_default(value: Any) -> bool:
     return isinstance(value, Default)
 
 
-def _dump(value: Any, as_json: bool, by_alias: bool, exclude_none: bool) -> Any:
+def _dump(
+    value: Any, as_json: bool, by_alias: bool, exclude_none: bool, exclude_defaults: bool = False
+) -> Any:
     if isinstance(value, TelegramObject):
         return value.model_dump(
-            mode="json" if as_json else "python", by_alias=by_alias, exclude_none=exclude_none
+            mode="json" if as_json else "python",
+            by_alias=by_alias,
+            exclude_none=exclude_none,
+            exclude_defaults=exclude_defaults,
         )
     if type(value) is list:
-        return [_dump(item, as_json, by_alias, exclude_none) for item in value]
+        return [_dump(item, as_json, by_alias, exclude_none, exclude_defaults) for item in value]
     if isinstance(value, datetime) or (as_json and isinstance(value, timedelta)):
         return unix_time(value)
     if as_json and isinstance(value, str) and type(value) is not str:
         return str.__str__(value)  # an enum member
     return value
+
+
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+
+
+def _field_defaults(cls: type) -> dict[str, Any]:
+    """The defaults of ``cls``'s keyword parameters (its fields'), read once per class."""
+    found = _DEFAULTS.get(cls)
+    if found is None:
+        try:
+            parameters = list(inspect.signature(cls).parameters.values())
+        except (TypeError, ValueError):  # a signature Python cannot read: nothing left out
+            parameters = []
+        found = {p.name: p.default for p in parameters if p.default is not p.empty}
+        _DEFAULTS[cls] = found
+    return found
+
+
+def _same(value: Any, default: Any) -> bool:
+    """``value`` is the default: the same object, or an equal one of the same type (the
+    defaults are None, constants and ``DEFAULT``; ``False`` is not a default ``None``)."""
+    return value is default or (type(value) is type(default) and bool(value == default))
 
 
 def _json_default(value: Any) -> Any:

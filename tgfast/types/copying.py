@@ -226,4 +226,8 @@ class MessageCopy:
         if self.story:
             fwd = {k: common[k] for k in ("chat_id", "message_thread_id", "disable_notification")}
             return m.ForwardMessage(from_chat_id=self.chat.id, message_id=self.message_id, **fwd)
-        raise TypeError("this message's content cannot be sent again (a service message?)")
+        # aiogram's words first: bots and their tests match on them
+        raise TypeError(
+            "This type of message can't be copied: its content cannot be sent again"
+            " (a service message?)"
+        )

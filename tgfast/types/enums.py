@@ -164,6 +164,8 @@ class ContentType(TelegramEnum):
     VIDEO_CHAT_ENDED = 'video_chat_ended'
     VIDEO_CHAT_PARTICIPANTS_INVITED = 'video_chat_participants_invited'
     WEB_APP_DATA = 'web_app_data'
+    UNKNOWN = 'unknown'
+    ANY = 'any'
 
 
 class ChatType(TelegramEnum):

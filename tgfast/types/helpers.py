@@ -29,14 +29,16 @@ __all__ = [
     "content_type_of",
 ]
 
-UNKNOWN: ContentType = ContentType("unknown")
+UNKNOWN: ContentType = ContentType.UNKNOWN
 """The content type of a message none of whose known content fields is set."""
 
 # Each ContentType value names the Message field that carries it; the spec lists them
 # in the order that settles overlaps (an animation also fills ``document``, a venue
 # also fills ``location``), and text, the commonest, first.
 _CONTENT_FIELDS: tuple[tuple[str, ContentType], ...] = tuple(
-    (member.value, member) for member in ContentType
+    (member.value, member)
+    for member in ContentType
+    if member not in (ContentType.UNKNOWN, ContentType.ANY)  # no field of the message
 )
 
 

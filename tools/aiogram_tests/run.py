@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -37,7 +38,6 @@ from .exclusions import EXCLUDED, STAND_INS
 __all__ = ["Result", "compare", "fetch_tests", "main", "port", "run_suite"]
 
 HERE = Path(__file__).parent
-WORK = Path("/tmp") / "tgfast-aiogram-tests"
 FRAMEWORKS = ("aiogram", "tgfast")
 # ``aiogram`` as a module name: at the start of an import statement, or the first part of
 # a dotted name (``aiogram.types.Message``, ``"aiogram.client.bot.Bot.close"``); not a
@@ -80,11 +80,11 @@ def fetch_tests() -> Path:
     return tree
 
 
-def workspace(suite: Path, framework: str) -> Path:
-    """A copy of the suite to run on ``framework`` (ported for tgfast), with the outcome
-    collector beside it and, for tgfast, the stand-ins of ``exclusions.STAND_INS``."""
-    work = WORK / framework
-    shutil.rmtree(work, ignore_errors=True)
+def workspace(suite: Path, framework: str, root: Path) -> Path:
+    """A copy of the suite in ``root`` to run on ``framework`` (ported for tgfast), with
+    the outcome collector beside it and, for tgfast, the stand-ins of
+    ``exclusions.STAND_INS``."""
+    work = root / framework
     work.mkdir(parents=True)
     shutil.copytree(suite / "tests", work / "tests")
     shutil.copy(suite / "pyproject.toml", work / "pyproject.toml")
@@ -259,16 +259,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, help="write both runs' outcomes to this JSON file")
     options = parser.parse_args(argv)
     suite = options.tests or fetch_tests()
-    sys.path.insert(0, str(Path(__file__).parent.parent.parent / "tests"))
+    sys.path.insert(0, str(Path(__file__).parent.parent.parent / "tests" / "support"))
     from redis_server import RedisServer
 
     server = RedisServer()
     server.start()
     runs: dict[str, Run] = {}
+    # a directory of this run's own: two runs at once (the suite's and a user's) collide
+    root = Path(tempfile.mkdtemp(prefix="tgfast-aiogram-tests-"))
     try:
         print(f"aiogram {version('aiogram')} tests, tgfast {version('tgfast')}")
         for number, framework in enumerate(FRAMEWORKS):
-            work = workspace(suite, framework)
+            work = workspace(suite, framework, root)
             url = f"redis://127.0.0.1:{server.port}/{number}"
             runs[framework], took = run_suite(work, framework, url, options.only, options.verbose)
             tests = runs[framework]["outcomes"]
@@ -276,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{framework}: {dict(sorted(counts.items()))} in {took:.0f}s")
     finally:
         server.close()
+        shutil.rmtree(root, ignore_errors=True)
     if options.save:
         options.save.write_text(json.dumps(runs, indent=0, sort_keys=True))
     result = compare(runs["aiogram"], runs["tgfast"])

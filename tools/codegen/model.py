@@ -528,7 +528,9 @@ def _enums(model: Model, overrides: dict[str, Any]) -> list[EnumDef]:
             doc = f"Values of {o.get('check_in', name)}."
         if not values:
             raise SpecError(f"enum {name} found no values")
-        out.append(EnumDef(name, doc, [(names.get(v) or _member_name(v), v) for v in values]))
+        members = [(names.get(v) or _member_name(v), v) for v in values]
+        members += [(member, value) for member, value in o.get("also", {}).items()]
+        out.append(EnumDef(name, doc, members))
     return out
 
 
