@@ -465,7 +465,7 @@ class Section:
 
 SECTIONS = [
     # Decoding is synchronous: keep pytest-asyncio (if installed) out of it.
-    Section("decode", ["test_decode.py"], render_decode, ("-p", "no:asyncio")),
+    Section("decode", ["test_decode.py"], render_decode, ("-p", "no:asyncio", "-p", "no:aiohttp")),
     # test_dispatch.py drives its own uvloop loop: no pytest-asyncio, and no log
     # capture (aiogram logs every update at INFO; kept at the default WARNING).
     # A round is a batch of 1,000 updates (aiogram: 100), so 20 warm-up rounds.
@@ -476,7 +476,7 @@ SECTIONS = [
         "dispatch",
         ["test_dispatch.py"],
         render_dispatch,
-        ("-p", "no:asyncio", "-p", "no:logging", "--benchmark-warmup-iterations=20"),
+        ("-p", "no:asyncio", "-p", "no:aiohttp", "-p", "no:logging", "--benchmark-warmup-iterations=20"),
         runs=(
             {"TGFAST_BENCH_DISPATCH": "tgfast-compiled,aiogram,floor"},
             {"TGFAST_BENCH_DISPATCH": "tgfast-pure,aiogram,floor", "TGFAST_NO_EXTENSIONS": "1"},

@@ -47,7 +47,7 @@ def run_benchmarks(tmp_path: Path, contenders: list[str], *, pure: bool = False)
         [
             sys.executable, "-m", "pytest",
             "-c", str(BENCH / "pytest.ini"), "--rootdir", str(BENCH),
-            "-p", "no:cacheprovider", "-p", "no:asyncio", "-p", "no:logging",
+            "-p", "no:cacheprovider", "-p", "no:asyncio", "-p", "no:aiohttp", "-p", "no:logging",
             "-q", "-rfEs",
             "--benchmark-max-time=0", "--benchmark-min-time=0",
             "--benchmark-min-rounds=1", "--benchmark-warmup=off",

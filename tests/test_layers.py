@@ -73,6 +73,10 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     ("tgfast.dispatcher.dispatcher", "tgfast.server.runner"): _RUN,
     ("tgfast.dispatcher.start_polling", "tgfast.server.polling"): _RUN,
     ("tgfast.dispatcher.start_polling", "tgfast.server.processing"): _RUN,
+    ("tgfast._speedups._intake_py", "tgfast.server.webhook"): _TC + " (the server whose "
+    "requests the protocol takes)",
+    ("tgfast.server.serve", "tgfast.redis"): _LAZY + " (serve() wires the workers' shared "
+    "Redis parts only when a Redis URL is configured)",
     ("tgfast.server.metrics", "tgfast"): _LAZY + " (the version and build in tgfast_build_info)",
     # logs and tracing sit low so that the server can set an update's log fields and test
     # the tracing flag per update; what they read of the floors above is read lazily
@@ -87,6 +91,8 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     "when asked: function-level and TYPE_CHECKING",
     ("tgfast.tracing", "tgfast.types"): _TC + " (the update a span is about)",
     ("tgfast.tracing", "tgfast.types.update_kinds"): _LAZY + " (an update's kind and chat)",
+    ("tgfast.tracing", "tgfast.server.webhook"): "instrument() times the webhook decoder "
+    "when asked: function-level",
     ("tgfast.tracing", "tgfast.server.intake"): "instrument() times the webhook decoder "
     "when asked: function-level",
     ("tgfast.server.polling", "tgfast.redis.leader"): _TC + " (the leader lock it may hold)",

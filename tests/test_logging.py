@@ -19,17 +19,17 @@ import aiohttp
 import pytest
 from server_support import TgfastProcess, message, post, subprocess_env, tgfast_command
 
-from tgfast import Dispatcher
+from tgfast import Bot, Dispatcher
 from tgfast.decoding import convert
 from tgfast.logs import (
     EscapingFormatter,
     JsonFormatter,
     LogConfigError,
     UpdateContextFilter,
-    current_update,
     handler_of,
     load_config_file,
 )
+from tgfast.server.processing import UpdateProcessor
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message, Update
 
@@ -263,7 +263,7 @@ def test_escaping_formatter_keeps_the_record() -> None:
 
 
 async def test_fields_come_from_the_update_being_handled(
-    routing: ModuleType, caplog: pytest.LogCaptureFixture
+    routing: ModuleType, caplog: pytest.LogCaptureFixture, bot: Bot
 ) -> None:
     dp = Dispatcher(routing=routing)
     app_log = logging.getLogger("test_logging.app")
@@ -279,11 +279,11 @@ async def test_fields_come_from_the_update_being_handled(
     update = convert(Update, message(5, -100, "hi"))
     try:
         with caplog.at_level(logging.INFO):
-            token = current_update.set(update)
-            try:
-                await dp.feed_update(None, update)  # type: ignore[arg-type]
-            finally:
-                current_update.reset(token)
+            # the processor (webhooks, polling) sets the update's fields and logs the
+            # error that feed_update raises
+            processor = UpdateProcessor(dp, bot)
+            await processor.submit(update)
+            await processor.drain()
             app_log.info("after the update")
     finally:
         handler.removeFilter(context)

@@ -81,9 +81,11 @@ def uninstrument() -> None:
 
 
 def _time_the_webhook_decoder(on: bool) -> None:
-    """Swap the webhook intake's ``decode_update`` for one that notes when it ran."""
+    """Swap the webhook servers' ``decode_update`` for one that notes when it ran: the
+    aiohttp layer's (``server.intake``) and the one a ``WebhookServer`` hands tgfast's
+    own intake when it is made (``server.webhook``)."""
     global _plain_decode
-    from .server import intake
+    from .server import intake, webhook
 
     if on and _plain_decode is None:
         plain = _plain_decode = getattr(intake, _DECODER)
@@ -96,9 +98,11 @@ def _time_the_webhook_decoder(on: bool) -> None:
             _decoded[id(update)] = (update, started, time.time_ns())
             return update
 
-        setattr(intake, _DECODER, decode_update)
+        for module in (intake, webhook):
+            setattr(module, _DECODER, decode_update)
     elif not on and _plain_decode is not None:
-        setattr(intake, _DECODER, _plain_decode)
+        for module in (intake, webhook):
+            setattr(module, _DECODER, _plain_decode)
         _plain_decode = None
 
 

@@ -20,7 +20,7 @@ from tgfast import Bot, Dispatcher
 from tgfast.server import SECRET_HEADER, WebhookServer
 from tgfast.testing import FakeTelegram, updates
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]  # the repository (tests/support/ is two down)
 
 
 def message(update_id: int, chat_id: int, text: str, **extra: Any) -> dict[str, Any]:

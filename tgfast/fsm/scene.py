@@ -261,6 +261,8 @@ class OnMarker:
     chat_boost = ObserverMarker("chat_boost")
     removed_chat_boost = ObserverMarker("removed_chat_boost")
     managed_bot = ObserverMarker("managed_bot")
+    subscription = ObserverMarker("subscription")
+    stopped_message_generation = ObserverMarker("stopped_message_generation")
 
 
 on = OnMarker()
