@@ -476,7 +476,15 @@ SECTIONS = [
         "dispatch",
         ["test_dispatch.py"],
         render_dispatch,
-        ("-p", "no:asyncio", "-p", "no:aiohttp", "-p", "no:logging", "--benchmark-warmup-iterations=20"),
+        (
+            "-p",
+            "no:asyncio",
+            "-p",
+            "no:aiohttp",
+            "-p",
+            "no:logging",
+            "--benchmark-warmup-iterations=20",
+        ),
         runs=(
             {"TGFAST_BENCH_DISPATCH": "tgfast-compiled,aiogram,floor"},
             {"TGFAST_BENCH_DISPATCH": "tgfast-pure,aiogram,floor", "TGFAST_NO_EXTENSIONS": "1"},
