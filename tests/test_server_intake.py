@@ -158,9 +158,10 @@ async def exchange(
         if transport.closed:
             break
         protocol.data_received(chunk)
+    closed = transport.closed  # by the protocol, before the client goes
     protocol.connection_lost(None)
     await server.abort()
-    return bytes(transport.written), transport.closed
+    return bytes(transport.written), closed
 
 
 @pytest.mark.parametrize("name", list(EXCHANGES))

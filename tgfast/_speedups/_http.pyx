@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: language_level=3, boundscheck=False, wraparound=False, auto_pickle=False
 """Compiled HTTP/1.1 client side of the fast transport: the twin of ``_http_py.py``
 (same behaviour, same errors).
 

@@ -1,3 +1,4 @@
+# cython: auto_pickle=False
 """The webhook server's HTTP/1.1 connections, compiled; the pure twin is ``_intake_py``
 (its docstring says how a request goes). The same code, with typed per-connection
 fields and C-level calls between its own steps."""
@@ -159,6 +160,8 @@ cdef class WebhookProtocol:
             state.reclaimer.note(max(self.size, self.reserved))
         self._release()
         self.closing = True
+        if self.transport is not None:  # Python 3.10's TLS transport counts as open until
+            self.transport.close()  # closed by hand, and warns when collected
         self.transport = None
         self.chunks = []
         self.pending = None

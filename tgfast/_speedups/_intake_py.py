@@ -177,6 +177,8 @@ class WebhookProtocol(asyncio.Protocol):
             state.reclaimer.note(max(self.size, self.reserved))
         self._release()
         self.closing = True
+        if self.transport is not None:  # Python 3.10's TLS transport counts as open until
+            self.transport.close()  # closed by hand, and warns when collected
         self.transport = None
         self.chunks = []
         self.pending = None
