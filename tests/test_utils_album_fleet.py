@@ -131,7 +131,9 @@ async def test_parts_split_across_workers_and_redelivered_make_one_album_each(
     for parts in sent.values():  # every part handled once, by the worker it was sent to
         for n, update in enumerate(parts[::-1]):
             assert by_part[update["message"]["message_id"]] == {str(n % 2)}
-    assert {worker for _, worker, _ in answers(fake)} == {0, 1}
+    # whichever worker's quiet period ends first hands an album over: a busy machine can
+    # give every album to one of them, so only "by these workers, no other" is certain
+    assert {worker for _, worker, _ in answers(fake)} <= {0, 1}
 
 
 async def test_behind_one_port_with_redeliveries(
