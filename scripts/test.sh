@@ -22,8 +22,8 @@ cd "$(dirname "$0")/.."
 OTHER_PYTHONS=${TGFAST_TEST_PYTHONS-3.10 3.12 3.13}
 DEBUG_RUN=${TGFAST_TEST_DEBUG-1}
 # the modules that drive the compiled decoder and router (tests/test_speedups.py too)
-DEBUG_TESTS=(tests/test_decode.py tests/test_twins.py tests/test_dealloc.py
-  tests/test_refcounts.py tests/test_speedups.py tests/test_dispatcher_coroutine.py
+DEBUG_TESTS=(tests/test_decode.py tests/test_twins.py tests/test_speedups_dealloc.py
+  tests/test_speedups_refcounts.py tests/test_speedups.py tests/test_dispatcher_coroutine.py
   tests/test_dispatcher_reference.py tests/test_dispatcher_kinds.py tests/test_types.py)
 
 # the FSM, rate limiter and seen-updates tests run against a real redis-server, the

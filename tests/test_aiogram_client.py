@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import dataclasses
 import importlib
 import inspect
 import re
@@ -37,9 +38,12 @@ from tgfast.client.default import DEFAULT, BotDefaults, Default, DefaultBotPrope
 from tgfast.client.session.aiohttp import AiohttpSession
 from tgfast.client.telegram import (
     PRODUCTION,
+    TELEGRAM,
     TEST,
+    BareFilesPathWrapper,
     SimpleFilesPathWrapper,
     TelegramAPIServer,
+    TelegramServer,
 )
 from tgfast.methods import METHODS
 from tgfast.testing import FakeTelegram
@@ -146,6 +150,58 @@ def test_servers_build_aiogram_s_urls() -> None:
         assert ours.is_local == theirs.is_local
     with pytest.raises(ValueError, match="not an http"):
         TelegramAPIServer.from_base("localhost:8081")
+
+
+def test_one_class_per_pair_and_the_other_name_an_alias() -> None:
+    """tgfast's earlier names are aiogram's objects: ``BotSession``, ``BotDefaults`` and
+    ``TELEGRAM`` the same objects; ``TelegramServer(url)`` builds a ``TelegramAPIServer``."""
+    assert tgfast.BotSession is tgfast.client.BotSession is AiohttpSession
+    assert tgfast.BotDefaults is BotDefaults is DefaultBotProperties
+    assert TELEGRAM is PRODUCTION and tgfast.client.session.TELEGRAM is PRODUCTION
+    assert tgfast.TelegramServer is TelegramServer is tgfast.client.session.TelegramServer
+
+    server = tgfast.TelegramServer("http://127.0.0.1:8081/")
+    assert type(server) is TelegramAPIServer
+    assert server == TelegramAPIServer.from_base("http://127.0.0.1:8081")
+    assert server.base_url == "http://127.0.0.1:8081"
+    assert server.api_url("1:a", "getMe") == "http://127.0.0.1:8081/bot1:a/getMe"
+    assert server.file_url("1:a", "x/y.jpg") == "http://127.0.0.1:8081/file/bot1:a/x/y.jpg"
+    assert not server.is_local and not server.local and server.local_dir is None
+    assert TelegramServer() == PRODUCTION and PRODUCTION.base_url == "https://api.telegram.org"
+    assert TEST.base_url == "https://api.telegram.org"
+    local = TelegramServer("http://127.0.0.1:8081", local=True, local_dir=Path("/srv/tba"))
+    assert (local.is_local, local.local, local.local_dir) == (True, True, "/srv/tba")
+    with pytest.raises(ValueError, match="local_dir"):
+        TelegramServer("http://127.0.0.1:8081", local=True)
+    with pytest.raises(ValueError, match="not an http"):
+        TelegramServer("ftp://127.0.0.1")
+    # aiogram's fields, defaults and positional order
+    ours = [(f.name, f.default) for f in dataclasses.fields(TelegramAPIServer)]
+    theirs = [(f.name, f.default) for f in dataclasses.fields(AiogramServer)]
+    assert [name for name, _ in ours[: len(theirs)]] == [name for name, _ in theirs]
+    assert ours[2][1] is False and isinstance(ours[3][1], BareFilesPathWrapper)
+    assert TelegramAPIServer("b/{token}/{method}", "f/{token}/{path}").api_url("1:a", "m") == (
+        "b/1:a/m"
+    )
+    # the token never shows: a Bot shows the plain address
+    bot = Bot("123:SECRETPART", server="http://127.0.0.1:8081")
+    assert bot.server == server
+    assert repr(bot) == "Bot(id=123, server='http://127.0.0.1:8081')"
+    assert "SECRETPART" not in repr(bot) + repr(bot.server) + str(bot.server)
+
+    # DefaultBotProperties also takes BotDefaults' earlier form
+    preview = tt.LinkPreviewOptions(is_disabled=True)
+    assert BotDefaults("HTML", None, True, preview, True) == DefaultBotProperties(
+        parse_mode="HTML", protect_content=True, link_preview=preview, allow_paid_broadcast=True
+    )
+    assert DefaultBotProperties(link_preview_options=preview).link_preview is preview
+    with pytest.raises(TypeError, match="link preview once"):
+        DefaultBotProperties(link_preview=preview, link_preview_options=preview)
+    flags = DefaultBotProperties(link_preview_is_disabled=True)
+    html = dataclasses.replace(flags, parse_mode="HTML")
+    assert html.parse_mode == "HTML" and html.link_preview is flags.link_preview
+    rebuilt = dataclasses.replace(flags, link_preview=None).link_preview  # the flag stays
+    assert rebuilt is not None and rebuilt.to_dict() == preview.to_dict()
 
 
 def test_bot_refuses_aiogram_s_removed_arguments_as_aiogram_does() -> None:

@@ -41,18 +41,19 @@ def _import_harness() -> Iterator[Any]:
     sys.path.insert(0, str(E2E))
     dont_write, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
+        import bots
         import loadgen
         import record
         import report
         import sink
 
-        yield from (loadgen, record, report, sink)
+        yield from (bots, loadgen, record, report, sink)
     finally:
         sys.dont_write_bytecode = dont_write
         sys.path.remove(str(E2E))
 
 
-loadgen, record, report, sink = _import_harness()
+bots, loadgen, record, report, sink = _import_harness()
 
 
 def run_harness(tmp_path: Path, contenders: list[str], *options: str) -> tuple[dict[str, Any], str]:
@@ -277,6 +278,23 @@ def test_table_round_trip() -> None:
     ]
     back = report.RunResult.from_json(json.loads(json.dumps(results[1].to_json())))
     assert back.p99_ms == math.inf and back.echoed == 988
+
+
+def test_the_ops_contender(tmp_path: Path) -> None:
+    """``tgfast-ops`` (issue #27): the tgfast bot logging at info, with OpenTelemetry's
+    SDK installed and tracing off, measured beside ``tgfast`` in one run."""
+    launch = bots.Launch(
+        port=1, api_url="http://127.0.0.1:2", token="1:a", secret="s", path="/webhook",
+        loop="uvloop", tgfast_path="",
+    )  # fmt: skip
+    plain, ops = (bots.command(name, "webhook", launch) for name in ("tgfast", "tgfast-ops"))
+    levels = [cmd[n + 1] for cmd in (plain, ops) for n, a in enumerate(cmd) if a == "--log-level"]
+    assert levels == ["warning", "warning", "info"]  # the last one given wins
+    assert "tgfast_echo:dp" in plain and "tgfast_ops_echo:dp" in ops
+    data, markdown = run_harness(tmp_path, ["tgfast-ops"])
+    check_every_update_echoed(
+        data, markdown, {("tgfast-ops", "webhook"), ("tgfast-ops", "polling")}
+    )
 
 
 def test_go_minimal_and_the_fast_transport(tmp_path: Path) -> None:

@@ -696,7 +696,7 @@ def test_a_bad_server_url_is_refused_at_once() -> None:
     for base in ("http://[::1", "http://127.0.0.1:99999", "http://h:0", "ftp://h", "h:8081"):
         with pytest.raises(ValueError, match=re.escape(base)):
             TelegramServer(base)
-    assert TelegramServer("http://[::1]:8081/").base == "http://[::1]:8081"
+    assert TelegramServer("http://[::1]:8081/").base_url == "http://[::1]:8081"
 
 
 # -- sessions -----------------------------------------------------------------------------

@@ -87,6 +87,8 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     ("tgfast.tracing", "tgfast"): _LAZY + " (tgfast's version on the tracer)",
     ("tgfast.tracing", "tgfast.client"): _TC + " (the bot whose calls get spans)",
     ("tgfast.tracing", "tgfast.client.hooks"): _TC + " (the ApiCall a span is made of)",
+    ("tgfast.tracing", "tgfast.client.bot"): "instrument() times the Bot's decoding of "
+    "getUpdates answers when asked: function-level",
     ("tgfast.tracing", "tgfast.dispatcher"): "instrument() wraps the dispatcher's feed "
     "when asked: function-level and TYPE_CHECKING",
     ("tgfast.tracing", "tgfast.types"): _TC + " (the update a span is about)",

@@ -2,7 +2,7 @@
 the master found through the sentinels and checked with ``ROLE``, a failover followed,
 a demoted server's ``READONLY`` ending the connection; the ``redis+sentinel://`` URL;
 ``RespClient.like()`` of redis-py's Sentinel client. The webhook fleet across a
-failover is ``tests/test_sentinel_failover.py``.
+failover is ``tests/test_redis_sentinel_failover.py``.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ DOCS = [
     ROOT / "README.md",
     ROOT / "ARCHITECTURE.md",
     *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "benchmarks").glob("*/README.md")),
     ROOT / "benchmarks" / "README.md",
     ROOT / "tools" / "codegen" / "spec" / "README.md",
 ]

@@ -18,8 +18,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 from server_support import make_bot, message, post, served, subprocess_env
 
-from tgfast import Dispatcher, tracing
+from tgfast import Bot, Dispatcher, tracing
 from tgfast.client import RetryPolicy
+from tgfast.server import Poller
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -84,6 +85,7 @@ async def test_spans_of_an_update_its_handler_and_its_calls(
     for span in mine:
         by_name.setdefault(span.name, []).append(span)
     (decode,) = by_name["tgfast.decode"]
+    assert "tgfast.decode.batch_size" not in (decode.attributes or {})  # one body, one update
     (routing,) = by_name["tgfast.routing"]
     (handler,) = by_name["tgfast.handler"]
     assert decode.parent is not None and decode.parent.span_id == first.context.span_id
@@ -126,7 +128,11 @@ async def test_nothing_is_traced_when_not_instrumented(fake: FakeTelegram) -> No
     from tgfast.decoding import decode_update
     from tgfast.server import intake
 
-    assert intake.decode_update is decode_update  # the plain decoder: nothing timed
+    assert intake.decode_update is decode_update  # the plain decoders: nothing timed
+    from tgfast.client import bot as client_bot
+    from tgfast.decoding import convert
+
+    assert client_bot.convert is convert
     async with make_bot(fake) as bot, aiohttp.ClientSession() as http:
         async with served(dp, bot, secret_token="t") as server:
             assert (await post(http, server.url or "", message(1, 1, "a"), secret="t"))[0] == 200
@@ -134,6 +140,59 @@ async def test_nothing_is_traced_when_not_instrumented(fake: FakeTelegram) -> No
             assert tracing._api_call_span not in bot.api_call_hooks
             assert all(tracing._handler_span not in o.middlewares for o in dp.observers.values())
     assert exporter.get_finished_spans() == ()
+
+
+async def test_a_polled_update_has_the_webhook_s_spans(
+    fake: FakeTelegram, exporter: InMemorySpanExporter
+) -> None:
+    """Polling: the same span per update, with its decoding (the getUpdates answer's
+    batch it came in), its routing and its handler as children."""
+    dp = Dispatcher()
+
+    @dp.message()
+    async def echo(message: Message) -> None:
+        await message.answer(message.text or "")
+
+    for chat in (5, 6):  # pending before the first poll: one getUpdates answer holds both
+        update = message(0, chat, f"to {chat}")
+        del update["update_id"]  # numbered by the fake
+        fake.add_update(update)
+    async with Bot(fake.token, server=fake.url, rate_limiter=None) as bot:
+        poller = Poller(dp, bot, timeout=1)
+        running = asyncio.ensure_future(poller.run())
+        for _ in range(1000):
+            if len(fake.calls_to("sendMessage")) == 2:
+                break
+            await asyncio.sleep(0.01)
+        poller.stop()
+        await running
+    assert len(fake.calls_to("sendMessage")) == 2
+
+    spans = exporter.get_finished_spans()
+    updates = [s for s in spans if s.name == "tgfast.update"]
+    assert sorted(s.attributes["tgfast.chat.id"] for s in updates) == [5, 6]
+    decodes = []
+    for update in updates:
+        assert update.attributes["tgfast.update.kind"] == "message"
+        assert update.attributes["tgfast.outcome"] == "handled"
+        assert update.attributes["tgfast.handler"].endswith("<locals>.echo")
+        children: dict[str, list[sdk_trace.ReadableSpan]] = {}
+        for span in spans:
+            if span.parent is not None and span.parent.span_id == update.context.span_id:
+                children.setdefault(span.name, []).append(span)
+        assert set(children) == {"tgfast.decode", "tgfast.routing", "tgfast.handler"}
+        (decode,), (routing,), (handler,) = (
+            children["tgfast.decode"],
+            children["tgfast.routing"],
+            children["tgfast.handler"],
+        )
+        assert decode.attributes == {"tgfast.decode.batch_size": 2}
+        assert update.start_time == decode.start_time <= decode.end_time <= routing.start_time
+        assert routing.end_time <= handler.start_time <= handler.end_time <= update.end_time
+        (call,) = [s for s in spans if s.parent and s.parent.span_id == handler.context.span_id]
+        assert call.name == "telegram sendMessage"
+        decodes.append((decode.start_time, decode.end_time))
+    assert decodes[0] == decodes[1]  # decoded together, in one batch
 
 
 def test_without_opentelemetry_nothing_is_imported_and_instrument_says_what_to_install() -> None:

@@ -31,7 +31,7 @@ from typing import Any
 from aiohttp import web
 
 from . import __speedups__, __version__
-from .client import Bot, TelegramServer
+from .client import Bot, TelegramAPIServer, TelegramServer
 from .client.session import check_base_url
 from .client.session.fast import TRANSPORTS
 from .defaults import DefaultBotProperties
@@ -562,7 +562,7 @@ def _bot(args: argparse.Namespace) -> Bot:
         raise UsageError(str(exc)) from None
 
 
-def _server(args: argparse.Namespace) -> TelegramServer:
+def _server(args: argparse.Namespace) -> TelegramAPIServer:
     if not args.local:
         if args.local_dir:
             raise UsageError("--local-dir goes with --local")
@@ -632,7 +632,7 @@ def _fake_bot(args: argparse.Namespace, app: App, token: str, url: str) -> Bot:
 def _describe(bot: Bot) -> str:
     """What a bot is, for the log: its id and its defaults, never its token."""
     defaults = ", ".join(f"{k}={v!r}" for k, v in _fields(bot.defaults).items() if v is not None)
-    return f"id {bot.id}, {bot.server.base}" + (f", defaults: {defaults}" if defaults else "")
+    return f"id {bot.id}, {bot.server.base_url}" + (f", defaults: {defaults}" if defaults else "")
 
 
 def _fields(obj: Any) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Bot-wide defaults for method parameters, and the marker for "not passed".
 
 ``DefaultBotProperties`` is aiogram's class (also at ``tgfast.client.default``);
-``BotDefaults`` is tgfast's earlier name for it, kept with its own constructor.
+``BotDefaults`` is tgfast's earlier name for it (the same class), whose constructor
+form, by position with ``link_preview_options=``, the class still accepts.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Default:
 DEFAULT: Final = Default()
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, init=False)
 class DefaultBotProperties:
     """Values a bot uses for parameters its callers leave out: ``Bot(token, default=...)``.
 
@@ -62,35 +63,73 @@ class DefaultBotProperties:
     ``disable_notification`` and ``allow_paid_broadcast`` also fill the methods'
     parameters of those names (aiogram 3.31 keeps ``disable_notification`` but
     applies it nowhere).
+
+    aiogram's form is all keywords. tgfast's earlier form, ``BotDefaults(parse_mode,
+    disable_notification, protect_content, link_preview_options, allow_paid_broadcast)``
+    (by position, ``link_preview_options`` for ``link_preview``), builds the same object:
+    ``BotDefaults`` is this class.
     """
 
-    parse_mode: str | None = None
-    disable_notification: bool | None = None
-    protect_content: bool | None = None
-    allow_sending_without_reply: bool | None = None
-    link_preview: LinkPreviewOptions | None = None
-    link_preview_is_disabled: bool | None = None
-    link_preview_prefer_small_media: bool | None = None
-    link_preview_prefer_large_media: bool | None = None
-    link_preview_show_above_text: bool | None = None
-    show_caption_above_media: bool | None = None
-    allow_paid_broadcast: bool | None = None
+    parse_mode: str | None
+    disable_notification: bool | None
+    protect_content: bool | None
+    allow_sending_without_reply: bool | None
+    link_preview: LinkPreviewOptions | None
+    link_preview_is_disabled: bool | None
+    link_preview_prefer_small_media: bool | None
+    link_preview_prefer_large_media: bool | None
+    link_preview_show_above_text: bool | None
+    show_caption_above_media: bool | None
+    allow_paid_broadcast: bool | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        parse_mode: str | None = None,
+        disable_notification: bool | None = None,
+        protect_content: bool | None = None,
+        link_preview_options: LinkPreviewOptions | None = None,
+        allow_paid_broadcast: bool | None = None,
+        *,
+        allow_sending_without_reply: bool | None = None,
+        link_preview: LinkPreviewOptions | None = None,
+        link_preview_is_disabled: bool | None = None,
+        link_preview_prefer_small_media: bool | None = None,
+        link_preview_prefer_large_media: bool | None = None,
+        link_preview_show_above_text: bool | None = None,
+        show_caption_above_media: bool | None = None,
+    ) -> None:
+        if link_preview_options is not None:
+            if link_preview is not None:
+                raise TypeError(
+                    "pass the link preview once: link_preview= (aiogram's name) or "
+                    "link_preview_options="
+                )
+            link_preview = link_preview_options
+        self.parse_mode = parse_mode
+        self.disable_notification = disable_notification
+        self.protect_content = protect_content
+        self.allow_sending_without_reply = allow_sending_without_reply
+        self.link_preview = link_preview
+        self.link_preview_is_disabled = link_preview_is_disabled
+        self.link_preview_prefer_small_media = link_preview_prefer_small_media
+        self.link_preview_prefer_large_media = link_preview_prefer_large_media
+        self.link_preview_show_above_text = link_preview_show_above_text
+        self.show_caption_above_media = show_caption_above_media
+        self.allow_paid_broadcast = allow_paid_broadcast
         flags = (
-            self.link_preview_is_disabled,
-            self.link_preview_prefer_small_media,
-            self.link_preview_prefer_large_media,
-            self.link_preview_show_above_text,
+            link_preview_is_disabled,
+            link_preview_prefer_small_media,
+            link_preview_prefer_large_media,
+            link_preview_show_above_text,
         )
-        if self.link_preview is None and any(flags):
+        if link_preview is None and any(flags):
             from .types import LinkPreviewOptions
 
             self.link_preview = LinkPreviewOptions(
-                is_disabled=self.link_preview_is_disabled,
-                prefer_small_media=self.link_preview_prefer_small_media,
-                prefer_large_media=self.link_preview_prefer_large_media,
-                show_above_text=self.link_preview_show_above_text,
+                is_disabled=link_preview_is_disabled,
+                prefer_small_media=link_preview_prefer_small_media,
+                prefer_large_media=link_preview_prefer_large_media,
+                show_above_text=link_preview_show_above_text,
             )
 
     def __getitem__(self, item: str) -> Any:
@@ -103,26 +142,5 @@ class DefaultBotProperties:
         return self.link_preview
 
 
-class BotDefaults(DefaultBotProperties):
-    """tgfast's earlier name: ``BotDefaults(parse_mode, ..., link_preview_options=...)``.
-
-    The same defaults, built with the parameters' own names and by position.
-    """
-
-    __slots__ = ()
-
-    def __init__(
-        self,
-        parse_mode: str | None = None,
-        disable_notification: bool | None = None,
-        protect_content: bool | None = None,
-        link_preview_options: LinkPreviewOptions | None = None,
-        allow_paid_broadcast: bool | None = None,
-    ) -> None:
-        super().__init__(
-            parse_mode=parse_mode,
-            disable_notification=disable_notification,
-            protect_content=protect_content,
-            link_preview=link_preview_options,
-            allow_paid_broadcast=allow_paid_broadcast,
-        )
+BotDefaults = DefaultBotProperties
+"""tgfast's earlier name for ``DefaultBotProperties`` (the same class)."""

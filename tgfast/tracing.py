@@ -5,8 +5,9 @@
 
 Each update handled by the serving layer (webhook or polling) gets a span
 ``tgfast.update`` (attributes: ``tgfast.update.id``, ``tgfast.update.kind``,
-``tgfast.chat.id``, ``tgfast.handler``, ``tgfast.outcome``) with children: the
-webhook's decoding of the body (``tgfast.decode``; the span then starts there, and the
+``tgfast.chat.id``, ``tgfast.handler``, ``tgfast.outcome``) with children: its
+decoding (``tgfast.decode``: the webhook's body, or the ``getUpdates`` answer's batch
+it came in, with ``tgfast.decode.batch_size``; the span then starts there, and the
 time queued behind the chat's earlier updates is in it), the routing (filters and
 outer middlewares, up to the handler) and ``tgfast.handler`` around the handler (its
 exception recorded). Every Bot API attempt
@@ -16,8 +17,9 @@ exception). Spans follow the update into the tasks its handler starts: the conte
 is a contextvar, which ``asyncio`` copies into each new task.
 
 Cost: nothing unless ``instrument()`` was called (the processor checks one module
-attribute per update; the webhook's decoder is swapped for a timed one only by
-``instrument()``); ``opentelemetry-api`` is imported only by ``instrument()``.
+attribute per update; the webhook's decoder and the client's result decoder are
+swapped for timed ones only by ``instrument()``); ``opentelemetry-api`` is imported
+only by ``instrument()``.
 """
 
 from __future__ import annotations
@@ -41,12 +43,15 @@ tracer: Tracer | None = None
 """The tracer while instrumented; None (the default) turns every bit of this off."""
 
 _update_started: ContextVar[int] = ContextVar("tgfast_update_started_ns", default=0)
-# id(update) -> (update, decode start, decode end), from the webhook's timed decoder to
-# the update's span; bounded: an update refused (503) is never fed and never popped
-_decoded: dict[int, tuple[Any, int, int]] = {}
+# id(update) -> (update, decode start, decode end, batch size or 0 for a webhook body),
+# from the timed decoders to the update's span; bounded: an update refused (503) is never fed and never popped
+_decoded: dict[int, tuple[Any, int, int, int]] = {}
 _DECODED_MAX = 4096
 _plain_decode: Callable[[bytes], Any] | None = None
 _DECODER = "decode_update"  # the name the webhook intake decodes a body with
+_plain_convert: Callable[[Any, Any], Any] | None = None
+_CONVERT = "convert"  # the name the Bot decodes an answer's result with
+_UPDATES = "[Update]"  # getUpdates' result, in the language of tgfast.decoding
 _HANDLER_MIDDLEWARE_KINDS_SKIPPED = frozenset({"update"})
 
 
@@ -70,6 +75,7 @@ def instrument(tracer_provider: TracerProvider | None = None) -> None:
 
     tracer = trace.get_tracer("tgfast", __version__, tracer_provider)
     _time_the_webhook_decoder(True)
+    _time_the_polling_decoder(True)
 
 
 def uninstrument() -> None:
@@ -77,7 +83,14 @@ def uninstrument() -> None:
     global tracer
     tracer = None
     _time_the_webhook_decoder(False)
+    _time_the_polling_decoder(False)
     _decoded.clear()
+
+
+def _note_decoded(update: Any, started: int, ended: int, batch: int) -> None:
+    if len(_decoded) >= _DECODED_MAX:
+        _decoded.clear()
+    _decoded[id(update)] = (update, started, ended, batch)
 
 
 def _time_the_webhook_decoder(on: bool) -> None:
@@ -93,9 +106,7 @@ def _time_the_webhook_decoder(on: bool) -> None:
         def decode_update(body: bytes) -> Any:
             started = time.time_ns()
             update = plain(body)
-            if len(_decoded) >= _DECODED_MAX:
-                _decoded.clear()
-            _decoded[id(update)] = (update, started, time.time_ns())
+            _note_decoded(update, started, time.time_ns(), 0)
             return update
 
         for module in (intake, webhook):
@@ -104,6 +115,32 @@ def _time_the_webhook_decoder(on: bool) -> None:
         for module in (intake, webhook):
             setattr(module, _DECODER, _plain_decode)
         _plain_decode = None
+
+
+def _time_the_polling_decoder(on: bool) -> None:
+    """Swap the ``Bot``'s result decoder (``client.bot.convert``) for one that notes
+    when the updates of a ``getUpdates`` answer were built (the other results pass
+    through untouched): the poller's counterpart of the webhook's timed decoder."""
+    global _plain_convert
+    from .client import bot
+
+    if on and _plain_convert is None:
+        plain = _plain_convert = getattr(bot, _CONVERT)
+
+        def convert(expr: Any, value: Any) -> Any:
+            if expr != _UPDATES:
+                return plain(expr, value)
+            started = time.time_ns()
+            updates = plain(expr, value)
+            ended = time.time_ns()
+            for update in updates:
+                _note_decoded(update, started, ended, len(updates))
+            return updates
+
+        setattr(bot, _CONVERT, convert)
+    elif not on and _plain_convert is not None:
+        setattr(bot, _CONVERT, _plain_convert)
+        _plain_convert = None
 
 
 def attach(dispatcher: Dispatcher, bot: Bot) -> None:
@@ -144,7 +181,9 @@ async def traced_feed(
         "tgfast.update", kind=SpanKind.CONSUMER, attributes=attributes, start_time=started
     ) as span:
         if decoded is not None:
-            tracer.start_span("tgfast.decode", start_time=decoded[1]).end(decoded[2])
+            batch = {"tgfast.decode.batch_size": decoded[3]} if decoded[3] else None
+            decode = tracer.start_span("tgfast.decode", start_time=decoded[1], attributes=batch)
+            decode.end(decoded[2])
         _update_started.set(time.time_ns())
         try:
             result = await feed(bot, update)

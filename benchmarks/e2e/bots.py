@@ -22,13 +22,15 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-NAMES = ("go", "minimal", "floor", "aiogram", "tgfast", "tgfast-fast", "tgfast-ref")
+NAMES = ("go", "minimal", "floor", "aiogram", "tgfast", "tgfast-fast", "tgfast-ref", "tgfast-ops")
 MODES = ("webhook", "polling")
 # (contender, mode) pairs the benchmark knows; go, minimal and the floor are webhook
 # handlers only. ``go``: net/http echo bot (go_echo/); ``minimal``: uvloop + llhttp, raw
 # client (minimal_echo.py); ``floor``: bare aiohttp; ``tgfast-fast``: tgfast with
 # ``--transport fast``; ``tgfast-ref``: tgfast from ``--ref-path`` (another build, e.g. an
-# older commit), to compare two builds in one run.
+# older commit), to compare two builds in one run; ``tgfast-ops``: tgfast as an operated
+# bot runs it, logging at info and OpenTelemetry installed with tracing disabled
+# (tgfast_ops_echo.py), to show what those cost beside ``tgfast`` in one run.
 PAIRS = (
     ("go", "webhook"),
     ("minimal", "webhook"),
@@ -37,9 +39,11 @@ PAIRS = (
     ("tgfast", "webhook"),
     ("tgfast-fast", "webhook"),
     ("tgfast-ref", "webhook"),
+    ("tgfast-ops", "webhook"),
     ("aiogram", "polling"),
     ("tgfast", "polling"),
     ("tgfast-fast", "polling"),
+    ("tgfast-ops", "polling"),
 )
 DEFAULT_PAIRS = tuple(p for p in PAIRS if p[0] in ("floor", "aiogram", "tgfast"))
 """What a run measures unless told otherwise (the contenders of issue #6)."""
@@ -84,9 +88,12 @@ def command(name: str, mode: str, launch: Launch) -> list[str]:
         return [str(go_binary()), *served]
     if name == "minimal" and mode == "webhook":
         return [py, str(HERE / "minimal_echo.py"), *served, "--loop", launch.loop]
-    if name in ("tgfast", "tgfast-fast", "tgfast-ref"):
+    if name in ("tgfast", "tgfast-fast", "tgfast-ref", "tgfast-ops"):
         transport = ["--transport", "fast"] if name == "tgfast-fast" else []
-        return [py, "-m", "tgfast", mode, "tgfast_echo:dp", *served, *TGFAST_ARGS, *transport,
+        app = "tgfast_echo:dp"
+        if name == "tgfast-ops":  # the last --log-level given wins
+            app, transport = "tgfast_ops_echo:dp", ["--log-level", "info"]
+        return [py, "-m", "tgfast", mode, app, *served, *TGFAST_ARGS, *transport,
                 *launch.tgfast_args]  # fmt: skip
     raise ValueError(f"no {mode} mode for {name}")
 

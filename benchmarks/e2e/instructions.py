@@ -3,6 +3,8 @@
     python benchmarks/e2e/instructions.py                      # tgfast and tgfast-fast
     python benchmarks/e2e/instructions.py --contender tgfast --contender tgfast-ref \\
         --ref-path /tmp/tgfast-at-b3dcbe4 --updates 300
+    python benchmarks/e2e/instructions.py --contender tgfast --contender tgfast-ops
+        # what logging at info and tracing switched off cost (issue #27)
 
 CPU time per update on a shared machine drifts by 10 % and more from run to run, which
 hides a regression of that size; instruction counts do not drift. Each contender's bot

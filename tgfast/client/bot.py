@@ -51,7 +51,7 @@ from .retry import RetryPolicy, is_repeatable, reached_server
 from .session.aiohttp import _MAKE_REQUEST, AiohttpSession
 from .session.base import BaseSession
 from .session.fast import FastSession, session_for
-from .telegram import TELEGRAM, APIServer, TelegramServer
+from .telegram import PRODUCTION, TelegramAPIServer
 
 __all__ = ["Bot"]
 
@@ -119,7 +119,7 @@ class Bot(BotAPI):
         session: BaseSession | None = None,
         default: DefaultBotProperties | None = None,
         *,
-        server: str | APIServer | None = None,
+        server: str | TelegramAPIServer | None = None,
         defaults: DefaultBotProperties | None = None,
         rate_limiter: RateLimiter | Default | None = DEFAULT,
         retry: RetryPolicy | None = None,
@@ -140,10 +140,10 @@ class Bot(BotAPI):
         self._redact = TokenRedactor(token)
         self.id = int(token.partition(":")[0])
         if isinstance(server, str):
-            server = TelegramServer(server)
+            server = TelegramAPIServer.from_base(server)
         elif server is None:
-            server = session.api if session is not None and session.api_given else TELEGRAM
-        self.server: APIServer = server
+            server = session.api if session is not None and session.api_given else PRODUCTION
+        self.server: TelegramAPIServer = server
         self._own_session = session is None
         if session is None:
             session = session_for(server)  # TGFAST_TRANSPORT picks aiohttp or fast
@@ -174,7 +174,7 @@ class Bot(BotAPI):
         self.defaults = value
 
     def __repr__(self) -> str:
-        return f"Bot(id={self.id}, server={self.server.base!r})"
+        return f"Bot(id={self.id}, server={self.server.base_url!r})"
 
     def __eq__(self, other: object) -> bool:
         """Two ``Bot`` objects with one token are the same bot (as in aiogram)."""

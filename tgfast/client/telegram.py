@@ -1,9 +1,9 @@
-"""Where calls go: a Bot API server, described the tgfast way or the aiogram way.
+"""Where calls go: a Bot API server, ``TelegramAPIServer`` (aiogram's class: URL
+templates, ``from_base``, ``PRODUCTION``, ``TEST``).
 
-``TelegramServer("https://host")`` is tgfast's description (a base URL);
-``TelegramAPIServer`` is aiogram's (URL templates, ``from_base``, ``PRODUCTION``,
-``TEST``). A ``Bot`` takes either: both answer ``api_url``, ``file_url``, ``is_local``,
-``local_dir`` and ``to_local``.
+``TelegramServer(url, local=..., local_dir=...)`` is tgfast's earlier way to describe
+one, kept as a constructor that returns a ``TelegramAPIServer``; ``TELEGRAM`` is
+``PRODUCTION`` (the same object).
 """
 
 from __future__ import annotations
@@ -49,50 +49,6 @@ def check_base_url(base: str) -> str:
     return base
 
 
-@dataclass(frozen=True, slots=True)
-class TelegramServer:
-    """A Bot API server: Telegram's, a local ``telegram-bot-api``, a balancer, a fake.
-
-    With ``local=True`` (a local server started with ``--local``) ``getFile`` answers
-    with absolute paths on this machine, and downloads read them from disk, but only
-    inside ``local_dir`` (the server's ``--dir``): the answer alone does not decide
-    which file of this machine is read. A ``base`` that is not an http(s) URL with a
-    host and a valid port is a ``ValueError`` here, not a failure at the first call.
-    """
-
-    base: str = "https://api.telegram.org"
-    local: bool = False
-    local_dir: str | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "base", check_base_url(self.base).rstrip("/"))
-        if self.local and not self.local_dir:
-            raise ValueError(
-                "TelegramServer(local=True) needs local_dir, the local Bot API server's "
-                "--dir: files are read from there and nowhere else"
-            )
-        if self.local_dir is not None:
-            object.__setattr__(self, "local_dir", os.fspath(self.local_dir))
-
-    @property
-    def is_local(self) -> bool:
-        """``local``, by aiogram's name."""
-        return self.local
-
-    def api_url(self, token: str, method: str) -> str:
-        return f"{self.base}/bot{token}/{method}"
-
-    def file_url(self, token: str, file_path: str | Path) -> str:
-        return f"{self.base}/file/bot{token}/{os.fspath(file_path).lstrip('/')}"
-
-    def to_local(self, file_path: str) -> str:
-        """The path on this machine of a file the server named: the same path."""
-        return file_path
-
-
-TELEGRAM = TelegramServer()
-
-
 class FilesPathWrapper(ABC):
     """Maps a local Bot API server's file paths to this machine's, and back
     (the server runs in a container whose ``--dir`` is mounted elsewhere here)."""
@@ -130,11 +86,14 @@ class SimpleFilesPathWrapper(FilesPathWrapper):
 
 @dataclass(frozen=True)
 class TelegramAPIServer:
-    """aiogram's description of a Bot API server: ``base`` and ``file`` are templates
-    with ``{token}``, ``{method}`` and ``{path}``.
+    """A Bot API server: Telegram's, a local ``telegram-bot-api``, a balancer, a fake.
+    ``base`` and ``file`` are templates with ``{token}``, ``{method}`` and ``{path}``;
+    ``from_base(url)`` fills them with Telegram's layout, and ``base_url`` is that
+    plain address again (what a repr or a log line shows: never a token).
 
-    In local mode (``is_local=True``) downloads read the server's files from disk, only
-    inside ``local_dir`` (the server's ``--dir`` as seen from here, after
+    In local mode (``is_local=True``, a server started with ``--local``) ``getFile``
+    answers with absolute paths, and downloads read them from disk, but only inside
+    ``local_dir`` (the server's ``--dir`` as seen from here, after
     ``wrap_local_file``): tgfast's addition, because the server's answer alone should
     not decide which file of this machine is read. With a ``SimpleFilesPathWrapper`` it
     defaults to the wrapper's ``local_path``; without either, a local download fails
@@ -159,6 +118,12 @@ class TelegramAPIServer:
         """``is_local``, by ``TelegramServer``'s name."""
         return self.is_local
 
+    @property
+    def base_url(self) -> str:
+        """The server's address without the templates: ``https://api.telegram.org``."""
+        head, found, _ = self.base.partition("/bot{token}")
+        return head if found else self.base.partition("{")[0].rstrip("/")
+
     def api_url(self, token: str, method: str) -> str:
         return self.base.format(token=token, method=method)
 
@@ -171,7 +136,9 @@ class TelegramAPIServer:
 
     @classmethod
     def from_base(cls, base: str, **kwargs: Any) -> TelegramAPIServer:
-        """The server at ``base`` (``"http://localhost:8081"``), with Telegram's URL layout."""
+        """The server at ``base`` (``"http://localhost:8081"``), with Telegram's URL
+        layout; a ``base`` that is not an http(s) URL with a host and a valid port is a
+        ``ValueError`` here, not a failure at the first call."""
         base = check_base_url(base).rstrip("/")
         return cls(
             base=f"{base}/bot{{token}}/{{method}}",
@@ -180,8 +147,30 @@ class TelegramAPIServer:
         )
 
 
+def TelegramServer(  # tgfast's earlier class name, kept as its constructor
+    base: str = "https://api.telegram.org",
+    local: bool = False,
+    local_dir: str | os.PathLike[str] | None = None,
+) -> TelegramAPIServer:
+    """tgfast's earlier way to describe a server: ``TelegramServer(url, local=...,
+    local_dir=...)`` is ``TelegramAPIServer.from_base(url, is_local=..., local_dir=...)``.
+
+    Unlike ``from_base``, ``local=True`` without ``local_dir`` is refused at once."""
+    if local and not local_dir:
+        raise ValueError(
+            "TelegramServer(local=True) needs local_dir, the local Bot API server's "
+            "--dir: files are read from there and nowhere else"
+        )
+    return TelegramAPIServer.from_base(
+        base, is_local=local, local_dir=None if local_dir is None else os.fspath(local_dir)
+    )
+
+
 PRODUCTION = TelegramAPIServer.from_base("https://api.telegram.org")
-"""Telegram's server, in aiogram's form (``TELEGRAM`` in tgfast's)."""
+"""Telegram's server."""
+
+TELEGRAM = PRODUCTION
+"""``PRODUCTION``, by tgfast's earlier name (the same object)."""
 
 TEST = TelegramAPIServer(
     base="https://api.telegram.org/bot{token}/test/{method}",
@@ -189,5 +178,5 @@ TEST = TelegramAPIServer(
 )
 """Telegram's test environment."""
 
-APIServer: TypeAlias = "TelegramServer | TelegramAPIServer"
-"""What a ``Bot`` sends to."""
+APIServer: TypeAlias = TelegramAPIServer
+"""What a ``Bot`` sends to (``TelegramAPIServer``; the name stays for annotations)."""

@@ -12,7 +12,7 @@ import aiohttp
 from aiohttp import BasicAuth
 from yarl import URL
 
-from ..telegram import APIServer
+from ..telegram import TelegramAPIServer
 from .base import DEFAULT_TIMEOUT, BaseSession, TelegramType
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ class AiohttpSession(BaseSession):
         proxy: ProxyType | None = None,
         limit: int = 100,
         *,
-        api: APIServer | None = None,
+        api: TelegramAPIServer | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         limit_per_host: int = 0,
         keepalive_timeout: float = 15.0,

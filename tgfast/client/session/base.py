@@ -43,7 +43,7 @@ from ...errors import (
 from ...methods.base import Response, TelegramType
 from ...types.base import TelegramObject
 from ...types.binding import bind
-from ..telegram import PRODUCTION, APIServer
+from ..telegram import PRODUCTION, TelegramAPIServer
 from .middlewares.manager import RequestMiddlewareManager
 
 if TYPE_CHECKING:
@@ -75,12 +75,12 @@ class BaseSession(abc.ABC):
 
     def __init__(
         self,
-        api: APIServer | None = None,
+        api: TelegramAPIServer | None = None,
         json_loads: Callable[..., Any] = json.loads,
         json_dumps: Callable[..., Any] = json.dumps,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        self.api: APIServer = PRODUCTION if api is None else api
+        self.api: TelegramAPIServer = PRODUCTION if api is None else api
         self.api_given = api is not None
         self.json_loads = json_loads
         self.json_dumps = json_dumps

@@ -27,7 +27,7 @@ from yarl import URL
 
 from ..._speedups import load
 from ..._speedups._http_shared import ConnectFailed, MalformedResponse
-from ..telegram import APIServer
+from ..telegram import TelegramAPIServer
 from .aiohttp import AiohttpSession, ProxyType
 from .base import DEFAULT_TIMEOUT
 
@@ -173,7 +173,7 @@ class FastSession(AiohttpSession):
         self,
         limit: int = 100,
         *,
-        api: APIServer | None = None,
+        api: TelegramAPIServer | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         keepalive_timeout: float = 15.0,
         ssl: ssl.SSLContext | None = None,
@@ -283,7 +283,7 @@ class FastSession(AiohttpSession):
         return f"FastSession(limit={self.limit}, timeout={self.timeout})"
 
 
-def session_for(api: APIServer) -> AiohttpSession:
+def session_for(api: TelegramAPIServer) -> AiohttpSession:
     """The session a ``Bot`` builds for itself: per ``TGFAST_TRANSPORT`` (``aiohttp``,
     the default, or ``fast``)."""
     transport = os.environ.get("TGFAST_TRANSPORT", "").strip().lower() or "aiohttp"
