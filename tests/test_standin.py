@@ -243,7 +243,7 @@ def test_what_tgfast_lacks_still_says_why(tmp_path: Path) -> None:
             tgfast.standin.install()
             for statement in (
                 "import aiogram.loggers",
-                "import aiogram.dispatcher.middlewares.manager",
+                "import aiogram.dispatcher.middlewares.data",
                 "import aiogram.no_such_module",
                 "from aiogram.types import NoSuchType",
             ):
@@ -343,7 +343,13 @@ def test_the_aiogram_internals_libraries_use(tmp_path: Path) -> None:
     )
     lines = out.splitlines()
     assert lines == [
-        "False", "{'seen': 'hi'}", "True", "False", "library_update 1", "42", "UNHANDLED"
+        "False",
+        "{'seen': 'hi'}",
+        "True",
+        "False",
+        "library_update 1",
+        "42",
+        "UNHANDLED",
     ], out
 
 

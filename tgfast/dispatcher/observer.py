@@ -173,8 +173,14 @@ class Observer(Generic[E]):
         self.filters.extend(_filter_injection(f) for f in filters)
 
     def _add(self, into: list[Middleware], middleware: M | None) -> M | Callable[[M], M]:
-        if middleware is not None:
-            self.router._check_mutable()
+        if middleware is None:
+
+            def decorator(middleware: M) -> M:
+                self._add(into, middleware)
+                return middleware
+
+            return decorator
+        self.router._check_mutable()
         return _add(into, middleware)
 
     # -- running without the routing table (aiogram's observer API) -------------------

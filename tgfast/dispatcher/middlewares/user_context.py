@@ -23,7 +23,9 @@ __all__ = ["EVENT_CONTEXT_KEY", "EventContext", "UserContextMiddleware"]
 EVENT_CONTEXT_KEY = "event_context"
 """Where the middleware puts the ``EventContext`` in the data."""
 
-_TOPIC_KINDS = frozenset({"message", "edited_message", "business_message", "edited_business_message"})
+_TOPIC_KINDS = frozenset(
+    {"message", "edited_message", "business_message", "edited_business_message"}
+)
 
 
 @dataclass(frozen=True)
