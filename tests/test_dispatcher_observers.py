@@ -16,13 +16,14 @@ import pytest
 
 import tgfast
 from tgfast import Bot
+from tgfast.client.context_controller import BotContextController
 from tgfast.dispatcher import UNHANDLED, Dispatcher, ErrorEvent, Router, SkipHandler
 from tgfast.dispatcher.callables import CallableObject, FilterObject, HandlerObject
 from tgfast.dispatcher.middlewares.user_context import EventContext, UserContextMiddleware
 from tgfast.dispatcher.observer import EventObserver, MiddlewareManager
 from tgfast.errors import Recommendation
 from tgfast.filters import Command, F
-from tgfast.methods import SendMessage
+from tgfast.methods import Request, SendMessage
 from tgfast.types import Message, Update
 
 OFFLINE_BOT = True  # the conftest `bot` never connects: these tests only dispatch
@@ -300,3 +301,22 @@ async def test_a_method_returned_after_the_webhook_answer_is_called_quietly(
     with caplog.at_level(logging.ERROR, logger="tgfast"):
         await Dispatcher.silent_call_request(bot, SendMessage(chat_id=7, text="x"))
     assert "sendMessage" in caplog.text  # the offline bot cannot connect: logged, not raised
+
+
+def test_a_bot_context_controller_model_keeps_its_fields_and_bot(bot: Bot) -> None:
+    class Order(BotContextController):
+        id: int
+        note: str = "none"
+
+    order = Order.model_validate({"id": 1, "later": True}, context={"bot": bot})
+    assert (order.id, order.note, order.later, order.bot) == (1, "none", True, bot)
+    assert Order(id=1).as_(bot)._bot is bot and Order(id=1)._bot is None
+    assert Order(id=2, note="x").model_dump() == {"id": 2, "note": "x"}
+    assert Order(id=2) == Order(id=2) != Order(id=3)
+    with pytest.raises(TypeError, match="'id'"):
+        Order()
+
+
+def test_request_holds_a_call_as_data() -> None:
+    request = Request("sendMessage", {"chat_id": 1, "text": "hi"})
+    assert (request.method, request.data["text"], request.files) == ("sendMessage", "hi", None)

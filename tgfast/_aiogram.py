@@ -105,7 +105,6 @@ _INTERNAL = "aiogram's internals; a bot does not need them on tgfast"
 ABSENT_MODULES: dict[str, str] = {
     "tgfast.fsm.storage.mongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
     "tgfast.fsm.storage.pymongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
-    "tgfast.client.context_controller": "objects bind their bot with .as_(bot); .bot reads it",
     "tgfast.loggers": "tgfast logs under logging.getLogger('tgfast') and its children",
     "tgfast.__meta__": "tgfast.__version__",
     "tgfast.dispatcher.middlewares.data": _INTERNAL,

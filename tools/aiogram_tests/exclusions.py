@@ -29,11 +29,6 @@ INTERNALS = (
     "reads and sets an aiogram observer's private _handler (the holder of its router-wide "
     "filters): tgfast keeps them in observer.filters"
 )
-CONTEXT_CONTROLLER = (
-    "aiogram's BotContextController, a pydantic model base for models of one's own (fields "
-    "from annotations, model_validate with a context): tgfast's types are generated "
-    "slotted classes, which bind their bot with .as_(bot)"
-)
 UTIL_INTERNALS = "aiogram's internal helpers (class_attrs_resolver, mixins, dataclass)"
 PYDANTIC = (
     "pydantic introspection (model_fields, remove_unset, pydantic's error types): "
@@ -179,7 +174,6 @@ EXCLUDED: dict[str, str] = {
     + "test_utils/test_chat_action.py::TestChatActionMiddleware::test_call_default[value3]": PRIVATE,
     _T + "test_utils/test_chat_action.py::TestChatActionSender::test_contextmanager": PRIVATE,
     _T + "test_utils/test_chat_action.py::TestChatActionSender::test_wait": PRIVATE,
-    _T + "test_api/test_client/test_context_controller.py::*": CONTEXT_CONTROLLER,
     _T + "test_utils/test_class_attrs_resolver.py::*": UTIL_INTERNALS,
     _T + "test_utils/test_mixins.py::*": UTIL_INTERNALS,
     _T + "test_utils/test_dataclass.py::*": UTIL_INTERNALS,
