@@ -51,12 +51,17 @@ SHIM_MODULES: dict[str, str] = {
     "tgfast.client.default": "DefaultBotProperties and Default, from tgfast.defaults",
     "tgfast.dispatcher.middlewares": "BaseMiddleware, from its base",
     "tgfast.dispatcher.middlewares.base": "BaseMiddleware, from tgfast.dispatcher.middleware",
+    "tgfast.dispatcher.middlewares.manager": "MiddlewareManager, from tgfast.dispatcher.observer",
+    "tgfast.dispatcher.event.event": "EventObserver, from tgfast.dispatcher.observer",
+    "tgfast.dispatcher.event.handler": "HandlerObject and co., from tgfast.dispatcher.callables",
+    "tgfast.dispatcher.event.telegram": "TelegramEventObserver, tgfast.dispatcher.observer's",
     "tgfast.enums": "the generated enums, from tgfast.types.enums",
     "tgfast.exceptions": "aiogram's error names, aliases of tgfast.errors",
     "tgfast.filters.logic": "and_f, or_f, invert_f, from tgfast.filters.base",
     "tgfast.filters.state": "StateFilter, from tgfast.fsm.filter",
     "tgfast.fsm.storage.redis": "RedisStorage and RedisEventIsolation, from tgfast.redis",
     "tgfast.utils.payload": "the payload codec, from tgfast.deep_linking",
+    "tgfast.utils.warnings": "TgfastWarning (AiogramWarning), Recommendation, from tgfast.errors",
 }
 """aiogram's paths that only re-export: module -> what, from where."""
 
@@ -100,21 +105,14 @@ _INTERNAL = "aiogram's internals; a bot does not need them on tgfast"
 ABSENT_MODULES: dict[str, str] = {
     "tgfast.fsm.storage.mongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
     "tgfast.fsm.storage.pymongo": "no MongoDB storage: MemoryStorage or tgfast.fsm.storage.redis",
-    "tgfast.client.context_controller": "objects bind their bot with .as_(bot); .bot reads it",
     "tgfast.loggers": "tgfast logs under logging.getLogger('tgfast') and its children",
     "tgfast.__meta__": "tgfast.__version__",
-    "tgfast.dispatcher.event.event": _INTERNAL,
-    "tgfast.dispatcher.event.telegram": _INTERNAL,
     "tgfast.dispatcher.middlewares.data": _INTERNAL,
     "tgfast.dispatcher.middlewares.error": _INTERNAL + " (errors go to @router.errors())",
-    "tgfast.dispatcher.middlewares.manager": _INTERNAL,
-    "tgfast.dispatcher.middlewares.user_context": _INTERNAL
-    + " (event_from_user and event_chat are in every handler's data)",
     "tgfast.utils.class_attrs_resolver": _INTERNAL,
     "tgfast.utils.dataclass": _INTERNAL,
     "tgfast.utils.mixins": _INTERNAL,
     "tgfast.utils.mypy_hacks": _INTERNAL,
-    "tgfast.utils.warnings": _INTERNAL,
 }
 """aiogram's modules that tgfast has no twin of, and what to use instead."""
 

@@ -8,6 +8,7 @@ __all__ = [
     "CallbackAnswerException",
     "ClientDecodeError",
     "DecodeError",
+    "Recommendation",
     "RestartingTelegram",
     "SceneError",
     "TelegramAPIError",
@@ -22,6 +23,7 @@ __all__ = [
     "TelegramServerError",
     "TelegramUnauthorized",
     "TgfastError",
+    "TgfastWarning",
     "UnsupportedKeywordArgument",
 ]
 
@@ -160,3 +162,11 @@ class TelegramNetworkError(TgfastError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.method, self.message))
+
+
+class TgfastWarning(Warning):
+    """Base of tgfast's warnings (aiogram's ``AiogramWarning``)."""
+
+
+class Recommendation(TgfastWarning):
+    """Code that works, written in a way tgfast recommends against (and says why)."""

@@ -11,9 +11,9 @@ aiogram's ``F`` is a ``magic_filter.MagicFilter``, and libraries test for that c
 ``magic_filter`` stands in too (``install(magic_filter=False)`` leaves it alone): its
 ``MagicFilter`` and ``F`` are tgfast's.
 
-Two aiogram internals that libraries use and bots do not, ``FilterObject`` and
-``TelegramEventObserver`` (``aiogram.dispatcher.event.handler`` and ``.telegram``), exist
-under the stand-in only (``tgfast._standin_internals``).
+The dispatcher objects libraries use and bots do not (``FilterObject``, ``HandlerObject``,
+``TelegramEventObserver``, ``aiogram.dispatcher.event.handler`` and ``.telegram``) are
+tgfast's own, at aiogram's paths.
 
 Only the top-level ``aiogram`` is a module of its own: it answers ``__version__`` with the
 aiogram release tgfast follows (libraries check it) and hands every other name to
@@ -31,7 +31,6 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any
 
-from ._standin_internals import INTERNALS
 from .errors import TgfastError
 from .types import API_VERSION
 
@@ -161,34 +160,6 @@ class _MagicFilter(Loader):
         setattr(module, _MARK, True)
 
 
-class _Internals(Loader):
-    """An aiogram module tgfast has no twin of, holding the names libraries use from it."""
-
-    def __init__(self, names: dict[str, object]) -> None:
-        self.names = names
-
-    def create_module(self, spec: ModuleSpec) -> None:
-        return None
-
-    def exec_module(self, module: ModuleType) -> None:
-        module.__dict__.update(self.names)
-        module.__all__ = list(self.names)  # type: ignore[attr-defined]
-        module.__getattr__ = _internals_getattr(module.__name__, sorted(self.names))  # type: ignore[method-assign]
-
-
-def _internals_getattr(module: str, names: list[str]) -> Any:
-    def __getattr__(name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        raise ImportError(
-            f"{module}.{name}: tgfast stands in for aiogram in this process (tgfast.standin) "
-            f"and has only {', '.join(names)} of this aiogram internal module",
-            name=name,
-        )
-
-    return __getattr__
-
-
 class AiogramStandIn(MetaPathFinder):
     """First on ``sys.meta_path``: ``aiogram`` and ``aiogram.*`` resolve to tgfast.
 
@@ -211,8 +182,6 @@ class AiogramStandIn(MetaPathFinder):
             return None
         if fullname == _PACKAGE + ".__meta__":
             return ModuleSpec(fullname, _Meta())
-        if fullname in INTERNALS:
-            return ModuleSpec(fullname, _Internals(INTERNALS[fullname]))
         module = _import_twin(fullname)
         return ModuleSpec(fullname, _SameModule(module), is_package=hasattr(module, "__path__"))
 

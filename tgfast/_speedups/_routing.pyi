@@ -32,6 +32,8 @@ class Entry(Call):
     cmd_keys: frozenset[str]
     sync_filters: bool
     handler: Any
+    router: Any
+    wants_router: bool
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -43,6 +45,8 @@ class Entry(Call):
         command: Any = None,
         inject_command: bool = False,
         handler: Any = None,
+        router: Any = None,
+        wants_router: bool = False,
     ) -> None: ...
 
 @final
@@ -53,6 +57,8 @@ class Node:
     index: dict[str, tuple[Entry | Node, ...]] | None
     prefixes: str
     event_type: type | None
+    router: Any
+    wants_router: bool
     def __init__(
         self,
         filters: tuple[Call, ...],
@@ -61,6 +67,8 @@ class Node:
         index: dict[str, tuple[Entry | Node, ...]] | None,
         prefixes: str,
         event_type: type | None = None,
+        router: Any = None,
+        wants_router: bool = False,
     ) -> None: ...
 
 @disjoint_base

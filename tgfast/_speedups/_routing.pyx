@@ -84,18 +84,23 @@ cdef class Entry(Call):
     cdef readonly frozenset cmd_keys
     cdef readonly bint sync_filters
     cdef readonly object handler
+    cdef readonly object router
+    cdef readonly bint wants_router
     cdef str cmd_prefix
     cdef bint cmd_ignore_case
     cdef bint cmd_ignore_mention
 
     def __init__(
         self, fn, bint is_async, tuple names, bint takes_all, tuple filters, tuple inner,
-        command=None, bint inject_command=False, handler=None,
+        command=None, bint inject_command=False, handler=None, router=None,
+        bint wants_router=False,
     ):
         Call.__init__(self, fn, is_async, names, takes_all)
         self.filters = filters
         self.inner = inner
         self.handler = handler
+        self.router = router
+        self.wants_router = wants_router
         self.command = command
         self.inject_command = inject_command
         self.sync_filters = not any((<Call>f).is_async for f in filters)
@@ -118,11 +123,16 @@ cdef class Node:
     cdef readonly dict index
     cdef readonly str prefixes
     cdef readonly object event_type
+    cdef readonly object router
+    cdef readonly bint wants_router
     cdef Py_ssize_t text_at, caption_at
 
     def __init__(
-        self, tuple filters, tuple outer, tuple items, dict index, str prefixes, event_type=None
+        self, tuple filters, tuple outer, tuple items, dict index, str prefixes, event_type=None,
+        router=None, bint wants_router=False,
     ):
+        self.router = router
+        self.wants_router = wants_router
         self.filters = filters
         self.outer = outer
         self.items = items
@@ -234,6 +244,14 @@ cdef inline dict _merged(dict data, dict extra):
     return merged
 
 
+cdef inline dict _routed(dict data, router):
+    """``data`` with ``event_router``, for what asks for it (a copy: the router differs
+    from one level of the tree to the next)."""
+    cdef dict routed = PyDict_Copy(data)
+    routed["event_router"] = router
+    return routed
+
+
 async def _passes(tuple filters, event, dict data):
     """``data`` (with what the filters injected) when all pass, else None."""
     cdef Call f
@@ -274,6 +292,7 @@ async def _handle(Entry entry, Py_ssize_t index, event, dict data):
         if data is _EMPTY:
             data = {}
         data["handler"] = entry.handler
+        data["event_router"] = entry.router
     return await entry.inner[index](partial(_handle, entry, index + 1), event, data)
 
 
@@ -367,8 +386,11 @@ async def _route(Node node, event, dict data, bot, bint outer_done=False, Py_ssi
     cdef _Cut cut
     cdef tuple items
     cdef Py_ssize_t pos
-    if node.outer and not outer_done:
-        return await _outer(node, 0, bot, event, data)
+    if not outer_done:
+        if node.wants_router:
+            data = _routed(data, node.router)
+        if node.outer:
+            return await _outer(node, 0, bot, event, data)
     if start < 0:
         start = 0
         if node.filters:
@@ -386,10 +408,10 @@ async def _route(Node node, event, dict data, bot, bint outer_done=False, Py_ssi
                 return result
             continue
         entry = <Entry>item
-        passed = data
+        passed = _routed(data, entry.router) if entry.wants_router else data
         if entry.command is not None:  # reached through the index: cut is set
             if _plain_command(entry, cut):
-                passed = _command_passes(entry, cut, data)
+                passed = _command_passes(entry, cut, passed)
                 if passed is None:
                     continue
             else:
@@ -397,7 +419,7 @@ async def _route(Node node, event, dict data, bot, bint outer_done=False, Py_ssi
                 if parsed is None:
                     continue
                 if entry.inject_command:
-                    passed = _merged(data, {"command": parsed})
+                    passed = _merged(passed, {"command": parsed})
         if entry.filters:
             passed = await _passes(entry.filters, event, passed)
             if passed is None:
@@ -616,7 +638,7 @@ cdef class _Feed(_Cut):
         try:
             if table.update_outer:
                 self.coro = _update_outer(table, kind, 0, self.bot, update, self.data)
-            elif kind.node.outer:
+            elif kind.node.outer or kind.node.wants_router:
                 self.coro = _route(kind.node, event, self.data, self.bot)
             else:
                 entry = self._match(kind.node)
@@ -676,9 +698,9 @@ cdef class _Feed(_Cut):
                 entry.command is not None and not _plain_command(entry, cut)
             ):
                 return None
-            passed = data
+            passed = _routed(data, entry.router) if entry.wants_router else data
             if entry.command is not None:
-                passed = _command_passes(entry, cut, data)
+                passed = _command_passes(entry, cut, passed)
                 if passed is None:
                     continue
             if entry.filters:

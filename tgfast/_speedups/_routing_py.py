@@ -11,6 +11,11 @@ is checked here against the already-cut command instead of being called.
 
 ``DispatchCore.feed_update`` is the hot path from an update to its handler: it builds
 the data dict only when something in the kind's tree asks for data by name.
+
+``event_router`` (aiogram's: the router whose observer is running) is put in the data
+only where something asks for it: a node whose outer middlewares or filters may read
+it, an entry whose handler or filters do (``wants_router``), and the inner
+middlewares around a handler (``_handle``, which writes ``handler`` there too).
 """
 
 from __future__ import annotations
@@ -54,11 +59,14 @@ class Entry(Call):
     by the table; ``cmd_keys`` are that filter's prefix+name spellings (lower-cased
     with ``ignore_case``); ``inject_command`` says whether anything downstream asks
     for the ``CommandObject``; ``handler`` is what inner middlewares get as
-    ``data["handler"]`` (the registered ``HandlerObject``, with its flags).
+    ``data["handler"]`` (the registered ``HandlerObject``, with its flags); ``router``
+    the router it was registered on, put in the data as ``event_router`` before its
+    filters run when ``wants_router`` (they or the handler ask for it).
     """
 
     __slots__ = (
-        "cmd_keys", "command", "filters", "handler", "inject_command", "inner", "sync_filters"
+        "cmd_keys", "command", "filters", "handler", "inject_command", "inner", "router",
+        "sync_filters", "wants_router",
     )  # fmt: skip
 
     def __init__(
@@ -72,11 +80,15 @@ class Entry(Call):
         command: Any = None,
         inject_command: bool = False,
         handler: Any = None,
+        router: Any = None,
+        wants_router: bool = False,
     ) -> None:
         super().__init__(fn, is_async, names, takes_all)
         self.filters = filters
         self.inner = inner
         self.handler = handler
+        self.router = router
+        self.wants_router = wants_router
         self.command = command
         self.inject_command = inject_command
         self.sync_filters = not any(f.is_async for f in filters)  # the compiled fast path's
@@ -91,9 +103,13 @@ class Entry(Call):
 
 @final  # so that ``type(item) is Node`` leaves an ``Entry`` to type checkers
 class Node:
-    """One router's part of the table for one update kind."""
+    """One router's part of the table for one update kind; ``router`` is put in the
+    data as ``event_router`` on the way in when ``wants_router`` (its outer middlewares
+    or filters may read it)."""
 
-    __slots__ = ("event_type", "filters", "index", "items", "outer", "prefixes")
+    __slots__ = (
+        "event_type", "filters", "index", "items", "outer", "prefixes", "router", "wants_router"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -103,7 +119,11 @@ class Node:
         index: dict[str, tuple[Entry | Node, ...]] | None,
         prefixes: str,
         event_type: type | None = None,
+        router: Any = None,
+        wants_router: bool = False,
     ) -> None:
+        self.router = router
+        self.wants_router = wants_router
         self.filters = filters
         self.outer = outer
         self.items = items  # every item, or with an index those without a command
@@ -217,6 +237,7 @@ async def _handle(entry: Entry, index: int, event: Any, data: dict[str, Any]) ->
         if data is _EMPTY:
             data = {}
         data["handler"] = entry.handler
+        data["event_router"] = entry.router
     return await entry.inner[index](partial(_handle, entry, index + 1), event, data)
 
 
@@ -253,7 +274,7 @@ async def _route(node: Node, event: Any, data: dict[str, Any], bot: Any) -> Any:
             if result is not UNHANDLED:
                 return result
             continue
-        passed = data
+        passed = {**data, "event_router": item.router} if item.wants_router else data
         command = item.command
         if command is not None:  # reached through the index: text, head and key are set
             if mention:
@@ -268,7 +289,7 @@ async def _route(node: Node, event: Any, data: dict[str, Any], bot: Any) -> Any:
             else:
                 parsed = parse_command(text, command.prefix) if item.inject_command else None  # type: ignore[arg-type]
             if item.inject_command:
-                passed = {**data, "command": parsed}
+                passed = {**passed, "command": parsed}
         if item.filters:
             passed = await _passes(item.filters, event, passed)
             if passed is None:
@@ -297,6 +318,8 @@ async def _propagate(node: Node, event: Any, data: dict[str, Any], bot: Any) -> 
     """Route ``event`` through ``node``: the first handler that matches (in declared
     order, a router's handlers before its children's) handles it. Returns the
     handler's result, or ``UNHANDLED``."""
+    if node.wants_router:
+        data = {**data, "event_router": node.router}
     if node.outer:
         return await _outer(node, 0, bot, event, data)
     return await _route(node, event, data, bot)

@@ -81,6 +81,11 @@ class Dispatcher(Router, impl.DispatchCore):
         routing: RoutingModule | None = None,
         **workflow_data: Any,
     ) -> None:
+        if storage is not None and not isinstance(storage, BaseStorage):
+            raise TypeError(
+                f"storage must be a BaseStorage (MemoryStorage, RedisStorage...), not "
+                f"{type(storage).__name__}"
+            )
         super().__init__(name=name or "dispatcher")
         self.routing: RoutingModule = routing or impl
         if storage is None:
@@ -149,10 +154,34 @@ class Dispatcher(Router, impl.DispatchCore):
         if not done:
             log.warning("update %s: the handler is still running after %ss; answering the "
                         "webhook now, it goes on in the background", update.update_id, _timeout)  # fmt: skip
-            handling.add_done_callback(lambda task: _call_late(bot, task))
+            handling.add_done_callback(lambda task: self._call_late(bot, update, task))
             return None
         result = handling.result()
         return result if isinstance(result, TelegramMethod) else None
+
+    def _call_late(self, bot: Bot, update: Update, task: asyncio.Future[Any]) -> None:
+        """A slow webhook handler finished after the answer: call the method it returned
+        (or log what it raised: nobody awaits it)."""
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("update %s: handling it after the webhook answer failed: %r",
+                      update.update_id, exc, exc_info=exc)  # fmt: skip
+            return
+        result = task.result()
+        if isinstance(result, TelegramMethod):
+            asyncio.ensure_future(self.silent_call_request(bot, result))
+
+    @staticmethod
+    async def silent_call_request(bot: Bot, result: TelegramMethod[Any]) -> None:
+        """Call ``result`` (a method a handler returned, too late for a webhook answer)
+        with ``bot``; a failure is logged, not raised: nobody awaits it (aiogram's name)."""
+        try:
+            await bot(result)
+        except Exception as exc:  # noqa: BLE001 - nobody awaits it: say what went wrong
+            log.error("Failed to make answer %s (returned by a handler): %s",
+                      result.__api_method__, exc)  # fmt: skip
 
     # -- running from code -------------------------------------------------------------
 
@@ -249,22 +278,6 @@ class Dispatcher(Router, impl.DispatchCore):
 
     async def _emit(self, which: str, kwargs: dict[str, Any]) -> None:
         await super()._emit(which, {"dispatcher": self, **self.workflow_data, **kwargs})
-
-
-def _call_late(bot: Bot, task: asyncio.Future[Any]) -> None:
-    """A slow webhook handler finished after the answer: call the method it returned."""
-    if task.cancelled() or task.exception() is not None:
-        return
-    result = task.result()
-    if isinstance(result, TelegramMethod):
-        asyncio.ensure_future(_call_quietly(bot, result))
-
-
-async def _call_quietly(bot: Bot, method: TelegramMethod[Any]) -> None:
-    try:
-        await bot(method)
-    except Exception as exc:  # noqa: BLE001 - nobody awaits it: say what went wrong
-        log.error("calling %s returned by a slow handler failed: %s", method.__api_method__, exc)
 
 
 def _install_signals(run: PollingRun) -> list[signal.Signals]:

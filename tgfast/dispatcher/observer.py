@@ -1,78 +1,47 @@
-"""An observer: the handlers, filters and middlewares one router has for one update kind."""
+"""An observer: the handlers, filters and middlewares one router has for one update kind.
+
+Besides registering, an observer can run its own handlers (``trigger``) as aiogram's
+does, for ``Router.propagate_event`` and for code that drives a router without a
+dispatcher; the dispatcher itself routes through its compiled table instead.
+``EventObserver`` is the simpler kind a router's ``startup`` and ``shutdown`` are.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from ..errors import UnsupportedKeywordArgument
-from ..filters.base import as_filter
-from .flags import extract_flags_from_object
+from ..filters.base import as_filter, passes
+from .callables import HandlerObject
+from .event.bases import UNHANDLED, SkipHandler
 from .injection import Injection
-from .middleware import Middleware
+from .middleware import Handler, Middleware
 
 if TYPE_CHECKING:
     from .router import Router
 
-__all__ = ["HandlerObject", "MiddlewareManager", "Observer", "UpdateObserver"]
+__all__ = ["EventObserver", "HandlerObject", "MiddlewareManager", "Observer", "UpdateObserver"]
 
 E = TypeVar("E")
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound=Middleware)
 
 
-class HandlerObject:
-    """A registered handler, as inner middlewares see it in ``data["handler"]``.
-
-    ``callback`` is the function, ``flags`` the dict given at registration
-    (``@router.message(..., flags={...})``), then what its filters'
-    ``update_handler_flags(flags=...)`` set, then its flag decorators'
-    (``@flags.chat_action("typing")``), in aiogram's order; read them with ``get_flag``. ``injection`` and ``filters`` are the call plans
-    of the callback and its filters, read from their signatures now.
-    """
-
-    __slots__ = ("callback", "filters", "flags", "injection")
-
-    def __init__(
-        self,
-        callback: Callable[..., Any],
-        filters: tuple[Any, ...] | list[Any] | None = None,
-        flags: Mapping[str, Any] | None = None,
-    ) -> None:
-        if not callable(callback):
-            raise TypeError(f"a handler must be callable, not {type(callback).__name__}")
-        if flags is not None and not isinstance(flags, Mapping):
-            raise TypeError(f"flags must be a dict of flag names, not {type(flags).__name__}")
-        self.callback = callback
-        self.injection = Injection(callback)
-        filters = filters or ()
-        self.filters = tuple(_filter_injection(f) for f in filters)
-        self.flags: dict[str, Any] = dict(flags or {})
-        for f in filters:  # aiogram's hook: a filter may set flags of its handler
-            update_flags = getattr(f, "update_handler_flags", None)
-            if update_flags is not None:
-                update_flags(flags=self.flags)
-        self.flags.update(extract_flags_from_object(callback))  # the decorators win, as in aiogram
-
-    def __repr__(self) -> str:
-        name = getattr(self.callback, "__qualname__", self.callback)
-        return f"<HandlerObject {name!s} flags={self.flags!r}>"
-
-
-def _filter_injection(f: Any) -> Injection:
-    return Injection(as_filter(f))  # a magic filter becomes its check; junk is a TypeError
-
-
 class MiddlewareManager(Sequence[Middleware]):
     """``observer.outer_middleware`` / ``observer.middleware``: call it (or use it as a
     decorator, with or without parentheses) to add a middleware; aiogram's
-    ``register``/``unregister``, ``in``, ``len`` and indexing work too."""
+    ``register``/``unregister``, ``in``, ``len`` and indexing work too. Built with no
+    observer (``MiddlewareManager()``) it is a list of middlewares of its own."""
 
-    __slots__ = ("_into", "_observer")
+    __slots__ = ("_middlewares", "_observer")
 
-    def __init__(self, observer: Observer[Any], into: list[Middleware]) -> None:
+    def __init__(
+        self, observer: Observer[Any] | None = None, into: list[Middleware] | None = None
+    ) -> None:
         self._observer = observer
-        self._into = into
+        self._middlewares: list[Middleware] = [] if into is None else into
 
     @overload
     def __call__(self, middleware: None = None) -> Callable[[M], M]: ...
@@ -81,17 +50,34 @@ class MiddlewareManager(Sequence[Middleware]):
     def __call__(self, middleware: M) -> M: ...
 
     def __call__(self, middleware: M | None = None) -> M | Callable[[M], M]:
-        return self._observer._add(self._into, middleware)
+        if self._observer is None:
+            return _add(self._middlewares, middleware)
+        return self._observer._add(self._middlewares, middleware)
 
     def register(self, middleware: M) -> M:
         """Add ``middleware`` (after those added before)."""
-        self._observer._add(self._into, middleware)
+        self(middleware)
         return middleware
 
     def unregister(self, middleware: Middleware) -> None:
         """Remove ``middleware`` (``ValueError`` when it is not there)."""
-        self._observer.router._check_mutable()
-        self._into.remove(middleware)
+        if self._observer is not None:
+            self._observer.router._check_mutable()
+        self._middlewares.remove(middleware)
+
+    @staticmethod
+    def wrap_middlewares(middlewares: Sequence[Middleware], handler: Callable[..., Any]) -> Handler:
+        """``handler`` (called as ``handler(event, **data)``) inside ``middlewares``, the
+        first outermost: what to call as ``await wrapped(event, data)``."""
+
+        @functools.wraps(handler)
+        def innermost(event: Any, data: dict[str, Any]) -> Any:
+            return handler(event, **data)
+
+        wrapped: Handler = innermost
+        for middleware in reversed(middlewares):
+            wrapped = functools.partial(middleware, wrapped)
+        return wrapped
 
     @overload
     def __getitem__(self, index: int) -> Middleware: ...
@@ -100,13 +86,28 @@ class MiddlewareManager(Sequence[Middleware]):
     def __getitem__(self, index: slice) -> Sequence[Middleware]: ...
 
     def __getitem__(self, index: int | slice) -> Middleware | Sequence[Middleware]:
-        return self._into[index]
+        return self._middlewares[index]
 
     def __len__(self) -> int:
-        return len(self._into)
+        return len(self._middlewares)
 
     def __repr__(self) -> str:
-        return f"<MiddlewareManager {self._into!r}>"
+        return f"<MiddlewareManager {self._middlewares!r}>"
+
+
+def _add(into: list[Middleware], middleware: M | None) -> M | Callable[[M], M]:
+    """Append ``middleware`` to ``into``; with None, a decorator that does."""
+    if middleware is None:
+
+        def decorator(middleware: M) -> M:
+            _add(into, middleware)
+            return middleware
+
+        return decorator
+    if not callable(middleware):
+        raise TypeError(f"a middleware must be callable, not {type(middleware).__name__}")
+    into.append(middleware)
+    return middleware
 
 
 class Observer(Generic[E]):
@@ -119,9 +120,9 @@ class Observer(Generic[E]):
     decorators, with or without parentheses.
     """
 
-    def __init__(self, router: Router, kind: str) -> None:
+    def __init__(self, router: Router, event_name: str) -> None:
         self.router = router
-        self.kind = kind
+        self.kind = event_name
         self.handlers: list[HandlerObject] = []
         self.filters: list[Injection] = []
         self.outer_middlewares: list[Middleware] = []
@@ -155,13 +156,19 @@ class Observer(Generic[E]):
         flags: Mapping[str, Any] | None = None,
         **unsupported: Any,
     ) -> F:
-        """Add a handler; ``flags`` are what inner middlewares read with ``get_flag``."""
+        """Add a handler; ``flags`` are what inner middlewares read with ``get_flag``.
+        Its signature and its filters' are read now: a handler that takes no event, or
+        a filter that is not callable, is a ``TypeError`` here, not at the first update."""
         _refuse(unsupported)
         self.router._check_mutable()
-        self.handlers.append(HandlerObject(callback, filters, flags))
+        handler = HandlerObject(callback, filters, flags)
+        handler.injection  # noqa: B018 - read now: a bad signature fails at registration
+        handler.filter_injections  # noqa: B018
+        self.handlers.append(handler)
         return callback
 
     def filter(self, *filters: Any) -> None:
+        """Add filters every handler of this router for this kind must pass."""
         self.router._check_mutable()
         self.filters.extend(_filter_injection(f) for f in filters)
 
@@ -174,10 +181,56 @@ class Observer(Generic[E]):
 
             return decorator
         self.router._check_mutable()
-        if not callable(middleware):
-            raise TypeError(f"a middleware must be callable, not {type(middleware).__name__}")
-        into.append(middleware)
-        return middleware
+        return _add(into, middleware)
+
+    # -- running without the routing table (aiogram's observer API) -------------------
+
+    async def check_root_filters(self, event: Any, **kwargs: Any) -> tuple[bool, dict[str, Any]]:
+        """Run the filters of ``filter()`` on ``event``: ``(passed, data)`` with what
+        they injected."""
+        for inj in self.filters:
+            result = inj.fn(event, **inj.kwargs(kwargs))
+            if inj.is_async:
+                result = await result
+            if not passes(result):
+                return False, kwargs
+            if isinstance(result, dict):
+                kwargs.update(result)
+        return True, kwargs
+
+    async def trigger(self, event: Any, **kwargs: Any) -> Any:
+        """Offer ``event`` to this observer's handlers in order (not the sub-routers'):
+        the first whose filters pass handles it, inside the inner middlewares of this
+        kind from the root router down; ``SkipHandler`` goes on to the next. Returns
+        the handler's result, or ``UNHANDLED``. Handlers and middlewares find their
+        ``HandlerObject`` in ``data["handler"]``."""
+        for handler in self.handlers:
+            kwargs["handler"] = handler
+            passed, data = await handler.check(event, **kwargs)
+            if not passed:
+                continue
+            wrapped = MiddlewareManager.wrap_middlewares(self._inner_chain(), handler.call)
+            try:
+                return await wrapped(event, data)
+            except SkipHandler:
+                continue
+        return UNHANDLED
+
+    def wrap_outer_middleware(
+        self, callback: Callable[..., Any], event: Any, data: dict[str, Any]
+    ) -> Any:
+        """``callback(event, **data)`` inside this observer's outer middlewares: the
+        awaitable to await."""
+        return MiddlewareManager.wrap_middlewares(self.outer_middlewares, callback)(event, data)
+
+    def _inner_chain(self) -> list[Middleware]:
+        """The inner middlewares of this kind on the routers from the root to this one."""
+        chain: list[Middleware] = []
+        for router in reversed(list(self.router.chain_head)):
+            observer = router._observer_for(self.kind)
+            if observer is not None:
+                chain.extend(observer.middlewares)
+        return chain
 
     def __repr__(self) -> str:
         return f"<Observer {self.router.name}.{self.kind}: {len(self.handlers)} handlers>"
@@ -204,6 +257,37 @@ class UpdateObserver(Observer[Any]):
                 f"use its kinds' observers (router.message.{which}(...), ...)"
             )
         return super()._add(into, middleware)
+
+
+class EventObserver:
+    """``router.startup`` / ``router.shutdown``: callbacks run in registration order
+    with the keywords each declares (``@dp.startup()`` or ``dp.startup.register(f)``)."""
+
+    def __init__(self, router: Router | None = None) -> None:
+        self._router = router
+        self.handlers: list[HandlerObject] = []
+
+    def register(self, callback: Callable[..., Any]) -> None:
+        """Add ``callback`` (returns None, as aiogram's)."""
+        if self._router is not None:
+            self._router._check_mutable()
+        self.handlers.append(HandlerObject(callback))
+
+    def __call__(self) -> Callable[[F], F]:
+        def decorator(callback: F) -> F:
+            self.register(callback)
+            return callback
+
+        return decorator
+
+    async def trigger(self, *args: Any, **kwargs: Any) -> None:
+        """Call every callback with ``args`` and the keywords of ``kwargs`` it takes."""
+        for handler in self.handlers:
+            await handler.call(*args, **kwargs)
+
+
+def _filter_injection(f: Any) -> Injection:
+    return Injection(as_filter(f))  # a magic filter becomes its check; junk is a TypeError
 
 
 def _refuse(keywords: Mapping[str, Any]) -> None:

@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ._kinds import UPDATE_KINDS, UpdateObservers
 from .event import REJECTED, UNHANDLED, ErrorEvent, RouterFrozenError
-from .injection import Injection
-from .observer import Observer, UpdateObserver
+from .observer import EventObserver, Observer, UpdateObserver
 
-__all__ = ["INTERNAL_UPDATE_TYPES", "REJECTED", "UNHANDLED", "Hooks", "Router"]
+__all__ = ["INTERNAL_UPDATE_TYPES", "REJECTED", "UNHANDLED", "Router"]
 
 INTERNAL_UPDATE_TYPES = frozenset({"update", "error"})
 """Observers that are not update kinds Telegram sends (aiogram's name)."""
-
-
-class Hooks:
-    """``@dp.startup()`` / ``@dp.shutdown()`` callbacks; they get what they declare."""
-
-    def __init__(self, router: Router) -> None:
-        self._router = router
-        self.callbacks: list[Injection] = []
-
-    def __call__(self) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        def decorator(callback: Callable[..., Any]) -> Callable[..., Any]:
-            return self.register(callback)
-
-        return decorator
-
-    def register(self, callback: Callable[..., Any]) -> Callable[..., Any]:
-        self._router._check_mutable()
-        self.callbacks.append(Injection(callback, event=False))
-        return callback
 
 
 class Router(UpdateObservers):
@@ -57,8 +37,10 @@ class Router(UpdateObservers):
         self.error = self.errors  # aiogram has both names
         self.update: Observer[Any] = UpdateObserver(self, "update")
         """Middlewares run around the whole processing of each update (Dispatcher only)."""
-        self.startup = Hooks(self)
-        self.shutdown = Hooks(self)
+        self.startup = EventObserver(self)
+        """``@router.startup()``: callbacks run when polling or the webhook app starts."""
+        self.shutdown = EventObserver(self)
+        """``@router.shutdown()``: callbacks run when it stops."""
 
     def include_router(self, router: Router) -> Router:
         """Nest ``router`` under this one; returns it, for chaining.
@@ -123,10 +105,56 @@ class Router(UpdateObservers):
         data = dict(kwargs)
         for router in self.chain_tail:
             data["router"] = router  # as aiogram: each router's hooks get their router
-            for inj in getattr(router, which).callbacks:
-                result = inj.fn(**inj.kwargs(data))
-                if inj.is_async:
-                    await result
+            await getattr(router, which).trigger(**data)
+
+    async def propagate_event(self, update_type: str, event: Any, **kwargs: Any) -> Any:
+        """Offer ``event`` of kind ``update_type`` to this router and the routers below
+        it, as aiogram's routers do: this router's outer middlewares and filters of that
+        kind, then its handlers, then each sub-router's in turn; the first handler that
+        matches gives the result, else ``UNHANDLED``. ``event_router`` in the data is the
+        router whose handlers are tried.
+
+        For code that drives a router by hand (a library's own event kind, a test): the
+        Dispatcher routes updates through its compiled table instead, with the same
+        answers.
+        """
+        kwargs["event_router"] = self
+        observer = self._observer_for(update_type)
+
+        async def walk(event: Any, **data: Any) -> Any:
+            return await self._propagate_event(observer, update_type, event, data)
+
+        if observer is None:
+            return await walk(event, **kwargs)
+        return await observer.wrap_outer_middleware(walk, event, kwargs)
+
+    async def _propagate_event(
+        self, observer: Observer[Any] | None, update_type: str, event: Any, data: dict[str, Any]
+    ) -> Any:
+        if observer is not None:
+            passed, data = await observer.check_root_filters(event, **data)
+            if not passed:
+                return UNHANDLED  # the router's own filters refuse: its children too
+            result = await observer.trigger(event, **data)
+            if result is REJECTED:
+                return UNHANDLED
+            if result is not UNHANDLED:
+                return result
+        for router in self.sub_routers:
+            result = await router.propagate_event(update_type, event, **data)
+            if result is not UNHANDLED:
+                return result
+        return UNHANDLED
+
+    def _observer_for(self, update_type: str) -> Observer[Any] | None:
+        """The observer of ``update_type`` here (aiogram's ``error`` and ``update`` too)."""
+        observer = self.observers.get(update_type)
+        if observer is None:
+            if update_type in ("error", "errors"):
+                return self.errors
+            if update_type == "update":
+                return self.update
+        return observer
 
     def resolve_used_update_types(self, skip_events: Iterable[str] | None = None) -> list[str]:
         """The update kinds with handlers here or below, sorted, less ``skip_events``:

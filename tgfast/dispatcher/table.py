@@ -80,7 +80,10 @@ def _updates_node(routing: RoutingModule, root: Router) -> Node | None:
     if not items:
         return None
     filters = tuple(_call(routing, f) for f in observer.filters)
-    return routing.Node(filters, tuple(observer.outer_middlewares), tuple(items), None, "")
+    outer = tuple(observer.outer_middlewares)
+    return routing.Node(
+        filters, outer, tuple(items), None, "", None, root, _node_wants_router(observer)
+    )
 
 
 _FSM_NAMES = frozenset({"state", "raw_state", "fsm_storage"})
@@ -96,7 +99,7 @@ def _wants_fsm(root: Router) -> bool:
                 return True
             calls = [*observer.filters]
             for spec in observer.handlers:
-                calls += [spec.injection, *spec.filters]
+                calls += [spec.injection, *spec.filter_injections]
             if any(c.takes_all or _FSM_NAMES.intersection(c.names) for c in calls):
                 return True
     return False
@@ -120,6 +123,17 @@ def _reads(call: Call) -> bool:
     return bool(call.takes_all or set(call.names) - {"command"})
 
 
+def _asks_router(inj: Injection) -> bool:
+    """Whether ``inj`` reads ``event_router`` (by name, or taking all the data)."""
+    return inj.takes_all or "event_router" in inj.names
+
+
+def _node_wants_router(observer: Observer[Any]) -> bool:
+    """Whether a router's node puts ``event_router`` in the data on the way in: its
+    outer middlewares see all data, its filters may ask."""
+    return bool(observer.outer_middlewares) or any(_asks_router(f) for f in observer.filters)
+
+
 def _observer(router: Router, kind: str) -> Observer[Any]:
     if kind == "errors":
         return router.errors
@@ -139,8 +153,10 @@ def _node(
         return None
     filters = tuple(_call(routing, f) for f in observer.filters)
     outer = tuple(observer.outer_middlewares)
+    wants = _node_wants_router(observer)
     if kind not in _MESSAGE_KINDS or all(keys is None for _item, keys in items):
-        return routing.Node(filters, outer, tuple(item for item, _keys in items), None, "")
+        plain_items = tuple(item for item, _keys in items)
+        return routing.Node(filters, outer, plain_items, None, "", None, router, wants)
     message = getattr(_types, EVENT_TYPES[kind])
     all_keys: set[str] = set().union(*(keys for _item, keys in items if keys))
     index = {
@@ -149,14 +165,16 @@ def _node(
     }
     plain = tuple(item for item, keys in items if keys is None)
     prefixes = "".join(sorted({key[0] for key in index}))
-    return routing.Node(filters, outer, plain, index, prefixes, message)
+    return routing.Node(filters, outer, plain, index, prefixes, message, router, wants)
 
 
 def _items(
     routing: RoutingModule, router: Router, kind: str, inner: tuple[Middleware, ...]
 ) -> list[tuple[Item, Keys]]:
     """The router's handlers then its children's, in declared order."""
-    items = [_entry(routing, spec, kind, inner) for spec in _observer(router, kind).handlers]
+    items = [
+        _entry(routing, router, spec, kind, inner) for spec in _observer(router, kind).handlers
+    ]
     for sub in router.sub_routers:
         observer = _observer(sub, kind)
         if observer.filters or observer.outer_middlewares:
@@ -169,11 +187,16 @@ def _items(
 
 
 def _entry(
-    routing: RoutingModule, spec: HandlerObject, kind: str, inner: tuple[Middleware, ...]
+    routing: RoutingModule,
+    router: Router,
+    spec: HandlerObject,
+    kind: str,
+    inner: tuple[Middleware, ...],
 ) -> tuple[Item, Keys]:
     cb = spec.injection
-    filters = spec.filters
+    filters = spec.filter_injections
     handler = spec if inner else None  # data["handler"], only inner middlewares see it
+    wants = any(_asks_router(inj) for inj in (cb, *filters))
     if kind not in _MESSAGE_KINDS:
         entry = routing.Entry(
             cb.fn,
@@ -183,6 +206,8 @@ def _entry(
             _calls(routing, filters),
             inner,
             handler=handler,
+            router=router,
+            wants_router=wants,
         )
         return entry, None
     keys = _command_keys(filters)
@@ -197,8 +222,9 @@ def _entry(
         inject = False
     calls = _calls(routing, filters)
     entry = routing.Entry(
-        cb.fn, cb.is_async, cb.names, cb.takes_all, calls, inner, command, inject, handler
-    )
+        cb.fn, cb.is_async, cb.names, cb.takes_all, calls, inner, command, inject, handler,
+        router, wants,
+    )  # fmt: skip
     return entry, keys
 
 

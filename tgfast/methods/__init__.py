@@ -13,7 +13,7 @@ from ..types import API_VERSION
 from . import _methods
 from ._methods import *  # noqa: F403
 from ._methods import METHOD_CLASSES
-from .base import Response, TelegramMethod
+from .base import Request, Response, TelegramMethod
 from .method_description import MethodDescription, ParamDescription
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ __all__ = [
     "METHOD_CLASSES",
     "MethodDescription",
     "ParamDescription",
+    "Request",
     "Response",
     "TelegramMethod",
     *_methods.__all__,
@@ -47,9 +48,6 @@ _aiogram_names = absent(
             ],
             _NEWER,
         ),
-        "Request": "aiogram's HTTP request model is internal to its sessions; tgfast's Bot "
-        "builds requests from a method's `build()` (`method.as_webhook_reply()` for a webhook "
-        "answer)",
     },
 )
 

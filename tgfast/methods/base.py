@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import orjson
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from ..client import Bot
     from ..types import ResponseParameters
 
-__all__ = ["Response", "Returns", "TelegramMethod", "TelegramType"]
+__all__ = ["Request", "Response", "Returns", "TelegramMethod", "TelegramType"]
 
 T = TypeVar("T")
 TelegramType = TypeVar("TelegramType", bound=Any)
@@ -138,6 +139,18 @@ class TelegramMethod(TelegramObject, Generic[T]):
     def as_webhook_reply(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The body of a webhook response that makes Telegram perform this call."""
         return {"method": self.__api_method__, **self.build(defaults)}
+
+
+@dataclass(frozen=True)
+class Request:
+    """One call as data, by aiogram's name: the Bot API method, its parameters (files
+    as ``attach://<name>``) and the files by those names. tgfast's sessions build the
+    body from ``method.build(defaults)`` and ``tgfast.client.encoding.prepare``; this
+    is the shape for code that hands calls around (a custom session, a test double)."""
+
+    method: str
+    data: dict[str, Any]
+    files: dict[str, Any] | None = None
 
 
 class Response(Generic[TelegramType]):
