@@ -29,6 +29,7 @@ import asyncio  # noqa: E402
 import contextlib  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
@@ -123,6 +124,10 @@ async def _count(name: str, updates: int, warmup: int, args: argparse.Namespace)
             await asyncio.get_running_loop().run_in_executor(None, proc.wait)
             log.close()
             await sink.close()
+        if args.keep:  # for callgrind_annotate: where the instructions go
+            keep = Path(args.keep)
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copy(out, keep / f"callgrind.{name}.{warmup + updates}")
         text = out.read_text(errors="replace")
         found = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
         if found is None:
@@ -138,6 +143,7 @@ async def main() -> None:
     p.add_argument("--warmup", type=int, default=30)
     p.add_argument("--tgfast-path", default=str(HERE.parents[1]))
     p.add_argument("--ref-path", default="")
+    p.add_argument("--keep", metavar="DIR", help="keep callgrind's outputs there")
     args = p.parse_args()
     names = args.contender or ["tgfast", "tgfast-fast"]
     print(f"| contender | instructions per update ({args.updates} updates, callgrind) |")
