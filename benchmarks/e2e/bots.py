@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 NAMES = ("go", "minimal", "minimal-aiohttp", "floor", "aiogram", "tgfast", "tgfast-fast",
-         "tgfast-ref")
+         "tgfast-ref")  # fmt: skip
 MODES = ("webhook", "polling")
 # (contender, mode) pairs the benchmark knows; go, minimal and the floor are webhook
 # handlers only. ``go``: net/http echo bot (go_echo/); ``minimal``: uvloop + llhttp, raw

@@ -83,6 +83,11 @@ class _Webhook:
             await self.reader.readexactly(int(length.group(1)))
 
 
+def _keep(out: Path, to: Path) -> None:
+    to.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(out, to)
+
+
 async def _count(name: str, updates: int, warmup: int, args: argparse.Namespace) -> int:
     """Instructions of one whole bot process that handled ``warmup + updates`` updates."""
     sink = Sink()
@@ -125,9 +130,7 @@ async def _count(name: str, updates: int, warmup: int, args: argparse.Namespace)
             log.close()
             await sink.close()
         if args.keep:  # for callgrind_annotate: where the instructions go
-            keep = Path(args.keep)
-            keep.mkdir(parents=True, exist_ok=True)
-            shutil.copy(out, keep / f"callgrind.{name}.{warmup + updates}")
+            _keep(out, Path(args.keep) / f"callgrind.{name}.{warmup + updates}")
         text = out.read_text(errors="replace")
         found = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
         if found is None:

@@ -990,7 +990,11 @@ def _overload_main(
         print(machine_line(build))
         print()
     print(render(results, settings, cpus, build))
-    burn = f", the handler burning {settings.burn_ms:g} ms of CPU per update" if settings.burn_ms else ""
+    burn = (
+        f", the handler burning {settings.burn_ms:g} ms of CPU per update"
+        if settings.burn_ms
+        else ""
+    )
     print(f"\n#### Overload: {over.contender} at twice its clean rate{burn}\n")
     print(report.overload_table(clean, over))
     print(f"\nRun took {time.perf_counter() - started:.0f} s.", flush=True)
