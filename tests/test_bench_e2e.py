@@ -269,6 +269,21 @@ def test_bar_verdicts() -> None:
     assert not _result("tgfast", 200, lost=1).holds(50.0)
 
 
+def test_overload_verdicts() -> None:
+    """Issue #26's overload table: the lowest second against the clean rate (>= 90 %),
+    and nothing acknowledged lost, nothing refused left undelivered, nothing twice."""
+    clean = _result("tgfast-fast", 1000)
+    over = _result("tgfast-fast", 2000, refused=5000)
+    over.echo_rates = [1000, 950, 910]
+    table = report.overload_table(clean, over)
+    assert "910/s = 0.91: PASS" in table and "0 / 0 / 0: PASS" in table
+    assert "1,000 950 910" in table
+    over.echo_rates = [1000, 890]
+    assert "890/s = 0.89: FAIL" in report.overload_table(clean, over)
+    over.acked_lost = 1
+    assert "0 / 1 / 0: FAIL" in report.overload_table(clean, over)
+
+
 def test_table_round_trip() -> None:
     results = [_result("tgfast", 700), _result("aiogram", 700, lost=12, p99=math.inf)]
     rows = report.parse_table(report.results_table(results, "webhook"))
@@ -299,9 +314,13 @@ def test_the_ops_contender(tmp_path: Path) -> None:
 
 def test_go_minimal_and_the_fast_transport(tmp_path: Path) -> None:
     """Issue #26's contenders: the Go bot (built from benchmarks/e2e/go_echo by the
-    harness), the minimal Python floor and tgfast over its fast transport."""
-    data, markdown = run_harness(tmp_path, ["go", "minimal", "tgfast-fast"], "--mode", "webhook")
-    pairs = {("go", "webhook"), ("minimal", "webhook"), ("tgfast-fast", "webhook")}
+    harness), the minimal Python floor (with its raw client and with aiohttp's) and
+    tgfast over its fast transport."""
+    data, markdown = run_harness(
+        tmp_path, ["go", "minimal", "minimal-aiohttp", "tgfast-fast"], "--mode", "webhook"
+    )
+    pairs = {("go", "webhook"), ("minimal", "webhook"), ("minimal-aiohttp", "webhook"),
+             ("tgfast-fast", "webhook")}  # fmt: skip
     check_every_update_echoed(data, markdown, pairs)
     assert "#### Against the Go bot" in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("| tgfast-fast | webhook |")]

@@ -285,6 +285,43 @@ async def test_a_silent_server_times_out_and_the_next_call_gets_a_new_connection
     assert script.connections == 2
 
 
+async def test_calls_in_flight_time_out_each_at_its_own_deadline() -> None:
+    """The pool's one timer is armed at the earliest deadline: a short timeout given
+    after a long one still fires on time, the long one later, and a call answered in
+    time is not failed when the timer fires for another."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        body = await script.read_request(reader)
+        if b"quick" in body:
+            writer.write(_ok())
+        await asyncio.sleep(5)  # the others get no answer
+
+    loop = asyncio.get_running_loop()
+    async with Script(serve) as script, _bot(script.port) as bot:
+
+        async def timed(description: str, timeout: float) -> tuple[str, float]:
+            started = loop.time()
+            try:
+                await bot.set_my_description(description=description, request_timeout=timeout)
+            except TelegramNetworkError as exc:
+                return str(exc), loop.time() - started
+            return "answered", loop.time() - started
+
+        long = asyncio.create_task(timed("long", 1.0))
+        await asyncio.sleep(0.05)
+        quick = asyncio.create_task(timed("quick", 0.2))
+        short = asyncio.create_task(timed("short", 0.2))
+        (short_error, short_took), (quick_outcome, _) = await short, await quick
+        assert "no answer within 0.2s" in short_error and 0.15 < short_took < 0.8
+        assert quick_outcome == "answered"
+        long_error, long_took = await long
+        assert "no answer within 1.0s" in long_error and 0.9 < long_took < 2.0
+        session = bot.session
+        assert isinstance(session, FastSession)
+        (pool,) = session._pools.values()
+        assert not pool.deadlines and pool.timer is None  # nothing left armed
+
+
 async def test_a_cancelled_call_drops_its_connection() -> None:
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
         await script.read_request(reader)

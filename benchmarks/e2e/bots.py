@@ -22,11 +22,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-NAMES = ("go", "minimal", "floor", "aiogram", "tgfast", "tgfast-fast", "tgfast-ref", "tgfast-ops")
+NAMES = ("go", "minimal", "minimal-aiohttp", "floor", "aiogram", "tgfast", "tgfast-fast",
+         "tgfast-ref", "tgfast-ops")  # fmt: skip
 MODES = ("webhook", "polling")
 # (contender, mode) pairs the benchmark knows; go, minimal and the floor are webhook
 # handlers only. ``go``: net/http echo bot (go_echo/); ``minimal``: uvloop + llhttp, raw
-# client (minimal_echo.py); ``floor``: bare aiohttp; ``tgfast-fast``: tgfast with
+# client (minimal_echo.py); ``minimal-aiohttp``: the same server with aiohttp's client
+# (what tgfast's default session is held to); ``floor``: bare aiohttp; ``tgfast-fast``: tgfast with
 # ``--transport fast``; ``tgfast-ref``: tgfast from ``--ref-path`` (another build, e.g. an
 # older commit), to compare two builds in one run; ``tgfast-ops``: tgfast as an operated
 # bot runs it, logging at info and OpenTelemetry installed with tracing disabled
@@ -34,6 +36,7 @@ MODES = ("webhook", "polling")
 PAIRS = (
     ("go", "webhook"),
     ("minimal", "webhook"),
+    ("minimal-aiohttp", "webhook"),
     ("floor", "webhook"),
     ("aiogram", "webhook"),
     ("tgfast", "webhook"),
@@ -69,6 +72,7 @@ class Launch:
     tgfast_path: str  # prepended to PYTHONPATH for the tgfast bot ("" = as installed)
     tgfast_args: tuple[str, ...] = ()  # extra options for the tgfast command
     ref_path: str = ""  # the tgfast-ref bot's tgfast (a source tree built in place)
+    burn_ms: float = 0.0  # CPU the tgfast echo handler burns per update ($E2E_BURN_MS)
 
 
 def command(name: str, mode: str, launch: Launch) -> list[str]:
@@ -86,8 +90,10 @@ def command(name: str, mode: str, launch: Launch) -> list[str]:
         return [py, str(HERE / "aiogram_echo.py"), mode, *served, "--loop", launch.loop]
     if name == "go" and mode == "webhook":
         return [str(go_binary()), *served]
-    if name == "minimal" and mode == "webhook":
-        return [py, str(HERE / "minimal_echo.py"), *served, "--loop", launch.loop]
+    if name in ("minimal", "minimal-aiohttp") and mode == "webhook":
+        client = "aiohttp" if name == "minimal-aiohttp" else "raw"
+        return [py, str(HERE / "minimal_echo.py"), *served, "--loop", launch.loop,
+                "--client", client]  # fmt: skip
     if name in ("tgfast", "tgfast-fast", "tgfast-ref", "tgfast-ops"):
         transport = ["--transport", "fast"] if name == "tgfast-fast" else []
         app = "tgfast_echo:dp"
@@ -123,6 +129,9 @@ def environment(name: str, launch: Launch) -> dict[str, str]:
         paths.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(paths)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("E2E_BURN_MS", None)
+    if launch.burn_ms:
+        env["E2E_BURN_MS"] = f"{launch.burn_ms:g}"
     return env
 
 

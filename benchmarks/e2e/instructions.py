@@ -31,6 +31,7 @@ import asyncio  # noqa: E402
 import contextlib  # noqa: E402
 import os  # noqa: E402
 import re  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
@@ -84,6 +85,11 @@ class _Webhook:
             await self.reader.readexactly(int(length.group(1)))
 
 
+def _keep(out: Path, to: Path) -> None:
+    to.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(out, to)
+
+
 async def _count(name: str, updates: int, warmup: int, args: argparse.Namespace) -> int:
     """Instructions of one whole bot process that handled ``warmup + updates`` updates."""
     sink = Sink()
@@ -125,6 +131,8 @@ async def _count(name: str, updates: int, warmup: int, args: argparse.Namespace)
             await asyncio.get_running_loop().run_in_executor(None, proc.wait)
             log.close()
             await sink.close()
+        if args.keep:  # for callgrind_annotate: where the instructions go
+            _keep(out, Path(args.keep) / f"callgrind.{name}.{warmup + updates}")
         text = out.read_text(errors="replace")
         found = re.search(r"^(?:summary|totals): (\d+)", text, re.M)
         if found is None:
@@ -140,6 +148,7 @@ async def main() -> None:
     p.add_argument("--warmup", type=int, default=30)
     p.add_argument("--tgfast-path", default=str(HERE.parents[1]))
     p.add_argument("--ref-path", default="")
+    p.add_argument("--keep", metavar="DIR", help="keep callgrind's outputs there")
     args = p.parse_args()
     names = args.contender or ["tgfast", "tgfast-fast"]
     print(f"| contender | instructions per update ({args.updates} updates, callgrind) |")

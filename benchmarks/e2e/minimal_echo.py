@@ -1,6 +1,7 @@
 """The minimal Python floor: what Python itself can do, no framework, no aiohttp.
 
     python minimal_echo.py --port P --path /webhook --secret S --token T --api-url URL
+    python minimal_echo.py ... --client aiohttp      # the same server, aiohttp's client
 
 uvloop, an ``asyncio.Protocol`` server over llhttp (httptools) that answers from
 prebuilt bytes, and a raw keep-alive client: a pool of connections, each request a
@@ -8,6 +9,11 @@ prebuilt head plus the orjson body, each answer read by llhttp's response parser
 The secret is compared in constant time; an update with a text message is answered
 200 at once and echoed with ``sendMessage`` 10 ms later (``call_later``: no task per
 update). Only what the echo needs: no body limit, no timeouts, no retries.
+
+``--client aiohttp`` (the ``minimal-aiohttp`` contender) sends the echo with one bare
+``aiohttp.ClientSession.post`` per update instead (a task each, as a coroutine needs):
+the least a bot on aiohttp's client can cost, what tgfast's default session is
+measured against.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ OK = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
 FORBIDDEN = b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"
 NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"
 SECRET_HEADER = b"x-telegram-bot-api-secret-token"
+JSON = {"Content-Type": "application/json"}
 
 
 class WebhookProtocol(asyncio.Protocol):
@@ -147,23 +154,43 @@ class Echo:
             f"POST {target} HTTP/1.1\r\nHost: {api.netloc}\r\n"
             "Content-Type: application/json\r\nContent-Length: "
         ).encode()
+        self.endpoint = f"{args.api_url.rstrip('/')}/bot{args.token}/sendMessage"
+        self.session: Any = None  # aiohttp's client (--client aiohttp)
+        self.tasks: set[asyncio.Task[None]] = set()
 
     def send(self, chat_id: int, text: str) -> None:
         body = orjson.dumps({"chat_id": chat_id, "text": text})
-        self.pool.send(b"%s%d\r\n\r\n%s" % (self.head, len(body), body))
+        if self.session is None:
+            self.pool.send(b"%s%d\r\n\r\n%s" % (self.head, len(body), body))
+            return
+        task = self.loop.create_task(self.post(body))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def post(self, body: bytes) -> None:
+        async with self.session.post(self.endpoint, data=body, headers=JSON) as resp:
+            await resp.read()
 
 
 async def main(args: Any) -> None:
     loop = asyncio.get_running_loop()
     bot = Echo(loop, args)
+    if args.client == "aiohttp":
+        import aiohttp
+
+        bot.session = aiohttp.ClientSession()
     server = await loop.create_server(lambda: WebhookProtocol(bot), args.host, args.port)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     server.close()
+    if bot.session is not None:
+        await bot.session.close()
 
 
 if __name__ == "__main__":
-    arguments = botcli.parser("The minimal Python floor: uvloop + llhttp, raw client.").parse_args()
+    cli = botcli.parser("The minimal Python floor: uvloop + llhttp, raw client.")
+    cli.add_argument("--client", choices=("raw", "aiohttp"), default="raw")
+    arguments = cli.parse_args()
     botcli.run(lambda: main(arguments), arguments.loop)

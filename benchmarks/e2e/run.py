@@ -37,6 +37,7 @@ sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
 import contextlib  # noqa: E402
+import dataclasses  # noqa: E402
 import datetime  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
@@ -93,7 +94,7 @@ QUICK_RATES = (200, 700, 1500, 3000, 5000)
 NGINX_RATES = (400, 1000, 1500, 2000, 3000, 4000, 5000)
 NGINX_QUICK_RATES = (400, 1500, 3000)
 WARMUP_RATE = 200.0
-VERSUS_GO = ("go", "minimal", "floor", "tgfast", "tgfast-fast", "aiogram")
+VERSUS_GO = ("go", "minimal", "minimal-aiohttp", "floor", "tgfast", "tgfast-fast", "aiogram")
 VERSUS_GO_RATES = (1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
 
@@ -129,6 +130,9 @@ class Settings:
     noisy: float = 25.0  # % of a core taken by other processes that makes a run disturbed
     give_up_loss: float = 50.0  # % lost at one rate: higher rates of that contender skipped
     give_up_p99: float = math.inf  # ms; a p99 above it at one rate: likewise (--nginx: 1,000)
+    burn_ms: float = 0.0  # CPU the tgfast echo handler burns per update (--burn)
+    overload: bool = False  # find the clean rate, then run at twice it (--overload)
+    overload_duration: float = 10.0  # seconds of the run at twice the clean rate
 
 
 # --------------------------------------------------------------------------
@@ -229,6 +233,7 @@ async def measure(
         port=port, api_url=sink.url, token=TOKEN, secret=SECRET, path=WEBHOOK_PATH,
         loop=settings.loop, tgfast_path=settings.tgfast_path,
         tgfast_args=tuple(settings.tgfast_args), ref_path=settings.ref_path,
+        burn_ms=settings.burn_ms,
     )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="tgfast-e2e-") as tmp:
         bot: Bot
@@ -452,6 +457,30 @@ async def sweep(settings: Settings, bot_cpu: int | None) -> list[RunResult]:
         if redis is not None:
             redis.close()
     return results
+
+
+async def overload(settings: Settings, bot_cpu: int | None) -> tuple[list[RunResult], RunResult]:
+    """Issue #26's overload run, for one contender: its rates in order up to the first one
+    not held (0 % loss, p99 < 50 ms), then ``overload_duration`` seconds at twice the
+    highest one held. Meant with ``--burn``, so that the bot saturates within reach."""
+    ((name, mode),) = settings.pairs
+    sink = Sink()
+    await sink.start()
+    results: list[RunResult] = []
+    try:
+        for rate in settings.rates:
+            r = await measure_quietly(sink, name, mode, rate, settings, bot_cpu)
+            results.append(r)
+            if not r.holds(report.TGFAST_P99_MS):
+                break
+        held = [r for r in results if r.holds(report.TGFAST_P99_MS)]
+        if not held:
+            raise SystemExit(f"{name} held none of the rates {settings.rates}: sweep lower")
+        longer = dataclasses.replace(settings, duration=settings.overload_duration)
+        over = await measure_quietly(sink, name, mode, 2 * held[-1].rate, longer, bot_cpu)
+    finally:
+        await sink.close()
+    return results, over
 
 
 # --------------------------------------------------------------------------
@@ -814,10 +843,25 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         default=0.03,
         help="--nginx: Redis CPU per update assumed in the estimate (ms)",
     )
+    p.add_argument("--burn", type=float, default=0.0, metavar="MS",
+                   help="the tgfast echo handler first burns MS of CPU per update (a heavier "
+                   "bot, to reach overload)")  # fmt: skip
+    p.add_argument("--overload", action="store_true",
+                   help="issue #26's overload run, one contender (default tgfast-fast): "
+                   "--rates in order up to the first not held, then --overload-duration "
+                   "seconds at twice the highest held; with --burn")  # fmt: skip
+    p.add_argument("--overload-duration", type=float, default=10.0, metavar="S")
     p.add_argument("--json", metavar="PATH", help="also write settings and results as JSON")
     p.add_argument("--no-machine-line", action="store_true")
     args = p.parse_args(argv)
     quick = args.quick
+    if args.overload:
+        args.contender = args.contender or ["tgfast-fast"]
+        args.mode = ["webhook"]
+        if len(args.contender) != 1:
+            p.error("--overload measures one contender")
+        if not args.rates:
+            p.error("--overload needs --rates: where to look for the clean rate")
     if args.versus_go:
         args.contender = args.contender or list(VERSUS_GO)
         args.mode = args.mode or ["webhook"]
@@ -860,6 +904,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
         busy=args.estimate_busy,
         redis_ms=args.redis_cpu_ms,
         redis=args.redis,
+        burn_ms=args.burn,
+        overload=args.overload,
+        overload_duration=args.overload_duration,
     )
     if args.redis and not args.nginx:
         p.error("--redis goes with --nginx")
@@ -893,6 +940,8 @@ def main(argv: list[str] | None = None) -> int:
     build = tgfast_build(launch)
     cpus = pin_cores(settings.pin)
     started = time.perf_counter()
+    if settings.overload:
+        return _overload_main(args, settings, cpus, build, started)
     results = _loop_runner()(sweep(settings, cpus[1]))
     assert isinstance(results, list)
     took = time.perf_counter() - started
@@ -927,6 +976,34 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     return 1 if any(r.error for r in results) else 0
+
+
+def _overload_main(
+    args: argparse.Namespace, settings: Settings, cpus: tuple[int | None, int | None],
+    build: dict[str, object], started: float,
+) -> int:  # fmt: skip
+    done = _loop_runner()(overload(settings, cpus[1]))
+    assert isinstance(done, tuple)
+    results, over = done
+    clean = [r for r in results if r.holds(report.TGFAST_P99_MS)][-1]
+    if not args.no_machine_line:
+        print(machine_line(build))
+        print()
+    print(render(results, settings, cpus, build))
+    burn = (
+        f", the handler burning {settings.burn_ms:g} ms of CPU per update"
+        if settings.burn_ms
+        else ""
+    )
+    print(f"\n#### Overload: {over.contender} at twice its clean rate{burn}\n")
+    print(report.overload_table(clean, over))
+    print(f"\nRun took {time.perf_counter() - started:.0f} s.", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "machine": machine_line(build), "tgfast": build, "settings": settings.__dict__,
+            "results": [r.to_json() for r in results], "overload": over.to_json(),
+        }, indent=1))  # fmt: skip
+    return 1 if over.error or any(r.error for r in results) else 0
 
 
 if __name__ == "__main__":

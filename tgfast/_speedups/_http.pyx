@@ -63,6 +63,44 @@ cdef bint _name_is(const char* p, Py_ssize_t size, const char* name, Py_ssize_t 
     return True
 
 
+cdef Py_ssize_t _LENGTH_CAP = 1 << 62  # a longer body is refused by max_body all the same
+
+
+cdef Py_ssize_t _length(const char* p, Py_ssize_t start, Py_ssize_t end):
+    """The Content-Length ``p[start:end]`` (blanks around it allowed); -1 unless it is
+    digits only (at most ``_LENGTH_CAP``, a larger one saturates there)."""
+    cdef Py_ssize_t value = 0, i
+    cdef char c
+    while start < end and (p[start] == b' ' or p[start] == b'\t'):
+        start += 1
+    while end > start and (p[end - 1] == b' ' or p[end - 1] == b'\t'):
+        end -= 1
+    if start == end:
+        return -1
+    for i in range(start, end):
+        c = p[i]
+        if c < b'0' or c > b'9':
+            return -1
+        if value > (_LENGTH_CAP - 9) // 10:
+            value = _LENGTH_CAP
+        else:
+            value = value * 10 + (c - 48)
+    return value
+
+
+cdef bint _contains(const char* p, Py_ssize_t start, Py_ssize_t end, const char* word,
+                    Py_ssize_t n):
+    """Whether ``p[start:end]``, lower-cased, contains ``word`` (lower-case)."""
+    cdef Py_ssize_t i, j
+    for i in range(start, end - n + 1):
+        j = 0
+        while j < n and _lower(p[i + j]) == word[j]:
+            j += 1
+        if j == n:
+            return True
+    return False
+
+
 cdef bytes _value(const char* p, Py_ssize_t start, Py_ssize_t end):
     """The header value ``p[start:end]`` without surrounding blanks, lower-cased."""
     while start < end and (p[start] == b' ' or p[start] == b'\t'):
@@ -182,7 +220,6 @@ cdef class ResponseParser:
         cdef Py_ssize_t eol, pos, colon, length = -1, value
         cdef bint keep_alive, chunked = False
         cdef int status
-        cdef bytes text
         eol = 0
         while eol < end and p[eol] != b'\r':
             eol += 1
@@ -206,19 +243,18 @@ cdef class ResponseParser:
             if colon == pos or colon == eol:
                 raise MalformedResponse("malformed header line in the response")
             if _name_is(p + pos, colon - pos, b"content-length", 14):
-                text = _value(p, colon + 1, eol)
-                if not text.isdigit() or (length >= 0 and int(text) != length):
+                value = _length(p, colon + 1, eol)
+                if value < 0 or (length >= 0 and value != length):
                     raise MalformedResponse("bad Content-Length in the response")
-                length = int(text)
+                length = value
             elif _name_is(p + pos, colon - pos, b"transfer-encoding", 17):
                 if _value(p, colon + 1, eol) != b"chunked":
                     raise MalformedResponse("unsupported Transfer-Encoding in the response")
                 chunked = True
             elif _name_is(p + pos, colon - pos, b"connection", 10):
-                text = _value(p, colon + 1, eol)
-                if b"close" in text:
+                if _contains(p, colon + 1, eol, b"close", 5):
                     keep_alive = False
-                elif b"keep-alive" in text:
+                elif _contains(p, colon + 1, eol, b"keep-alive", 10):
                     keep_alive = True
             elif _name_is(p + pos, colon - pos, b"content-encoding", 16):
                 if _value(p, colon + 1, eol) not in (b"", b"identity"):

@@ -17,6 +17,7 @@ refused: use ``AiohttpSession(proxy=...)``.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import ssl
 from collections import deque
@@ -48,13 +49,17 @@ TRANSPORTS: Final = ("aiohttp", "fast")
 """The values of ``TGFAST_TRANSPORT`` and ``--transport``."""
 
 _request_bytes = _http.request_bytes
+_TIMER_SLACK = 0.001  # a timer may fire this early (the loop's clock ticks in milliseconds)
 
 
 class _Pool:
     """Keep-alive connections to one origin: the most recently used idle one first,
     at most ``limit`` open, callers beyond that wait for one to be handed back."""
 
-    __slots__ = ("host", "idle", "keepalive", "limit", "loop", "open", "port", "ssl", "waiters")
+    __slots__ = (
+        "deadlines", "host", "idle", "keepalive", "limit", "loop", "open", "port", "ssl",
+        "timer", "timer_at", "waiters",
+    )  # fmt: skip
 
     def __init__(
         self, host: str, port: int, ssl: ssl.SSLContext | None, limit: int, keepalive: float
@@ -68,6 +73,42 @@ class _Pool:
         self.idle: list[Any] = []
         self.open = 0
         self.waiters: deque[asyncio.Future[Any]] = deque()
+        # calls in flight with a timeout: connection -> (its answer, deadline, seconds)
+        self.deadlines: dict[Any, tuple[asyncio.Future[Any], float, float]] = {}
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_at = math.inf
+
+    def watch(
+        self, conn: Any, answer: asyncio.Future[Any], deadline: float, seconds: float
+    ) -> None:
+        """Fail ``answer`` with a timeout at ``deadline`` (loop time) unless ``unwatch``ed
+        first. One timer for the pool, at the earliest deadline, instead of one timer
+        made and cancelled per call: with one timeout for every call it is armed about
+        once per timeout, whatever the rate."""
+        self.deadlines[conn] = (answer, deadline, seconds)
+        if deadline < self.timer_at:
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = self.loop.call_at(deadline, self._on_timer)
+            self.timer_at = deadline
+
+    def unwatch(self, conn: Any) -> None:
+        self.deadlines.pop(conn, None)
+
+    def _on_timer(self) -> None:
+        self.timer, self.timer_at = None, math.inf
+        now = self.loop.time() + _TIMER_SLACK
+        deadlines = self.deadlines
+        next_at = math.inf
+        for conn, (answer, deadline, seconds) in list(deadlines.items()):
+            if deadline <= now:
+                del deadlines[conn]
+                _expire(answer, seconds)
+            elif deadline < next_at:
+                next_at = deadline
+        if next_at < math.inf:
+            self.timer = self.loop.call_at(next_at, self._on_timer)
+            self.timer_at = next_at
 
     def take(self, now: float) -> Any:
         """An idle connection that is still good, else None."""
@@ -147,6 +188,9 @@ class _Pool:
                 return
 
     def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer, self.timer_at = None, math.inf
         idle, self.idle = self.idle, []
         if self.loop.is_closed():  # nothing can close them now; the garbage collector will
             return
@@ -223,21 +267,23 @@ class FastSession(AiohttpSession):
         if timeout is None:
             conn = await pool.acquire(loop)
         else:
-            conn = pool.take(loop.time())
+            now = loop.time()
+            conn = pool.take(now)
             if conn is None:
-                started = loop.time()
                 conn = await asyncio.wait_for(pool.acquire(loop), timeout)
-                timeout = max(timeout - (loop.time() - started), 0.001)
+                timeout = max(timeout - (loop.time() - now), 0.001)
+                now = loop.time()
         waiter = conn.request(_request_bytes(prefix, body))
-        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter, timeout)
+        if timeout is not None:
+            pool.watch(conn, waiter, now + timeout, timeout)
         try:
             answer: tuple[int, bytes] = await waiter
         except BaseException:
             conn.abort()
             raise
         finally:
-            if timer is not None:
-                timer.cancel()
+            if timeout is not None:
+                pool.unwatch(conn)
             pool.give_back(conn)
         return answer
 
