@@ -38,6 +38,7 @@ from tgfast.fsm.scene import (
 )
 from tgfast.fsm.state import State, StatesGroup
 from tgfast.fsm.storage import DefaultKeyBuilder, StorageKey
+from tgfast.fsm.storage.memory import MemoryStorageRecord
 from tgfast.fsm.storage.redis import RedisStorage
 from tgfast.testing import FakeTelegram
 from tgfast.testing.updates import callback_query, decoded, message, update
@@ -149,16 +150,17 @@ async def test_history_is_fsm_data_of_its_own_destiny() -> None:
         await history.snapshot()
     stored = await storage.get_data(KEY._replace(destiny=HISTORY_DESTINY))
     assert stored == {"history": [{"state": f"s{n}", "data": {"n": n}} for n in (2, 3, 4)]}
-    assert await history.get() == HistoryRecord("s4", {"n": 4})
-    assert await history.pop() == HistoryRecord("s4", {"n": 4})
+    assert await history.get() == MemoryStorageRecord(state="s4", data={"n": 4})
+    assert await history.pop() == MemoryStorageRecord(state="s4", data={"n": 4})
     assert await history.rollback() == "s3"
     assert (await state.get_state(), await state.get_data()) == ("s3", {"n": 3})
-    assert await history.all() == [HistoryRecord("s2", {"n": 2})]
+    assert await history.all() == [MemoryStorageRecord(state="s2", data={"n": 2})]
     await history.clear()
     assert await history.pop() is None and await history.get() is None
     assert await history.rollback() is None  # nothing to go back to: no state, no data
     assert (await state.get_state(), await state.get_data()) == (None, {})
     assert len(storage) == 0  # an empty history takes no room
+    assert HistoryRecord is MemoryStorageRecord  # tgfast's earlier name, aiogram's type
 
 
 async def test_reset_data_and_history_on_enter(bot: Bot, fake: FakeTelegram) -> None:
