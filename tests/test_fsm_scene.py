@@ -331,6 +331,64 @@ def test_handlers_are_tried_in_aiogram_order() -> None:
     ]  # fmt: skip
 
 
+def test_aiograms_other_handler_orders_are_at_its_path() -> None:
+    """``attrs_resolver=`` takes aiogram's other orders, from aiogram's path: each gives
+    what aiogram's gives, and a scene tries its handlers in that order."""
+    from aiogram.utils import class_attrs_resolver as theirs
+
+    from tgfast.utils import class_attrs_resolver as ours
+
+    class Base:
+        b = 1
+        a = 2
+
+    class Leaf(Base):
+        c = 3
+        b = 4
+
+    for name in ours.__all__[1:]:
+        for cls in (Base, Leaf):
+            got = [(n, v) for n, v in getattr(ours, name)(cls) if not n.startswith("__")]
+            want = [(n, v) for n, v in getattr(theirs, name)(cls) if not n.startswith("__")]
+            assert got == want, name
+    assert [n for n, _ in ours.inspect_members_resolver(Leaf) if len(n) == 1] == ["a", "b", "c"]
+    reversed_mro = ours.get_reversed_mro_unique_attrs_resolver(Leaf)
+    assert [(n, v) for n, v in reversed_mro if len(n) == 1] == [("b", 1), ("a", 2), ("c", 3)]
+
+    class Alphabetical(Scene, state="alpha", attrs_resolver=ours.inspect_members_resolver):
+        @on.message()
+        async def zeta(self, message: Message) -> None:
+            pass
+
+        @on.message()
+        async def alpha(self, message: Message) -> None:
+            pass
+
+    handlers = Alphabetical.__scene_config__.handlers
+    assert [h.handler.__name__ for h in handlers] == ["alpha", "zeta"]
+
+
+async def test_scene_marks_and_actions_read_as_aiograms() -> None:
+    """Handlers and actions sit on the method under aiogram's attribute names, an action
+    has aiogram's ``callback`` and ``call(scene, event, **data)``."""
+
+    class Quiz(Scene, state="quiz"):
+        @on.message.enter()
+        async def greet(self, message: Any, answer: int = 0) -> int:
+            return answer + 1
+
+        @on.message(F.text)
+        async def reply(self, message: Any) -> None:
+            pass
+
+    assert len(Quiz.reply.__aiogram_handler__) == 1  # type: ignore[attr-defined]
+    assert not hasattr(Quiz.greet, "__aiogram_handler__")
+    action = Quiz.__scene_config__.actions[SceneAction.enter]["message"]
+    assert Quiz.greet.__aiogram_action__[SceneAction.enter]["message"] is action  # type: ignore[attr-defined]
+    assert action.callback is Quiz.greet
+    assert await action.call(None, None, answer=41, other="left out") == 42
+
+
 def test_handler_order_and_filters_of_a_scene() -> None:
     class Cancellable(Scene):
         @on.message(F.text == "cancel", after=After.exit())

@@ -57,6 +57,19 @@ def test_state_strings_follow_the_group_path() -> None:
         State("loose").group  # noqa: B018
 
 
+def test_states_keep_aiograms_private_parts() -> None:
+    """``_state`` is the name as given, ``_group_name`` and ``_group`` as in aiogram (tests
+    written for aiogram read them)."""
+    alone = State("test", group_name="Test")
+    assert (alone._state, alone._group_name, alone._group, alone.state) == (
+        "test", "Test", None, "Test:test",
+    )  # fmt: skip
+    assert (Form.name._state, Form.name._group, Form.Address.zip._state) == (
+        "name", Form, "postcode",
+    )  # fmt: skip
+    assert (State()._state, default_state.state) == (None, None)
+
+
 def test_all_states_and_membership() -> None:
     assert Form.__states__ == (Form.name, Form.age)
     assert Form.__all_states__ == (Form.name, Form.age, Form.Address.city, Form.Address.zip)

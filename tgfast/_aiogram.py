@@ -55,6 +55,7 @@ SHIM_MODULES: dict[str, str] = {
     "tgfast.exceptions": "aiogram's error names, aliases of tgfast.errors",
     "tgfast.filters.logic": "and_f, or_f, invert_f, from tgfast.filters.base",
     "tgfast.filters.state": "StateFilter, from tgfast.fsm.filter",
+    "tgfast.utils.class_attrs_resolver": "the scenes' attrs_resolver orders, from tgfast.fsm.scene",
     "tgfast.fsm.storage.redis": "RedisStorage and RedisEventIsolation, from tgfast.redis",
     "tgfast.utils.payload": "the payload codec, from tgfast.deep_linking",
 }
@@ -110,7 +111,6 @@ ABSENT_MODULES: dict[str, str] = {
     "tgfast.dispatcher.middlewares.manager": _INTERNAL,
     "tgfast.dispatcher.middlewares.user_context": _INTERNAL
     + " (event_from_user and event_chat are in every handler's data)",
-    "tgfast.utils.class_attrs_resolver": _INTERNAL,
     "tgfast.utils.dataclass": _INTERNAL,
     "tgfast.utils.mixins": _INTERNAL,
     "tgfast.utils.mypy_hacks": _INTERNAL,

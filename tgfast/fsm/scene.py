@@ -49,7 +49,9 @@ __all__ = [
     "SceneRegistry",
     "SceneWizard",
     "ScenesManager",
+    "get_reversed_mro_unique_attrs_resolver",
     "get_sorted_mro_attrs_resolver",
+    "inspect_members_resolver",
     "on",
 ]
 
@@ -282,6 +284,23 @@ def get_sorted_mro_attrs_resolver(cls: type) -> Iterator[tuple[str, Any]]:
             where[name] = (depth, index)
     for name in sorted(values, key=where.__getitem__):
         yield name, values[name]
+
+
+def get_reversed_mro_unique_attrs_resolver(cls: type) -> Iterator[tuple[str, Any]]:
+    """Each attribute once, from ``object`` down to ``cls``: a name comes where a base
+    first defined it, with that base's value (an override in a subclass is not seen)."""
+    seen: set[str] = set()
+    for base in reversed(inspect.getmro(cls)):
+        for name, value in vars(base).items():
+            if name not in seen:
+                seen.add(name)
+                yield name, value
+
+
+def inspect_members_resolver(cls: type) -> Iterator[tuple[str, Any]]:
+    """Every attribute, inherited ones too, in alphabetical order (``inspect.getmembers``):
+    the order in which aiogram's first scenes tried their handlers."""
+    return iter(inspect.getmembers(cls))
 
 
 @dataclass

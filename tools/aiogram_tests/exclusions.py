@@ -29,7 +29,7 @@ INTERNALS = (
     "aiogram's dispatcher internals (HandlerObject, FilterObject, TelegramEventObserver, "
     "middleware managers, context controller): tgfast compiles its routes instead"
 )
-UTIL_INTERNALS = "aiogram's internal helpers (class_attrs_resolver, mixins, dataclass)"
+UTIL_INTERNALS = "aiogram's internal helpers (utils.mixins, utils.dataclass)"
 PYDANTIC = (
     "pydantic introspection (model_fields, remove_unset, pydantic's error types): "
     "tgfast's types are slotted classes, not pydantic models"
@@ -184,7 +184,6 @@ EXCLUDED: dict[str, str] = {
     _T + "test_handler/test_base.py::TestBaseClassBasedHandler::test_wrapped_handler": INTERNALS,
     _T + "test_issues/test_1741_forward_ref_in_callbacks.py::*": INTERNALS,
     _T + "test_api/test_client/test_context_controller.py::*": INTERNALS,
-    _T + "test_utils/test_class_attrs_resolver.py::*": UTIL_INTERNALS,
     _T + "test_utils/test_mixins.py::*": UTIL_INTERNALS,
     _T + "test_utils/test_dataclass.py::*": UTIL_INTERNALS,
     _T + "test_utils/test_link.py::TestLink::test_docs": DOCS,

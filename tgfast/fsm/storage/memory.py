@@ -115,7 +115,7 @@ class _StoredRecord(MemoryStorageRecord):
         self._storage = storage
         self._key = key
 
-    @property  # type: ignore[override]
+    @property
     def state(self) -> str | None:
         return self._storage._states.get(self._key)
 
@@ -127,14 +127,15 @@ class _StoredRecord(MemoryStorageRecord):
         else:
             self._storage._states[self._key] = state
 
-    @property  # type: ignore[override]
+    @property
     def data(self) -> dict[str, Any]:
         """The stored dict itself, as in aiogram: changing it changes the record."""
         return self._storage._data.setdefault(self._key, {})
 
     @data.setter
     def data(self, data: dict[str, Any]) -> None:
-        self._storage._data[self._key] = data_mapping(data)  # type: ignore[assignment]
+        """A dict is kept as given (as aiogram keeps it), another mapping as a dict."""
+        self._storage._data[self._key] = data if type(data) is dict else dict(data_mapping(data))
 
     def _fields(self) -> tuple[dict[str, Any], str | None]:
         return self._storage._data.get(self._key, {}), self._storage._states.get(self._key)
