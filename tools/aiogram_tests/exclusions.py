@@ -21,9 +21,8 @@ tgfast run (tools/aiogram_tests/stand_ins.py), their tests excluded below."""
 # -- differences that stay ----------------------------------------------------------------
 MONGO = "MongoDB storage: tgfast has none (MemoryStorage, RedisStorage)"
 PRIVATE = (
-    "reads or patches aiogram's private functions and attributes (CallbackData._encode_value, "
-    "which tgfast does not pack through: it encodes by field type, fixed when the class is "
-    "made; ChatActionSender._run, _wait, _close_event)"
+    "calls aiogram's private CallbackData._encode_value, which tgfast does not pack "
+    "through: it encodes by field type, fixed when the class is made"
 )
 INTERNALS = (
     "aiogram's dispatcher internals (HandlerObject, FilterObject, TelegramEventObserver, "
@@ -170,16 +169,6 @@ EXCLUDED: dict[str, str] = {
     _T + "test_dispatcher/test_event/test_middleware.py::*": INTERNALS,
     _T + "test_dispatcher/test_router.py::*": INTERNALS,
     _T + "test_dispatcher/test_middlewares/test_user_context.py::*": INTERNALS,
-    _T
-    + "test_utils/test_chat_action.py::TestChatActionMiddleware::test_call_default[None]": PRIVATE,
-    _T
-    + "test_utils/test_chat_action.py::TestChatActionMiddleware::test_call_default[sticker]": PRIVATE,
-    _T
-    + "test_utils/test_chat_action.py::TestChatActionMiddleware::test_call_default[value2]": PRIVATE,
-    _T
-    + "test_utils/test_chat_action.py::TestChatActionMiddleware::test_call_default[value3]": PRIVATE,
-    _T + "test_utils/test_chat_action.py::TestChatActionSender::test_contextmanager": PRIVATE,
-    _T + "test_utils/test_chat_action.py::TestChatActionSender::test_wait": PRIVATE,
     _T + "test_flags/test_getter.py::*": HANDLER_SIGNATURE,
     _T + "test_handler/test_base.py::TestBaseClassBasedHandler::test_wrapped_handler": INTERNALS,
     _T + "test_issues/test_1741_forward_ref_in_callbacks.py::*": INTERNALS,
