@@ -95,6 +95,14 @@ async def test_every_filter_is_awaitable() -> None:
         "new_chat_member": {"status": "member", "user": USER},
     })  # fmt: skip
     assert await ChatMemberUpdatedFilter(JOIN_TRANSITION)(joined) is True
+    assert repr(ChatMemberUpdatedFilter(JOIN_TRANSITION)).startswith(
+        "ChatMemberUpdatedFilter(member_status_changed="
+    )
+    from tgfast.filters import chat_member_updated as statuses  # aiogram's private names
+
+    assert isinstance(JOIN_TRANSITION, statuses._MemberStatusTransition)
+    assert isinstance(statuses.IS_MEMBER, statuses._MemberStatusGroupMarker)
+    assert isinstance(statuses.MEMBER, statuses._MemberStatusMarker)
     for f in (Command("x"), Page.filter(), StateFilter(None), MagicData(F.x)):
         assert isinstance(f, Awaitable)
 

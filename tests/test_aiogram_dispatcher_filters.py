@@ -252,6 +252,21 @@ def test_flag_decorators_as_aiogram() -> None:
     assert top_level is flags
 
 
+def test_flag_decorators_keep_flags_where_aiogram_does() -> None:
+    """On the function, in ``aiogram_flag``: code written for aiogram reads them there."""
+    flags = tgfast.dispatcher.flags.flags
+
+    @flags.chat_action("typing")
+    @flags.long_operation
+    async def handler(message: Any) -> None:
+        pass
+
+    assert handler.aiogram_flag == {"long_operation": True, "chat_action": "typing"}  # type: ignore[attr-defined]
+    assert tgfast.dispatcher.flags.extract_flags_from_object(handler) == handler.aiogram_flag  # type: ignore[attr-defined]
+    retyped = flags.chat_action._with_value("upload_photo")
+    assert retyped.flag == tgfast.dispatcher.flags.Flag("chat_action", "upload_photo")
+
+
 def test_magic_data_refuses_a_plain_callable() -> None:
     with pytest.raises(TypeError, match="magic"):
         tgfast.filters.MagicData(lambda data: True)  # type: ignore[arg-type]

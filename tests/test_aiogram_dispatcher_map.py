@@ -44,7 +44,6 @@ MODULES = [
 # saying so (tgfast._aiogram), which the test checks
 KNOWN_GAPS: dict[str, set[str]] = {
     "filters.command": {"CommandException"},
-    "fsm.storage.memory": {"MemoryStorageRecord"},
 }
 
 

@@ -38,6 +38,7 @@ from tgfast.fsm.scene import (
 )
 from tgfast.fsm.state import State, StatesGroup
 from tgfast.fsm.storage import DefaultKeyBuilder, StorageKey
+from tgfast.fsm.storage.memory import MemoryStorageRecord
 from tgfast.fsm.storage.redis import RedisStorage
 from tgfast.testing import FakeTelegram
 from tgfast.testing.updates import callback_query, decoded, message, update
@@ -149,16 +150,17 @@ async def test_history_is_fsm_data_of_its_own_destiny() -> None:
         await history.snapshot()
     stored = await storage.get_data(KEY._replace(destiny=HISTORY_DESTINY))
     assert stored == {"history": [{"state": f"s{n}", "data": {"n": n}} for n in (2, 3, 4)]}
-    assert await history.get() == HistoryRecord("s4", {"n": 4})
-    assert await history.pop() == HistoryRecord("s4", {"n": 4})
+    assert await history.get() == MemoryStorageRecord(state="s4", data={"n": 4})
+    assert await history.pop() == MemoryStorageRecord(state="s4", data={"n": 4})
     assert await history.rollback() == "s3"
     assert (await state.get_state(), await state.get_data()) == ("s3", {"n": 3})
-    assert await history.all() == [HistoryRecord("s2", {"n": 2})]
+    assert await history.all() == [MemoryStorageRecord(state="s2", data={"n": 2})]
     await history.clear()
     assert await history.pop() is None and await history.get() is None
     assert await history.rollback() is None  # nothing to go back to: no state, no data
     assert (await state.get_state(), await state.get_data()) == (None, {})
     assert len(storage) == 0  # an empty history takes no room
+    assert HistoryRecord is MemoryStorageRecord  # tgfast's earlier name, aiogram's type
 
 
 async def test_reset_data_and_history_on_enter(bot: Bot, fake: FakeTelegram) -> None:
@@ -327,6 +329,64 @@ def test_handlers_are_tried_in_aiogram_order() -> None:
     assert [n for n, _ in get_sorted_mro_attrs_resolver(Leaf) if len(n) == 1] == [
         "y", "z", "a", "b", "c"
     ]  # fmt: skip
+
+
+def test_aiograms_other_handler_orders_are_at_its_path() -> None:
+    """``attrs_resolver=`` takes aiogram's other orders, from aiogram's path: each gives
+    what aiogram's gives, and a scene tries its handlers in that order."""
+    from aiogram.utils import class_attrs_resolver as theirs
+
+    from tgfast.utils import class_attrs_resolver as ours
+
+    class Base:
+        b = 1
+        a = 2
+
+    class Leaf(Base):
+        c = 3
+        b = 4
+
+    for name in ours.__all__[1:]:
+        for cls in (Base, Leaf):
+            got = [(n, v) for n, v in getattr(ours, name)(cls) if not n.startswith("__")]
+            want = [(n, v) for n, v in getattr(theirs, name)(cls) if not n.startswith("__")]
+            assert got == want, name
+    assert [n for n, _ in ours.inspect_members_resolver(Leaf) if len(n) == 1] == ["a", "b", "c"]
+    reversed_mro = ours.get_reversed_mro_unique_attrs_resolver(Leaf)
+    assert [(n, v) for n, v in reversed_mro if len(n) == 1] == [("b", 1), ("a", 2), ("c", 3)]
+
+    class Alphabetical(Scene, state="alpha", attrs_resolver=ours.inspect_members_resolver):
+        @on.message()
+        async def zeta(self, message: Message) -> None:
+            pass
+
+        @on.message()
+        async def alpha(self, message: Message) -> None:
+            pass
+
+    handlers = Alphabetical.__scene_config__.handlers
+    assert [h.handler.__name__ for h in handlers] == ["alpha", "zeta"]
+
+
+async def test_scene_marks_and_actions_read_as_aiograms() -> None:
+    """Handlers and actions sit on the method under aiogram's attribute names, an action
+    has aiogram's ``callback`` and ``call(scene, event, **data)``."""
+
+    class Quiz(Scene, state="quiz"):
+        @on.message.enter()
+        async def greet(self, message: Any, answer: int = 0) -> int:
+            return answer + 1
+
+        @on.message(F.text)
+        async def reply(self, message: Any) -> None:
+            pass
+
+    assert len(Quiz.reply.__aiogram_handler__) == 1  # type: ignore[attr-defined]
+    assert not hasattr(Quiz.greet, "__aiogram_handler__")
+    action = Quiz.__scene_config__.actions[SceneAction.enter]["message"]
+    assert Quiz.greet.__aiogram_action__[SceneAction.enter]["message"] is action  # type: ignore[attr-defined]
+    assert action.callback is Quiz.greet
+    assert await action.call(None, None, answer=41, other="left out") == 42
 
 
 def test_handler_order_and_filters_of_a_scene() -> None:

@@ -24,6 +24,7 @@ from tgfast.fsm import (
     any_state,
     default_state,
 )
+from tgfast.fsm.storage.memory import MemoryStorageRecord
 from tgfast.fsm.strategy import apply_strategy
 from tgfast.types import Message, Update
 
@@ -54,6 +55,19 @@ def test_state_strings_follow_the_group_path() -> None:
     assert State("loose").state == "@:loose"  # aiogram's string for a state outside a group
     with pytest.raises(RuntimeError, match="not in any StatesGroup"):
         State("loose").group  # noqa: B018
+
+
+def test_states_keep_aiograms_private_parts() -> None:
+    """``_state`` is the name as given, ``_group_name`` and ``_group`` as in aiogram (tests
+    written for aiogram read them)."""
+    alone = State("test", group_name="Test")
+    assert (alone._state, alone._group_name, alone._group, alone.state) == (
+        "test", "Test", None, "Test:test",
+    )  # fmt: skip
+    assert (Form.name._state, Form.name._group, Form.Address.zip._state) == (
+        "name", Form, "postcode",
+    )  # fmt: skip
+    assert (State()._state, default_state.state) == (None, None)
 
 
 def test_all_states_and_membership() -> None:
@@ -218,6 +232,37 @@ async def test_memory_storage_round_trip() -> None:
     assert await storage.get_state(key) is None and await storage.get_data(key) == {}
     assert len(storage) == 0
     await storage.close()
+
+
+async def test_memory_storage_records_are_aiogram_records() -> None:
+    """``storage.storage`` maps keys to ``MemoryStorageRecord``s, as aiogram's does:
+    what a test writes into a record is what the storage reads, and back."""
+    storage = MemoryStorage()
+    records = storage.storage
+    key, other = StorageKey(1, 2, 3), StorageKey(1, 2, 4)
+    record = records[key]  # a record for any key, as aiogram's defaultdict gives
+    assert isinstance(record, MemoryStorageRecord)
+    assert record == MemoryStorageRecord() and record.data == {} and record.state is None
+    record.state, record.data = "Form:name", {"a": 1}
+    assert await storage.get_state(key) == "Form:name"
+    assert await storage.get_data(key) == {"a": 1} and len(storage) == 1
+    record.data["b"] = 2  # the stored dict itself, as in aiogram
+    assert await storage.update_data(key, {"c": 3}) == {"a": 1, "b": 2, "c": 3}
+    assert records[key] == MemoryStorageRecord(data={"a": 1, "b": 2, "c": 3}, state="Form:name")
+    assert repr(records[key]) == repr(MemoryStorageRecord({"a": 1, "b": 2, "c": 3}, "Form:name"))
+    assert records.get(other) is None and other not in records and list(records) == [key]
+    records[other] = MemoryStorageRecord(state="Form:age")
+    assert await storage.get_state(other) == "Form:age" and len(records) == 2
+    await storage.set_state(other, None)  # no state, no data: the record is gone
+    assert other not in records and len(storage) == 1
+    record.state = None
+    assert await storage.get_state(key) is None and len(storage) == 1  # the data stays
+    del records[key]
+    assert await storage.get_data(key) == {} and dict(records) == {} and len(storage) == 0
+    with pytest.raises(KeyError):
+        del records[key]
+    with pytest.raises(TypeError):
+        record.data = [1]  # type: ignore[assignment]
 
 
 async def test_fsm_context() -> None:

@@ -120,6 +120,21 @@ async def test_entering_twice_is_refused(fake: FakeTelegram, bot: Bot) -> None:
         assert sender.running
 
 
+async def test_start_stop_and_wait_are_at_aiogram_names(fake: FakeTelegram, bot: Bot) -> None:
+    """``_run``/``_stop`` are the block's start and end (tests written for aiogram patch
+    them), ``_wait`` the pause that the block's end cuts short."""
+    sender = ChatActionSender.typing(chat_id=5, bot=bot, initial_sleep=60)
+    await sender._stop()  # not running: nothing to do
+    await sender._run()
+    assert sender.running
+    with pytest.raises(RuntimeError, match="already running"):
+        await sender._run()
+    asyncio.get_running_loop().call_soon(sender._close_event.set)
+    await asyncio.wait_for(sender._wait(60), 5)  # returns once closed, not after 60 s
+    await sender._stop()
+    assert not sender.running and actions(fake) == []
+
+
 async def test_cancelling_the_block_cancels_the_sender(fake: FakeTelegram, bot: Bot) -> None:
     sender = ChatActionSender.typing(chat_id=5, bot=bot, interval=0.02)
 

@@ -121,6 +121,14 @@ def test_eleventh_item_is_refused_when_added_and_ten_are_kept() -> None:
     assert len(builder.build()) == 10
 
 
+def test_extend_adds_items_as_add_does() -> None:
+    builder = MediaGroupBuilder()
+    builder._extend([t_types.InputMediaPhoto(media="P0"), t_types.InputMediaPhoto(media="P1")])
+    assert [item.media for item in builder.build()] == ["P0", "P1"]
+    with pytest.raises(MediaGroupError, match="InputMedia"):
+        builder._extend(["P2"])  # type: ignore[list-item]
+
+
 @pytest.mark.parametrize("count", [0, 1])
 def test_build_refuses_fewer_than_two(count: int) -> None:
     builder = MediaGroupBuilder()

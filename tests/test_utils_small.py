@@ -10,6 +10,7 @@ import inspect
 import json
 import time
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -166,9 +167,15 @@ def test_a_query_may_be_named_url() -> None:
         ag_link.create_telegram_link("share", "url", url="https://a.b/")
 
 
-def test_link_names_aiogram_has_for_its_own_docs_say_why() -> None:
-    with pytest.raises(ImportError, match="aiogram's own documentation"):
-        from tgfast.utils.link import docs_url  # noqa: F401
+def test_docs_url_links_to_a_page_of_tgfasts_docs() -> None:
+    """aiogram's ``docs_url`` links into aiogram's docs; tgfast's into its own, which are
+    in the repository's ``docs/``."""
+    from tgfast.utils.link import BRANCH, docs_url
+
+    url = docs_url("fsm.md", fragment_="storages")
+    assert url == f"https://github.com/tgfast/tgfast/blob/{BRANCH}/docs/fsm.md#storages"
+    assert (Path(__file__).parent.parent / "docs" / "fsm.md").is_file()
+    assert docs_url("fsm.md", plain="1").endswith("/docs/fsm.md?plain=1")
 
 
 # --- deep links -----------------------------------------------------------------------

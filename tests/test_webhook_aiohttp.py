@@ -301,6 +301,12 @@ def test_ip_filter_agrees_with_aiogram() -> None:
     assert [str(n) for n in DEFAULT_TELEGRAM_NETWORKS] == ["149.154.160.0/20", "91.108.4.0/22"]
     with pytest.raises(ValueError):
         IPFilter().allow_ip(3.14)  # type: ignore[arg-type]
+    assert ours._allowed_ips == theirs._allowed_ips  # aiogram's listing, for code reading it
+    assert len(IPFilter.default()._allowed_ips) == 4094 + 1022 and not IPFilter()._allowed_ips
+    v6 = IPFilter(["2001:db8::/64"])
+    assert "2001:db8::1" in v6
+    with pytest.raises(ValueError, match="too many addresses"):
+        v6._allowed_ips  # noqa: B018
 
 
 async def test_a_subclass_decides_the_bot_and_the_secret(

@@ -5,8 +5,9 @@ registration (``@router.message(..., flags={"chat_action": "typing"})``) or by a
 flag decorator placed under the router's decorator; both end up in the
 ``HandlerObject.flags`` dict, the decorator's winning a clash (as in aiogram). Inner middlewares
 read them with ``get_flag(data, name)`` or test them with ``check_flags(data, F...)``.
-The decorators store their flags on the function (``tgfast_flags``), so the order
-of decorators does not matter as long as the router's is the outermost.
+The decorators store their flags on the function (``aiogram_flag``, aiogram's
+attribute), so the order of decorators does not matter as long as the router's is
+the outermost.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ __all__ = [
     "get_flag",
 ]
 
-FLAGS_ATTRIBUTE = "tgfast_flags"
-"""Where a flag decorator keeps the flags on the handler function."""
+FLAGS_ATTRIBUTE = "aiogram_flag"
+"""Where a flag decorator keeps the flags on the handler function (aiogram's name, so
+code written for aiogram that reads or sets it keeps working)."""
 
 C = TypeVar("C", bound=Callable[..., Any])
 
@@ -81,7 +83,11 @@ class FlagDecorator:
                 **extract_flags_from_object(value), self.flag.name: self.flag.value,
             })  # fmt: skip
             return value
-        return FlagDecorator(Flag(self.flag.name, AttrDict(kwargs) if value is None else value))
+        return self._with_value(AttrDict(kwargs) if value is None else value)
+
+    def _with_value(self, value: Any) -> FlagDecorator:
+        """This flag with another value (aiogram's name)."""
+        return FlagDecorator(Flag(self.flag.name, value))
 
 
 class FlagGenerator:

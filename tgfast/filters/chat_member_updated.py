@@ -143,6 +143,11 @@ def _group(other: object, op: str) -> MemberStatusGroup:
     raise TypeError(f"unsupported operand for {op}: a member status, not {type(other).__name__}")
 
 
+# aiogram's private names of the same classes, which its users' tests import
+_MemberStatusMarker = MemberStatus
+_MemberStatusGroupMarker = MemberStatusGroup
+_MemberStatusTransition = MemberStatusTransition
+
 CREATOR = MemberStatus("creator")
 ADMINISTRATOR = MemberStatus("administrator")
 MEMBER = MemberStatus("member")
@@ -189,4 +194,4 @@ class ChatMemberUpdatedFilter(Filter):
         return rule.check(member=new)
 
     def __repr__(self) -> str:
-        return f"ChatMemberUpdatedFilter({self.member_status_changed})"
+        return f"ChatMemberUpdatedFilter(member_status_changed={self.member_status_changed})"

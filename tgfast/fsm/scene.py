@@ -49,7 +49,9 @@ __all__ = [
     "SceneRegistry",
     "SceneWizard",
     "ScenesManager",
+    "get_reversed_mro_unique_attrs_resolver",
     "get_sorted_mro_attrs_resolver",
+    "inspect_members_resolver",
     "on",
 ]
 
@@ -58,8 +60,9 @@ log = get_logger("tgfast.scene")
 SceneTarget: TypeAlias = "type[Scene] | State | str | None"
 AttrsResolver: TypeAlias = Callable[[type], Iterator[tuple[str, Any]]]
 
-_HANDLERS = "__tgfast_scene_handlers__"  # on a function: the HandlerContainers it is
-_ACTIONS = "__tgfast_scene_actions__"  # on a function: {SceneAction: {kind: _Call}}
+# on a scene method, under aiogram's names: the HandlerContainers it is, and its actions
+_HANDLERS = "__aiogram_handler__"
+_ACTIONS = "__aiogram_action__"  # {SceneAction: {kind: _Call}}
 
 
 SceneException = SceneError
@@ -81,24 +84,25 @@ _NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONL
 
 class _Call:
     """A scene method with the data names it takes, read once from its signature:
-    called as ``fn(scene, event, **those of the data it declares)``."""
+    ``call(scene, event, **data)`` calls ``callback(scene, event, **those of the data
+    it declares)``."""
 
-    __slots__ = ("fn", "names")
+    __slots__ = ("callback", "names")
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        self.fn = fn
-        params = list(inspect.signature(fn).parameters.values())
+    def __init__(self, callback: Callable[..., Any]) -> None:
+        self.callback = callback
+        params = list(inspect.signature(callback).parameters.values())
         self.names: tuple[str, ...] | None = None  # None: it takes **kwargs, all the data
         if not any(p.kind is p.VAR_KEYWORD for p in params):
             positional = [p for p in params if p.kind in _POSITIONAL][2:]  # past scene, event
             keywords = [p for p in params if p.kind is p.KEYWORD_ONLY]
             self.names = tuple(p.name for p in positional + keywords if p.kind in _NAMED)
 
-    async def __call__(self, scene: Scene, event: Any, data: Mapping[str, Any]) -> Any:
+    async def call(self, scene: Scene, event: Any, /, **data: Any) -> Any:
         if self.names is None:
-            result = self.fn(scene, event, **data)
+            result = self.callback(scene, event, **data)
         else:
-            result = self.fn(scene, event, **{n: data[n] for n in self.names if n in data})
+            result = self.callback(scene, event, **{n: data[n] for n in self.names if n in data})
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -282,6 +286,23 @@ def get_sorted_mro_attrs_resolver(cls: type) -> Iterator[tuple[str, Any]]:
         yield name, values[name]
 
 
+def get_reversed_mro_unique_attrs_resolver(cls: type) -> Iterator[tuple[str, Any]]:
+    """Each attribute once, from ``object`` down to ``cls``: a name comes where a base
+    first defined it, with that base's value (an override in a subclass is not seen)."""
+    seen: set[str] = set()
+    for base in reversed(inspect.getmro(cls)):
+        for name, value in vars(base).items():
+            if name not in seen:
+                seen.add(name)
+                yield name, value
+
+
+def inspect_members_resolver(cls: type) -> Iterator[tuple[str, Any]]:
+    """Every attribute, inherited ones too, in alphabetical order (``inspect.getmembers``):
+    the order in which aiogram's first scenes tried their handlers."""
+    return iter(inspect.getmembers(cls))
+
+
 @dataclass
 class SceneConfig:
     """What ``Scene.__init_subclass__`` read from a scene class."""
@@ -326,14 +347,14 @@ class SceneHandlerWrapper:
         scenes.data = {**scenes.data, **kwargs}
         wizard = SceneWizard(self.scene.__scene_config__, scenes, state, update_type, event, kwargs)
         scene = self.scene(wizard=wizard)
-        result = await self.call(scene, event, kwargs)
+        result = await self.call.call(scene, event, **kwargs)
         if self.after is not None:
             await ActionContainer("after", (), self.after.action, self.after.scene).execute(wizard)
         return result
 
     def __repr__(self) -> str:
         after = f", after={self.after}" if self.after else ""
-        return f"SceneHandlerWrapper({self.scene.__qualname__}, {self.handler.__qualname__}{after})"
+        return f"SceneHandlerWrapper({self.scene}, {self.handler}{after})"
 
 
 _CONFIG_KEYWORDS = (
@@ -507,12 +528,12 @@ class SceneWizard:
                 self.update_type,
             )  # fmt: skip
             return False
-        await call(self.scene, self.event, {**self.data, **kwargs})
+        await call.call(self.scene, self.event, **{**self.data, **kwargs})
         return True
 
     async def set_data(self, data: Mapping[str, Any]) -> None:
         """Replace the conversation's data."""
-        await self.state.set_data(data)
+        await self.state.set_data(data=data)
 
     async def get_data(self) -> dict[str, Any]:
         """The conversation's data."""
@@ -528,7 +549,7 @@ class SceneWizard:
         """Merge ``data`` and ``kwargs`` (``data`` wins) into the data; all of it."""
         if data:
             kwargs.update(data)
-        return await self.state.update_data(kwargs)
+        return await self.state.update_data(data=kwargs)
 
     async def clear_data(self) -> None:
         """Empty the data (the state stays)."""
@@ -618,6 +639,9 @@ class SceneRegistry:
         self.router = router
         self.register_on_add = register_on_add
         self._scenes: dict[str | None, type[Scene]] = {}
+        self._setup_middleware(router)
+
+    def _setup_middleware(self, router: Router) -> None:
         if getattr(router, "is_dispatcher", False):  # one middleware for every update
             router.update.outer_middleware(self._update_middleware)
         else:
@@ -669,4 +693,4 @@ class SceneRegistry:
         try:
             return self._scenes[scene]
         except KeyError:
-            raise SceneException(f"scene {scene!r} is not registered") from None
+            raise SceneException(f"Scene {scene!r} is not registered") from None

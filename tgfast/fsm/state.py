@@ -34,7 +34,7 @@ class State(Filter):
     As a filter it passes when the current state is this one.
     """
 
-    __slots__ = ("_any", "_group", "_group_name", "_name", "_state")
+    __slots__ = ("_any", "_group", "_group_name", "_state", "_stored")
     __filter_params__: ClassVar[tuple[str, ...]] = ("raw_state",)
 
     _group: StatesGroupMeta | None
@@ -46,15 +46,15 @@ class State(Filter):
             raise ValueError("a state name must not be empty")
         if group_name is not None and (not isinstance(group_name, str) or not group_name):
             raise ValueError(f"group_name must be a non-empty str, not {group_name!r}")
-        self._name = state
+        self._state = state
         self._group = None
         self._group_name = group_name
         self._any = state == ANY_STATE
-        self._state = self._label(None)
+        self._stored = self._label(None)
 
     def _label(self, group: StatesGroupMeta | None) -> str | None:
         """The stored string: ``group_name`` wins, then the group's path, then ``@``."""
-        name = self._name
+        name = self._state
         if name is None or self._any:
             return name
         if self._group_name is not None:
@@ -64,18 +64,18 @@ class State(Filter):
     def __set_name__(self, owner: type, name: str) -> None:
         if not isinstance(owner, StatesGroupMeta):
             raise ValueError(f"{owner.__name__}.{name}: a State belongs in a StatesGroup subclass")
-        if self._name is None:
-            self._name = name
+        if self._state is None:
+            self._state = name
 
     def _bind(self, group: StatesGroupMeta) -> None:
         """Called by the group's metaclass, again when the group is nested in another."""
         self._group = group
-        self._state = self._label(group)
+        self._stored = self._label(group)
 
     @property
     def state(self) -> str | None:
         """The string stored for this state (None for ``default_state``)."""
-        return self._state
+        return self._stored
 
     @property
     def group(self) -> StatesGroupMeta:
@@ -86,20 +86,20 @@ class State(Filter):
         return self._group
 
     def __call__(self, event: Any, raw_state: str | None = None) -> bool:
-        return self._any or raw_state == self._state
+        return self._any or raw_state == self._stored
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, State):
-            return self._state == other._state
+            return self._stored == other._stored
         if isinstance(other, str) or other is None:
-            return self._state == other
+            return self._stored == other
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._state)
+        return hash(self._stored)
 
     def __repr__(self) -> str:
-        return f"<State '{self._state or ''}'>"  # aiogram's str() and repr()
+        return f"<State '{self._stored or ''}'>"  # aiogram's str() and repr()
 
     __str__ = __repr__
 

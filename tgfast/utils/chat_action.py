@@ -61,7 +61,7 @@ class ChatActionSender:
         self.action = action
         self.interval = interval
         self.initial_sleep = initial_sleep
-        self._stop = asyncio.Event()
+        self._close_event = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -69,18 +69,18 @@ class ChatActionSender:
         """Whether the block is running (the background task exists)."""
         return self._task is not None
 
-    async def _pause(self, seconds: float) -> None:
+    async def _wait(self, seconds: float) -> None:
         """Sleep ``seconds``, or less when the block ends first."""
-        if seconds > 0 and not self._stop.is_set():
+        if seconds > 0 and not self._close_event.is_set():
             try:
-                await asyncio.wait_for(self._stop.wait(), seconds)
+                await asyncio.wait_for(self._close_event.wait(), seconds)
             except asyncio.TimeoutError:
                 pass
 
     async def _repeat(self) -> None:
         loop = asyncio.get_running_loop()
-        await self._pause(self.initial_sleep)
-        while not self._stop.is_set():
+        await self._wait(self.initial_sleep)
+        while not self._close_event.is_set():
             started = loop.time()
             try:
                 await self.bot.send_chat_action(
@@ -96,13 +96,10 @@ class ChatActionSender:
                     exc_info=True,
                 )
                 return
-            await self._pause(self.interval - (loop.time() - started))
+            await self._wait(self.interval - (loop.time() - started))
 
     async def __aenter__(self) -> ChatActionSender:
-        if self._task is not None:
-            raise RuntimeError("this ChatActionSender is already running")
-        self._stop.clear()
-        self._task = asyncio.create_task(self._repeat())
+        await self._run()
         return self
 
     async def __aexit__(
@@ -111,10 +108,20 @@ class ChatActionSender:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        await self._stop()
+
+    # the start and the end of the block, by aiogram's names (tests written for it patch them)
+    async def _run(self) -> None:
+        if self._task is not None:
+            raise RuntimeError("this ChatActionSender is already running")
+        self._close_event.clear()
+        self._task = asyncio.create_task(self._repeat())
+
+    async def _stop(self) -> None:
         task, self._task = self._task, None
         if task is None:
             return
-        self._stop.set()
+        self._close_event.set()
         # cancelling the block while it waits here cancels the task too (await propagates it)
         await task
 

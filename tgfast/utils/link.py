@@ -1,7 +1,8 @@
 """Telegram links at aiogram's path: ``tg://`` and ``https://t.me/`` with a query.
 
 ``create_channel_bot_link`` asks Telegram to add a bot to a channel or group with the
-admin rights named here (``?startgroup=...&admin=post_messages+...``).
+admin rights named here (``?startgroup=...&admin=post_messages+...``). ``docs_url``
+links into tgfast's documentation, where aiogram's links into aiogram's.
 """
 
 from __future__ import annotations
@@ -9,17 +10,20 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode, urljoin
 
-from .._aiogram import absent
+__all__ = [
+    "BASE_DOCS_URL",
+    "BASE_PAGE_URL",
+    "BRANCH",
+    "create_channel_bot_link",
+    "create_telegram_link",
+    "create_tg_link",
+    "docs_url",
+]
 
-__all__ = ["create_channel_bot_link", "create_telegram_link", "create_tg_link"]
-
-__getattr__ = absent(
-    __name__,
-    dict.fromkeys(
-        ("docs_url", "BASE_DOCS_URL", "BASE_PAGE_URL", "BRANCH"),
-        "links into aiogram's own documentation; tgfast's docs are in its repository",
-    ),
-)
+BASE_DOCS_URL = "https://github.com/tgfast/tgfast/blob"
+"""Where tgfast's documentation is published: the ``docs/`` of its repository."""
+BRANCH = "main"
+BASE_PAGE_URL = f"{BASE_DOCS_URL}/{BRANCH}/docs/"
 
 # the order aiogram writes them in, which Telegram does not care about but tests do
 _ADMIN_RIGHTS = (
@@ -42,6 +46,11 @@ def _link(base: str, path: tuple[str, ...], fragment: str | None, query: dict[st
     if query:
         url = f"{url}?{urlencode(query)}"
     return f"{url}#{fragment}" if fragment else url
+
+
+def docs_url(*path: str, fragment_: str | None = None, **query: Any) -> str:
+    """A page of tgfast's documentation: ``docs_url("fsm.md", fragment_="storages")``."""
+    return _link(BASE_PAGE_URL, path, fragment_, query)
 
 
 def create_tg_link(link: str, *, fragment_: str | None = None, **query: Any) -> str:

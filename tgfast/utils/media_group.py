@@ -65,7 +65,10 @@ class MediaGroupBuilder:
         self._media: list[MediaType] = []
         self.caption = caption
         self.caption_entities = caption_entities
-        for item in media or ():
+        self._extend(media or ())
+
+    def _extend(self, media: Iterable[MediaType]) -> None:
+        for item in media:
             self._add(item)
 
     def _add(self, media: MediaType) -> None:

@@ -49,6 +49,18 @@ class IPFilter:
     def networks(self) -> tuple[IPNetwork, ...]:
         return self._lookup.networks
 
+    @property
+    def _allowed_ips(self) -> set[_Address]:
+        """Every allowed address, listed as aiogram keeps them (a network's hosts), for
+        code written against aiogram's attribute; a network too large to list (more
+        than 2**16 addresses: IPv6) is a ``ValueError``, not a hang."""
+        listed: set[_Address] = set()
+        for network in self._networks:
+            if network.num_addresses > _LISTABLE:
+                raise ValueError(f"{network} holds too many addresses to list")
+            listed.update(network.hosts() if network.num_addresses > 1 else (network[0],))
+        return listed
+
     def check(self, ip: str | _Address) -> bool:
         """Whether ``ip`` is one of the allowed addresses."""
         return self._lookup.classify(str(ip))[1]
@@ -61,3 +73,4 @@ class IPFilter:
 
 
 _ADDRESSES = (ipaddress.IPv4Address, ipaddress.IPv6Address)
+_LISTABLE = 1 << 16
