@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from ..filters.magic import MagicFilter
 
 __all__ = [
-    "AIOGRAM_FLAGS_ATTRIBUTE",
     "FLAGS_ATTRIBUTE",
     "AttrDict",
     "Flag",
@@ -103,19 +102,11 @@ flags = FlagGenerator()
 """``@flags.chat_action("typing")``, ``@flags.rate_limit(key="x")``, ``@flags.long_operation``."""
 
 
-AIOGRAM_FLAGS_ATTRIBUTE = "aiogram_flag"
-"""Where aiogram's decorators (and libraries built on aiogram) keep them: read too."""
-
-
 def extract_flags_from_object(obj: object) -> dict[str, Any]:
-    """The flags flag decorators put on ``obj`` (a handler function), ``{}`` if none:
-    tgfast's, over those kept where aiogram keeps them."""
-    flags: dict[str, Any] = {}
-    for attribute in (AIOGRAM_FLAGS_ATTRIBUTE, FLAGS_ATTRIBUTE):
-        found = getattr(obj, attribute, None)
-        if isinstance(found, Mapping):
-            flags.update(found)
-    return flags
+    """The flags flag decorators put on ``obj`` (a handler function), ``{}`` if none;
+    aiogram's decorators and libraries built on aiogram keep them in the same place."""
+    found = getattr(obj, FLAGS_ATTRIBUTE, None)
+    return dict(found) if isinstance(found, Mapping) else {}
 
 
 def extract_flags(handler: Any) -> dict[str, Any]:
