@@ -246,7 +246,7 @@ async def open_tgfast_fast(url: str) -> Client:
     def call() -> Awaitable[Any]:
         return bot.send_message(chat_id, text)
 
-    return Client(call, client.message_id, client.full_check, bot.close)
+    return Client(call, client.message_id, client.full_check, bot.session.close)
 
 
 OPENERS: dict[str, Callable[[str], Awaitable[Client]]] = {
