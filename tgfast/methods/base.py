@@ -82,7 +82,7 @@ def _expr_of(tp: Any) -> str:
         return ""
     if isinstance(tp, type) and issubclass(tp, TelegramObject):
         return tp.__name__
-    args = getattr(tp, "__args__", ())
+    args: tuple[Any, ...] = getattr(tp, "__args__", ())
     if getattr(tp, "__origin__", None) is list and len(args) == 1:
         return f"[{_expr_of(args[0])}]"
     if args and (isinstance(tp, UnionType) or getattr(tp, "__origin__", None) is Union):
