@@ -131,8 +131,11 @@ def test_default_bot_properties_match_aiogram() -> None:
     old = BotDefaults("HTML", None, True)
     assert isinstance(old, DefaultBotProperties)
     assert (old.parse_mode, old.protect_content) == ("HTML", True)
-    # aiogram's named Default is tgfast's one marker
-    assert Default("parse_mode") is DEFAULT
+    # aiogram's named markers: one per name, equal by name; DEFAULT names none
+    assert Default("parse_mode") is Default("parse_mode") == Default("parse_mode")
+    assert Default("parse_mode") != Default("protect_content")
+    assert Default("parse_mode") != DEFAULT and Default() is DEFAULT
+    assert Default("parse_mode").name == "parse_mode" and DEFAULT.name is None
 
 
 def test_servers_build_aiogram_s_urls() -> None:
@@ -371,7 +374,8 @@ async def test_a_method_object_gets_the_nested_defaults_too(fake: FakeTelegram) 
         media = [tt.InputMediaPhoto(media="p1", caption="one"), tt.InputMediaPhoto(media="p2")]
         await bot(tgfast.methods.SendMediaGroup(chat_id=1, media=media))
         # the object itself is unchanged: the default is filled in when it is sent
-        assert media[0].parse_mode is DEFAULT and media[0].to_dict().get("parse_mode") is None
+        assert media[0].parse_mode == Default("parse_mode")
+        assert media[0].to_dict().get("parse_mode") is None
     (call,) = fake.calls_to("sendMediaGroup")
     assert [m["parse_mode"] for m in call.params["media"]] == ["MarkdownV2"] * 2
 

@@ -299,3 +299,13 @@ async def test_aiohttp_session_make_request_sends_through_itself(fake: FakeTeleg
     assert me.is_bot and me.bot is bot
     assert [call.method for call in fake.calls] == ["getMe"]
     assert bot.session.requests == []  # type: ignore[attr-defined]
+
+
+async def test_async_with_opens_the_aiohttp_pool_and_closes_it() -> None:
+    # aiogram's session opens its aiohttp session on entry (create_session)
+    session = AiohttpSession()
+    assert session.closed
+    async with session as entered:
+        assert entered is session and not session.closed
+        client = session.client
+    assert session.closed and client.closed

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import ALL_CLASSES, UNION_BASES, objects, split_alternatives, union_members
 
 from tgfast import types as tgtypes
-from tgfast.defaults import DEFAULT
+from tgfast.defaults import Default
 from tgfast.methods import METHODS, MethodDescription, ParamDescription
 from tgfast.types import _types, enums
 from tgfast.types.base import TelegramObject, UnionRule
@@ -91,10 +91,18 @@ def test_class_shape(cls: type[TelegramObject]) -> None:
         params = params[:-1]
         assert [p.name for p in params] == attrs
         assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
-        for (_key, attr, _tp, req), p in zip(rows, params, strict=True):
-            if not req:
-                # DEFAULT: left to the bot's defaults (tools/codegen type_defaults.json)
-                assert p.default is (DEFAULT if attr in cls.__tg_defaults__ else None)
+        for (key, attr, _tp, req), p in zip(rows, params, strict=True):
+            if req and key != attr:
+                # the JSON key may give it instead (ManagedBotCreated(bot=...)): checked
+                # in __init__, so the signature's default is None
+                assert p.default is None, (cls, p)
+                with pytest.raises(TypeError, match=f"'{attr}' \\(or '{key}'\\)"):
+                    cls(**{a: None for _k, a, _t, _r in rows if a != attr})
+            elif not req:
+                # a marker naming the bot default it is left to (tools/codegen
+                # type_defaults.json)
+                fill = cls.__tg_defaults__.get(attr)
+                assert p.default is (None if fill is None else Default(fill)), (cls, attr)
             elif p.default is not inspect.Parameter.empty:
                 # discriminator constants, and overrides/constants.json's
                 assert isinstance(p.default, str) or p.default in (True, 0), (cls, p)

@@ -8,7 +8,7 @@ form, by position with ``link_preview_options=``, the class still accepts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 if TYPE_CHECKING:
     from .types import LinkPreviewOptions
@@ -22,27 +22,59 @@ class Default:
     ``None`` cannot play this part, because passing ``None`` explicitly means
     "leave this parameter out" even when the bot has a default for it.
 
-    There is one instance, ``DEFAULT``. aiogram names the default it stands for
-    (``Default("parse_mode")``); that form is accepted and gives the same instance,
-    because here the parameter decides which default applies.
+    A marker names the ``DefaultBotProperties`` attribute it stands for, as aiogram's
+    does: ``Default("parse_mode")`` is the default of every ``parse_mode`` parameter,
+    one instance per name, equal by name. ``DEFAULT`` (``Default()``) names none: it
+    means "this parameter's own bot default" wherever it is passed. Either way the
+    parameter decides which default fills it, so telling a marker from a value is one
+    check of its type (``type(value) is Default``).
     """
 
-    __slots__ = ()
-    _instance: Default | None = None
+    __slots__ = ("_name",)
+    _name: str | None
+    _interned: ClassVar[dict[str | None, Default]] = {}
 
     def __new__(cls, name: str | None = None) -> Default:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+        marker = cls._interned.get(name)
+        if marker is None:
+            if name is not None and not isinstance(name, str):
+                raise TypeError(f"Default takes the name of a bot default, not {name!r}")
+            marker = super().__new__(cls)
+            marker._name = name
+            cls._interned[name] = marker
+        return marker
+
+    @property
+    def name(self) -> str | None:
+        """The ``DefaultBotProperties`` attribute this marker stands for (``None``: the
+        parameter's own)."""
+        return self._name
+
+    def __str__(self) -> str:
+        return "DEFAULT" if self._name is None else f"Default({self._name!r})"
 
     def __repr__(self) -> str:
-        return "DEFAULT"
+        return "DEFAULT" if self._name is None else f"<Default({self._name!r})>"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Default:
+            return NotImplemented
+        return self is other  # interned: one instance per name
+
+    def __hash__(self) -> int:
+        return hash((Default, self._name))
 
     def __bool__(self) -> bool:
         return False
 
-    def __reduce__(self) -> str:
-        return "DEFAULT"
+    def __reduce__(self) -> str | tuple[type[Default], tuple[str]]:
+        return "DEFAULT" if self._name is None else (Default, (self._name,))
+
+    def __copy__(self) -> Default:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Default:
+        return self
 
 
 DEFAULT: Final = Default()

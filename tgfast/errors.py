@@ -8,6 +8,7 @@ __all__ = [
     "CallbackAnswerException",
     "ClientDecodeError",
     "DecodeError",
+    "MissingFieldError",
     "Recommendation",
     "RestartingTelegram",
     "SceneError",
@@ -34,6 +35,13 @@ class TgfastError(Exception):
 
 class UnsupportedKeywordArgument(TgfastError, TypeError):
     """A keyword a handler registration does not take (aiogram 2's ``commands=[...]``)."""
+
+
+class MissingFieldError(TgfastError, AssertionError):
+    """A shortcut called on an object without the field it needs
+    (``message.delete_ephemeral()`` on a message that is not ephemeral). An
+    ``AssertionError`` too, as aiogram raises one, but raised under ``python -O`` as
+    well."""
 
 
 class CallbackAnswerException(TgfastError):

@@ -20,6 +20,7 @@ to show what fails behind them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import re
 import subprocess
@@ -29,13 +30,16 @@ import tarfile
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
+from importlib.metadata import requires
 from pathlib import Path
 
 from tgfast.standin import AIOGRAM_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = "2.6.0"
-SCRATCH = Path("/tmp") / "tgfast-aiogram-dialog"
+# one scratch venv per checkout: its .pth names the checkout, and runs from two checkouts
+# at once must not read each other's reports
+SCRATCH = Path("/tmp") / f"tgfast-aiogram-dialog-{hashlib.sha1(bytes(ROOT)).hexdigest()[:8]}"
 # the library's dependencies (aiogram's own pydantic and magic-filter among them: the
 # library imports them directly) and its requirements_dev.txt test tools
 REQUIREMENTS = [
@@ -46,7 +50,8 @@ REQUIREMENTS = [
     "pytest-asyncio==1.3.0",
     "pytest-repeat==0.9.4",
 ]
-TGFAST_DEPENDENCIES = ["orjson>=3.10", "aiohttp>=3.9", "uvloop>=0.19"]
+# tgfast's own dependencies, as the checkout declares them (pyproject.toml)
+TGFAST_DEPENDENCIES = [r for r in requires("tgfast") or [] if "extra ==" not in r]
 # pytest's "E   SomeError: ..." lines; the last one is what was raised
 # --supply-missing: what tgfast lacks that aiogram-dialog needs at import (diagnostic only)
 SUPPLY_MISSING = """
@@ -76,22 +81,24 @@ def fetch_sdist(release: str) -> Path:
 
 
 def scratch_venv() -> Path:
-    """The venv the suite runs in (made once): aiogram, the library's deps, this tgfast."""
+    """The venv the suite runs in (made once, its requirements checked every run): aiogram,
+    the library's dependencies and tgfast's, this checkout's tgfast."""
     venv = SCRATCH / "venv"
     python = venv / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS, *TGFAST_DEPENDENCIES],
-            check=True,
-        )
-        purelib = subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        (Path(purelib) / "tgfast_checkout.pth").write_text(f"{ROOT}\n")
+    # every run: a dependency tgfast has added since the venv was made is installed
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", *REQUIREMENTS, *TGFAST_DEPENDENCIES],
+        check=True,
+    )
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (Path(purelib) / "tgfast_checkout.pth").write_text(f"{ROOT}\n")
     return python
 
 

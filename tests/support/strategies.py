@@ -34,7 +34,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from tgfast.defaults import DEFAULT
+from tgfast.defaults import Default
 from tgfast.types import _types
 from tgfast.types.base import TelegramObject, UnionRule, split_alternatives
 
@@ -137,7 +137,7 @@ def _init_defaults(cls: type) -> dict[str, Any]:
         for p in inspect.signature(cls.__init__).parameters.values()
         if p.default is not inspect.Parameter.empty
         and p.default is not None
-        and p.default is not DEFAULT  # left to the bot's defaults: an ordinary optional
+        and type(p.default) is not Default  # left to the bot's defaults: an ordinary optional
     }
 
 
@@ -243,7 +243,7 @@ def _object(
         obj = cls(**req_kw, **opt_kw)
         obj._extra = extra
         for attr in cls.__tg_defaults__:  # the decoded form: an absent field is None
-            if getattr(obj, attr) is DEFAULT:
+            if type(getattr(obj, attr)) is Default:
                 setattr(obj, attr, None)
         return obj
 

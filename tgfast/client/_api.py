@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..defaults import DEFAULT, Default, DefaultBotProperties
+from ..defaults import Default, DefaultBotProperties
 from ..methods.base import Returns
 
 if TYPE_CHECKING:
@@ -285,12 +285,12 @@ class BotAPI:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -363,25 +363,25 @@ class BotAPI:
             params['direct_messages_topic_id'] = direct_messages_topic_id
         if ephemeral_message_parameters is not None:
             params['ephemeral_message_parameters'] = ephemeral_message_parameters
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if entities is not None:
             params['entities'] = entities
-        if link_preview_options is DEFAULT:
+        if link_preview_options.__class__ is Default:
             link_preview_options = self.defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -414,8 +414,8 @@ class BotAPI:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         video_start_timestamp: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         request_timeout: float | None = None,
@@ -453,11 +453,11 @@ class BotAPI:
             params['direct_messages_topic_id'] = direct_messages_topic_id
         if video_start_timestamp is not None:
             params['video_start_timestamp'] = video_start_timestamp
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -475,8 +475,8 @@ class BotAPI:
         *,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         request_timeout: float | None = None,
     ) -> list[MessageId]:
         """Use this method to forward multiple messages of any kind. If some of the specified messages
@@ -509,11 +509,11 @@ class BotAPI:
             params['message_thread_id'] = message_thread_id
         if direct_messages_topic_id is not None:
             params['direct_messages_topic_id'] = direct_messages_topic_id
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -529,12 +529,12 @@ class BotAPI:
         direct_messages_topic_id: int | None = None,
         video_start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -602,25 +602,25 @@ class BotAPI:
             params['video_start_timestamp'] = video_start_timestamp
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -646,8 +646,8 @@ class BotAPI:
         *,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         remove_caption: bool | None = None,
         request_timeout: float | None = None,
     ) -> list[MessageId]:
@@ -684,11 +684,11 @@ class BotAPI:
             params['message_thread_id'] = message_thread_id
         if direct_messages_topic_id is not None:
             params['direct_messages_topic_id'] = direct_messages_topic_id
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -706,13 +706,13 @@ class BotAPI:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -793,27 +793,27 @@ class BotAPI:
             params['ephemeral_message_parameters'] = ephemeral_message_parameters
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if has_spoiler is not None:
             params['has_spoiler'] = has_spoiler
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -846,13 +846,13 @@ class BotAPI:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -931,27 +931,27 @@ class BotAPI:
             params['ephemeral_message_parameters'] = ephemeral_message_parameters
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if has_spoiler is not None:
             params['has_spoiler'] = has_spoiler
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -979,15 +979,15 @@ class BotAPI:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1077,7 +1077,7 @@ class BotAPI:
             params['ephemeral_message_parameters'] = ephemeral_message_parameters
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -1091,15 +1091,15 @@ class BotAPI:
             params['title'] = title
         if thumbnail is not None:
             params['thumbnail'] = thumbnail
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1132,12 +1132,12 @@ class BotAPI:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1226,7 +1226,7 @@ class BotAPI:
             params['thumbnail'] = thumbnail
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -1234,15 +1234,15 @@ class BotAPI:
             params['caption_entities'] = caption_entities
         if disable_content_type_detection is not None:
             params['disable_content_type_detection'] = disable_content_type_detection
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1280,14 +1280,14 @@ class BotAPI:
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1397,13 +1397,13 @@ class BotAPI:
             params['start_timestamp'] = start_timestamp
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
@@ -1411,15 +1411,15 @@ class BotAPI:
             params['has_spoiler'] = has_spoiler
         if supports_streaming is not None:
             params['supports_streaming'] = supports_streaming
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1455,13 +1455,13 @@ class BotAPI:
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1561,27 +1561,27 @@ class BotAPI:
             params['thumbnail'] = thumbnail
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if has_spoiler is not None:
             params['has_spoiler'] = has_spoiler
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1613,12 +1613,12 @@ class BotAPI:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1698,7 +1698,7 @@ class BotAPI:
             params['ephemeral_message_parameters'] = ephemeral_message_parameters
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -1706,15 +1706,15 @@ class BotAPI:
             params['caption_entities'] = caption_entities
         if duration is not None:
             params['duration'] = duration
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1748,9 +1748,9 @@ class BotAPI:
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1835,15 +1835,15 @@ class BotAPI:
             params['length'] = length
         if thumbnail is not None:
             params['thumbnail'] = thumbnail
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1876,12 +1876,12 @@ class BotAPI:
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -1941,25 +1941,25 @@ class BotAPI:
             params['payload'] = payload
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1979,9 +1979,9 @@ class BotAPI:
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_to_message_id: int | None = None,
@@ -2027,15 +2027,15 @@ class BotAPI:
             params['message_thread_id'] = message_thread_id
         if direct_messages_topic_id is not None:
             params['direct_messages_topic_id'] = direct_messages_topic_id
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2063,9 +2063,9 @@ class BotAPI:
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2149,15 +2149,15 @@ class BotAPI:
             params['heading'] = heading
         if proximity_alert_radius is not None:
             params['proximity_alert_radius'] = proximity_alert_radius
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2195,9 +2195,9 @@ class BotAPI:
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2279,15 +2279,15 @@ class BotAPI:
             params['google_place_id'] = google_place_id
         if google_place_type is not None:
             params['google_place_type'] = google_place_type
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2321,9 +2321,9 @@ class BotAPI:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2395,15 +2395,15 @@ class BotAPI:
             params['last_name'] = last_name
         if vcard is not None:
             params['vcard'] = vcard
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2433,7 +2433,7 @@ class BotAPI:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -2446,19 +2446,19 @@ class BotAPI:
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -2552,7 +2552,7 @@ class BotAPI:
             params['business_connection_id'] = business_connection_id
         if message_thread_id is not None:
             params['message_thread_id'] = message_thread_id
-        if question_parse_mode is DEFAULT:
+        if question_parse_mode.__class__ is Default:
             question_parse_mode = self.defaults.parse_mode
         if question_parse_mode is not None:
             params['question_parse_mode'] = question_parse_mode
@@ -2580,7 +2580,7 @@ class BotAPI:
             params['correct_option_ids'] = correct_option_ids
         if explanation is not None:
             params['explanation'] = explanation
-        if explanation_parse_mode is DEFAULT:
+        if explanation_parse_mode.__class__ is Default:
             explanation_parse_mode = self.defaults.parse_mode
         if explanation_parse_mode is not None:
             params['explanation_parse_mode'] = explanation_parse_mode
@@ -2596,7 +2596,7 @@ class BotAPI:
             params['is_closed'] = is_closed
         if description is not None:
             params['description'] = description
-        if description_parse_mode is DEFAULT:
+        if description_parse_mode.__class__ is Default:
             description_parse_mode = self.defaults.parse_mode
         if description_parse_mode is not None:
             params['description_parse_mode'] = description_parse_mode
@@ -2604,15 +2604,15 @@ class BotAPI:
             params['description_entities'] = description_entities
         if media is not None:
             params['media'] = media
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2636,8 +2636,8 @@ class BotAPI:
         chat_id: int | str,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
@@ -2663,11 +2663,11 @@ class BotAPI:
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'chat_id': chat_id, 'checklist': checklist}
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -2687,9 +2687,9 @@ class BotAPI:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2747,15 +2747,15 @@ class BotAPI:
             params['direct_messages_topic_id'] = direct_messages_topic_id
         if emoji is not None:
             params['emoji'] = emoji
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2780,7 +2780,7 @@ class BotAPI:
         *,
         message_thread_id: int | None = None,
         text: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
         can_stop: bool | None = None,
         keep_on_stop: bool | None = None,
@@ -2817,7 +2817,7 @@ class BotAPI:
             params['message_thread_id'] = message_thread_id
         if text is not None:
             params['text'] = text
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -3714,7 +3714,7 @@ class BotAPI:
         message_id: int,
         *,
         business_connection_id: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
         request_timeout: float | None = None,
     ) -> bool:
         """Use this method to add a message to the list of pinned messages in a chat. In private chats
@@ -3738,7 +3738,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'message_id': message_id}
         if business_connection_id is not None:
             params['business_connection_id'] = business_connection_id
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
@@ -4820,7 +4820,7 @@ class BotAPI:
         chat_id: int | str | None = None,
         pay_for_upgrade: bool | None = None,
         text: str | None = None,
-        text_parse_mode: str | Default | None = DEFAULT,
+        text_parse_mode: str | Default | None = Default('parse_mode'),
         text_entities: list[MessageEntity] | None = None,
         request_timeout: float | None = None,
     ) -> bool:
@@ -4856,7 +4856,7 @@ class BotAPI:
             params['pay_for_upgrade'] = pay_for_upgrade
         if text is not None:
             params['text'] = text
-        if text_parse_mode is DEFAULT:
+        if text_parse_mode.__class__ is Default:
             text_parse_mode = self.defaults.parse_mode
         if text_parse_mode is not None:
             params['text_parse_mode'] = text_parse_mode
@@ -4871,7 +4871,7 @@ class BotAPI:
         star_count: int,
         *,
         text: str | None = None,
-        text_parse_mode: str | Default | None = DEFAULT,
+        text_parse_mode: str | Default | None = Default('parse_mode'),
         text_entities: list[MessageEntity] | None = None,
         request_timeout: float | None = None,
     ) -> bool:
@@ -4900,7 +4900,7 @@ class BotAPI:
         params: dict[str, Any] = {'user_id': user_id, 'month_count': month_count, 'star_count': star_count}
         if text is not None:
             params['text'] = text
-        if text_parse_mode is DEFAULT:
+        if text_parse_mode.__class__ is Default:
             text_parse_mode = self.defaults.parse_mode
         if text_parse_mode is not None:
             params['text_parse_mode'] = text_parse_mode
@@ -5508,11 +5508,11 @@ class BotAPI:
         active_period: int,
         *,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         areas: list[StoryArea] | None = None,
         post_to_chat_page: bool | None = None,
-        protect_content: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = Default('protect_content'),
         request_timeout: float | None = None,
     ) -> Story:
         """Posts a story on behalf of a managed business account. Requires the can_manage_stories
@@ -5539,7 +5539,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'content': content, 'active_period': active_period}
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -5549,7 +5549,7 @@ class BotAPI:
             params['areas'] = areas
         if post_to_chat_page is not None:
             params['post_to_chat_page'] = post_to_chat_page
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -5563,7 +5563,7 @@ class BotAPI:
         active_period: int,
         *,
         post_to_chat_page: bool | None = None,
-        protect_content: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = Default('protect_content'),
         request_timeout: float | None = None,
     ) -> Story:
         """Reposts a story on behalf of a business account from another business account. Both
@@ -5588,7 +5588,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'from_chat_id': from_chat_id, 'from_story_id': from_story_id, 'active_period': active_period}
         if post_to_chat_page is not None:
             params['post_to_chat_page'] = post_to_chat_page
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -5601,7 +5601,7 @@ class BotAPI:
         content: InputStoryContent,
         *,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         areas: list[StoryArea] | None = None,
         request_timeout: float | None = None,
@@ -5626,7 +5626,7 @@ class BotAPI:
         params: dict[str, Any] = {'business_connection_id': business_connection_id, 'story_id': story_id, 'content': content}
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -5742,9 +5742,9 @@ class BotAPI:
         chat_id: int | str | None = None,
         message_id: int | None = None,
         inline_message_id: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         disable_web_page_preview: bool | None = None,
@@ -5793,13 +5793,13 @@ class BotAPI:
             params['inline_message_id'] = inline_message_id
         if text is not None:
             params['text'] = text
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if entities is not None:
             params['entities'] = entities
-        if link_preview_options is DEFAULT:
+        if link_preview_options.__class__ is Default:
             link_preview_options = self.defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
@@ -5819,9 +5819,9 @@ class BotAPI:
         message_id: int | None = None,
         inline_message_id: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         request_timeout: float | None = None,
     ) -> Message | bool:
@@ -5863,13 +5863,13 @@ class BotAPI:
             params['inline_message_id'] = inline_message_id
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
@@ -6149,10 +6149,10 @@ class BotAPI:
         ephemeral_message_id: int,
         *,
         text: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
         rich_message: InputRichMessage | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         reply_markup: InlineKeyboardMarkup | None = None,
         request_timeout: float | None = None,
     ) -> bool:
@@ -6181,7 +6181,7 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'receiver_user_id': receiver_user_id, 'ephemeral_message_id': ephemeral_message_id}
         if text is not None:
             params['text'] = text
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -6189,7 +6189,7 @@ class BotAPI:
             params['entities'] = entities
         if rich_message is not None:
             params['rich_message'] = rich_message
-        if link_preview_options is DEFAULT:
+        if link_preview_options.__class__ is Default:
             link_preview_options = self.defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
@@ -6234,9 +6234,9 @@ class BotAPI:
         ephemeral_message_id: int,
         *,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         request_timeout: float | None = None,
     ) -> bool:
@@ -6264,13 +6264,13 @@ class BotAPI:
         params: dict[str, Any] = {'chat_id': chat_id, 'receiver_user_id': receiver_user_id, 'ephemeral_message_id': ephemeral_message_id}
         if caption is not None:
             params['caption'] = caption
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = self.defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if caption_entities is not None:
             params['caption_entities'] = caption_entities
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = self.defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
@@ -6521,9 +6521,9 @@ class BotAPI:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -6597,15 +6597,15 @@ class BotAPI:
             params['ephemeral_message_parameters'] = ephemeral_message_parameters
         if emoji is not None:
             params['emoji'] = emoji
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -6994,9 +6994,9 @@ class BotAPI:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -7049,15 +7049,15 @@ class BotAPI:
             params['direct_messages_topic_id'] = direct_messages_topic_id
         if ephemeral_message_parameters is not None:
             params['ephemeral_message_parameters'] = ephemeral_message_parameters
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -7194,9 +7194,9 @@ class BotAPI:
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -7323,15 +7323,15 @@ class BotAPI:
             params['send_email_to_provider'] = send_email_to_provider
         if is_flexible is not None:
             params['is_flexible'] = is_flexible
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -7653,9 +7653,9 @@ class BotAPI:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
@@ -7701,15 +7701,15 @@ class BotAPI:
             params['business_connection_id'] = business_connection_id
         if message_thread_id is not None:
             params['message_thread_id'] = message_thread_id
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = self.defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = self.defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = self.defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..defaults import DEFAULT, Default, DefaultBotProperties
+from ..defaults import Default, DefaultBotProperties
 from .base import TelegramMethod
 
 if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this
@@ -236,12 +236,13 @@ class GetUpdates(TelegramMethod["list[Update]"]):
         limit: int | None = None,
         timeout: int | None = None,
         allowed_updates: list[str] | None = None,
+        **extra: Any,
     ) -> None:
         self.offset = offset
         self.limit = limit
         self.timeout = timeout
         self.allowed_updates = allowed_updates
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -255,6 +256,8 @@ class GetUpdates(TelegramMethod["list[Update]"]):
             params['timeout'] = self.timeout
         if self.allowed_updates is not None:
             params['allowed_updates'] = self.allowed_updates
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -312,6 +315,7 @@ class SetWebhook(TelegramMethod["bool"]):
         allowed_updates: list[str] | None = None,
         drop_pending_updates: bool | None = None,
         secret_token: str | None = None,
+        **extra: Any,
     ) -> None:
         self.url = url
         self.certificate = certificate
@@ -320,7 +324,7 @@ class SetWebhook(TelegramMethod["bool"]):
         self.allowed_updates = allowed_updates
         self.drop_pending_updates = drop_pending_updates
         self.secret_token = secret_token
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -338,6 +342,8 @@ class SetWebhook(TelegramMethod["bool"]):
             params['drop_pending_updates'] = self.drop_pending_updates
         if self.secret_token is not None:
             params['secret_token'] = self.secret_token
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -364,9 +370,10 @@ class DeleteWebhook(TelegramMethod["bool"]):
         self,
         *,
         drop_pending_updates: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.drop_pending_updates = drop_pending_updates
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -374,6 +381,8 @@ class DeleteWebhook(TelegramMethod["bool"]):
         params: dict[str, Any] = {}
         if self.drop_pending_updates is not None:
             params['drop_pending_updates'] = self.drop_pending_updates
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -392,13 +401,18 @@ class GetWebhookInfo(TelegramMethod["WebhookInfo"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -416,13 +430,18 @@ class GetMe(TelegramMethod["User"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -443,13 +462,18 @@ class LogOut(TelegramMethod["bool"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -469,13 +493,18 @@ class Close(TelegramMethod["bool"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -567,12 +596,12 @@ class SendMessage(TelegramMethod["Message"]):
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -582,6 +611,7 @@ class SendMessage(TelegramMethod["Message"]):
         disable_web_page_preview: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -604,7 +634,7 @@ class SendMessage(TelegramMethod["Message"]):
         self.disable_web_page_preview = disable_web_page_preview
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -619,29 +649,29 @@ class SendMessage(TelegramMethod["Message"]):
         if self.ephemeral_message_parameters is not None:
             params['ephemeral_message_parameters'] = self.ephemeral_message_parameters
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.entities is not None:
             params['entities'] = self.entities
         link_preview_options = self.link_preview_options
-        if link_preview_options is DEFAULT:
+        if link_preview_options.__class__ is Default:
             link_preview_options = None if defaults is None else defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -663,6 +693,8 @@ class SendMessage(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -722,10 +754,11 @@ class ForwardMessage(TelegramMethod["Message"]):
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         video_start_timestamp: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -737,7 +770,7 @@ class ForwardMessage(TelegramMethod["Message"]):
         self.message_effect_id = message_effect_id
         self.suggested_post_parameters = suggested_post_parameters
         self.message_id = message_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -750,12 +783,12 @@ class ForwardMessage(TelegramMethod["Message"]):
         if self.video_start_timestamp is not None:
             params['video_start_timestamp'] = self.video_start_timestamp
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -763,6 +796,8 @@ class ForwardMessage(TelegramMethod["Message"]):
             params['message_effect_id'] = self.message_effect_id
         if self.suggested_post_parameters is not None:
             params['suggested_post_parameters'] = self.suggested_post_parameters
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -814,8 +849,9 @@ class ForwardMessages(TelegramMethod["list[MessageId]"]):
         message_ids: list[int],
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -824,7 +860,7 @@ class ForwardMessages(TelegramMethod["list[MessageId]"]):
         self.message_ids = message_ids
         self.disable_notification = disable_notification
         self.protect_content = protect_content
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -835,15 +871,17 @@ class ForwardMessages(TelegramMethod["list[MessageId]"]):
         if self.direct_messages_topic_id is not None:
             params['direct_messages_topic_id'] = self.direct_messages_topic_id
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -934,18 +972,19 @@ class CopyMessage(TelegramMethod["MessageId"]):
         direct_messages_topic_id: int | None = None,
         video_start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -966,7 +1005,7 @@ class CopyMessage(TelegramMethod["MessageId"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -981,29 +1020,29 @@ class CopyMessage(TelegramMethod["MessageId"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1019,6 +1058,8 @@ class CopyMessage(TelegramMethod["MessageId"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -1076,9 +1117,10 @@ class CopyMessages(TelegramMethod["list[MessageId]"]):
         message_ids: list[int],
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         remove_caption: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -1088,7 +1130,7 @@ class CopyMessages(TelegramMethod["list[MessageId]"]):
         self.disable_notification = disable_notification
         self.protect_content = protect_content
         self.remove_caption = remove_caption
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1099,17 +1141,19 @@ class CopyMessages(TelegramMethod["list[MessageId]"]):
         if self.direct_messages_topic_id is not None:
             params['direct_messages_topic_id'] = self.direct_messages_topic_id
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         if self.remove_caption is not None:
             params['remove_caption'] = self.remove_caption
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -1205,13 +1249,13 @@ class SendPhoto(TelegramMethod["Message"]):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1220,6 +1264,7 @@ class SendPhoto(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1243,7 +1288,7 @@ class SendPhoto(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1260,31 +1305,31 @@ class SendPhoto(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if self.has_spoiler is not None:
             params['has_spoiler'] = self.has_spoiler
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1304,6 +1349,8 @@ class SendPhoto(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -1397,19 +1444,20 @@ class SendLivePhoto(TelegramMethod["Message"]):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1432,7 +1480,7 @@ class SendLivePhoto(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1449,31 +1497,31 @@ class SendLivePhoto(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if self.has_spoiler is not None:
             params['has_spoiler'] = self.has_spoiler
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1489,6 +1537,8 @@ class SendLivePhoto(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -1595,15 +1645,15 @@ class SendAudio(TelegramMethod["Message"]):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1612,6 +1662,7 @@ class SendAudio(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1637,7 +1688,7 @@ class SendAudio(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1654,7 +1705,7 @@ class SendAudio(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -1669,17 +1720,17 @@ class SendAudio(TelegramMethod["Message"]):
         if self.thumbnail is not None:
             params['thumbnail'] = self.thumbnail
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1699,6 +1750,8 @@ class SendAudio(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -1797,12 +1850,12 @@ class SendDocument(TelegramMethod["Message"]):
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1811,6 +1864,7 @@ class SendDocument(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -1834,7 +1888,7 @@ class SendDocument(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1853,7 +1907,7 @@ class SendDocument(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -1862,17 +1916,17 @@ class SendDocument(TelegramMethod["Message"]):
         if self.disable_content_type_detection is not None:
             params['disable_content_type_detection'] = self.disable_content_type_detection
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -1892,6 +1946,8 @@ class SendDocument(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -2016,14 +2072,14 @@ class SendVideo(TelegramMethod["Message"]):
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2032,6 +2088,7 @@ class SendVideo(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2062,7 +2119,7 @@ class SendVideo(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2091,14 +2148,14 @@ class SendVideo(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
@@ -2107,17 +2164,17 @@ class SendVideo(TelegramMethod["Message"]):
         if self.supports_streaming is not None:
             params['supports_streaming'] = self.supports_streaming
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2137,6 +2194,8 @@ class SendVideo(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -2250,13 +2309,13 @@ class SendAnimation(TelegramMethod["Message"]):
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2265,6 +2324,7 @@ class SendAnimation(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2292,7 +2352,7 @@ class SendAnimation(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2317,31 +2377,31 @@ class SendAnimation(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if self.has_spoiler is not None:
             params['has_spoiler'] = self.has_spoiler
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2361,6 +2421,8 @@ class SendAnimation(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -2457,12 +2519,12 @@ class SendVoice(TelegramMethod["Message"]):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2471,6 +2533,7 @@ class SendVoice(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2493,7 +2556,7 @@ class SendVoice(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2510,7 +2573,7 @@ class SendVoice(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -2519,17 +2582,17 @@ class SendVoice(TelegramMethod["Message"]):
         if self.duration is not None:
             params['duration'] = self.duration
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2549,6 +2612,8 @@ class SendVoice(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -2641,9 +2706,9 @@ class SendVideoNote(TelegramMethod["Message"]):
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -2652,6 +2717,7 @@ class SendVideoNote(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2673,7 +2739,7 @@ class SendVideoNote(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2694,17 +2760,17 @@ class SendVideoNote(TelegramMethod["Message"]):
         if self.thumbnail is not None:
             params['thumbnail'] = self.thumbnail
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2724,6 +2790,8 @@ class SendVideoNote(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -2805,15 +2873,16 @@ class SendPaidMedia(TelegramMethod["Message"]):
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2832,7 +2901,7 @@ class SendPaidMedia(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2849,29 +2918,29 @@ class SendPaidMedia(TelegramMethod["Message"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -2881,6 +2950,8 @@ class SendPaidMedia(TelegramMethod["Message"]):
             params['reply_parameters'] = self.reply_parameters
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -2946,13 +3017,14 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -2966,7 +3038,7 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         self.reply_parameters = reply_parameters
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2979,17 +3051,17 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         if self.direct_messages_topic_id is not None:
             params['direct_messages_topic_id'] = self.direct_messages_topic_id
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -3001,6 +3073,8 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -3100,9 +3174,9 @@ class SendLocation(TelegramMethod["Message"]):
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -3111,6 +3185,7 @@ class SendLocation(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -3134,7 +3209,7 @@ class SendLocation(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3157,17 +3232,17 @@ class SendLocation(TelegramMethod["Message"]):
         if self.proximity_alert_radius is not None:
             params['proximity_alert_radius'] = self.proximity_alert_radius
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -3187,6 +3262,8 @@ class SendLocation(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -3294,9 +3371,9 @@ class SendVenue(TelegramMethod["Message"]):
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -3305,6 +3382,7 @@ class SendVenue(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -3330,7 +3408,7 @@ class SendVenue(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3353,17 +3431,17 @@ class SendVenue(TelegramMethod["Message"]):
         if self.google_place_type is not None:
             params['google_place_type'] = self.google_place_type
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -3383,6 +3461,8 @@ class SendVenue(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -3474,9 +3554,9 @@ class SendContact(TelegramMethod["Message"]):
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -3485,6 +3565,7 @@ class SendContact(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -3506,7 +3587,7 @@ class SendContact(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3525,17 +3606,17 @@ class SendContact(TelegramMethod["Message"]):
         if self.vcard is not None:
             params['vcard'] = self.vcard
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -3555,6 +3636,8 @@ class SendContact(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -3693,7 +3776,7 @@ class SendPoll(TelegramMethod["Message"]):
         options: list[InputPollOption],
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -3706,25 +3789,26 @@ class SendPoll(TelegramMethod["Message"]):
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -3763,7 +3847,7 @@ class SendPoll(TelegramMethod["Message"]):
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
         self.correct_option_id = correct_option_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3774,7 +3858,7 @@ class SendPoll(TelegramMethod["Message"]):
         if self.message_thread_id is not None:
             params['message_thread_id'] = self.message_thread_id
         question_parse_mode = self.question_parse_mode
-        if question_parse_mode is DEFAULT:
+        if question_parse_mode.__class__ is Default:
             question_parse_mode = None if defaults is None else defaults.parse_mode
         if question_parse_mode is not None:
             params['question_parse_mode'] = question_parse_mode
@@ -3803,7 +3887,7 @@ class SendPoll(TelegramMethod["Message"]):
         if self.explanation is not None:
             params['explanation'] = self.explanation
         explanation_parse_mode = self.explanation_parse_mode
-        if explanation_parse_mode is DEFAULT:
+        if explanation_parse_mode.__class__ is Default:
             explanation_parse_mode = None if defaults is None else defaults.parse_mode
         if explanation_parse_mode is not None:
             params['explanation_parse_mode'] = explanation_parse_mode
@@ -3820,7 +3904,7 @@ class SendPoll(TelegramMethod["Message"]):
         if self.description is not None:
             params['description'] = self.description
         description_parse_mode = self.description_parse_mode
-        if description_parse_mode is DEFAULT:
+        if description_parse_mode.__class__ is Default:
             description_parse_mode = None if defaults is None else defaults.parse_mode
         if description_parse_mode is not None:
             params['description_parse_mode'] = description_parse_mode
@@ -3829,17 +3913,17 @@ class SendPoll(TelegramMethod["Message"]):
         if self.media is not None:
             params['media'] = self.media
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -3855,6 +3939,8 @@ class SendPoll(TelegramMethod["Message"]):
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
         if self.correct_option_id is not None:
             params['correct_option_id'] = self.correct_option_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -3905,11 +3991,12 @@ class SendChecklist(TelegramMethod["Message"]):
         business_connection_id: str,
         chat_id: int | str,
         checklist: InputChecklist,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -3919,19 +4006,19 @@ class SendChecklist(TelegramMethod["Message"]):
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'checklist': self.checklist}
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
@@ -3941,6 +4028,8 @@ class SendChecklist(TelegramMethod["Message"]):
             params['reply_parameters'] = self.reply_parameters
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4011,15 +4100,16 @@ class SendDice(TelegramMethod["Message"]):
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -4035,7 +4125,7 @@ class SendDice(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4050,17 +4140,17 @@ class SendDice(TelegramMethod["Message"]):
         if self.emoji is not None:
             params['emoji'] = self.emoji
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -4076,6 +4166,8 @@ class SendDice(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4129,10 +4221,11 @@ class SendMessageDraft(TelegramMethod["bool"]):
         draft_id: int,
         message_thread_id: int | None = None,
         text: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
         can_stop: bool | None = None,
         keep_on_stop: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -4142,7 +4235,7 @@ class SendMessageDraft(TelegramMethod["bool"]):
         self.entities = entities
         self.can_stop = can_stop
         self.keep_on_stop = keep_on_stop
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4153,7 +4246,7 @@ class SendMessageDraft(TelegramMethod["bool"]):
         if self.text is not None:
             params['text'] = self.text
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -4163,6 +4256,8 @@ class SendMessageDraft(TelegramMethod["bool"]):
             params['can_stop'] = self.can_stop
         if self.keep_on_stop is not None:
             params['keep_on_stop'] = self.keep_on_stop
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4205,12 +4300,13 @@ class SendChatAction(TelegramMethod["bool"]):
         action: str,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self.action = action
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4220,6 +4316,8 @@ class SendChatAction(TelegramMethod["bool"]):
             params['business_connection_id'] = self.business_connection_id
         if self.message_thread_id is not None:
             params['message_thread_id'] = self.message_thread_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4260,12 +4358,13 @@ class SetMessageReaction(TelegramMethod["bool"]):
         message_id: int,
         reaction: list[ReactionType] | None = None,
         is_big: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_id = message_id
         self.reaction = reaction
         self.is_big = is_big
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4275,6 +4374,8 @@ class SetMessageReaction(TelegramMethod["bool"]):
             params['reaction'] = self.reaction
         if self.is_big is not None:
             params['is_big'] = self.is_big
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4309,11 +4410,12 @@ class GetUserProfilePhotos(TelegramMethod["UserProfilePhotos"]):
         user_id: int,
         offset: int | None = None,
         limit: int | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.offset = offset
         self.limit = limit
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4323,6 +4425,8 @@ class GetUserProfilePhotos(TelegramMethod["UserProfilePhotos"]):
             params['offset'] = self.offset
         if self.limit is not None:
             params['limit'] = self.limit
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4356,11 +4460,12 @@ class GetUserProfileAudios(TelegramMethod["UserProfileAudios"]):
         user_id: int,
         offset: int | None = None,
         limit: int | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.offset = offset
         self.limit = limit
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4370,6 +4475,8 @@ class GetUserProfileAudios(TelegramMethod["UserProfileAudios"]):
             params['offset'] = self.offset
         if self.limit is not None:
             params['limit'] = self.limit
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4404,11 +4511,12 @@ class SetUserEmojiStatus(TelegramMethod["bool"]):
         user_id: int,
         emoji_status_custom_emoji_id: str | None = None,
         emoji_status_expiration_date: datetime | timedelta | int | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.emoji_status_custom_emoji_id = emoji_status_custom_emoji_id
         self.emoji_status_expiration_date = emoji_status_expiration_date
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4418,6 +4526,8 @@ class SetUserEmojiStatus(TelegramMethod["bool"]):
             params['emoji_status_custom_emoji_id'] = self.emoji_status_custom_emoji_id
         if self.emoji_status_expiration_date is not None:
             params['emoji_status_expiration_date'] = self.emoji_status_expiration_date
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4451,14 +4561,17 @@ class GetFile(TelegramMethod["File"]):
         self,
         *,
         file_id: str,
+        **extra: Any,
     ) -> None:
         self.file_id = file_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'file_id': self.file_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4499,12 +4612,13 @@ class BanChatMember(TelegramMethod["bool"]):
         user_id: int,
         until_date: datetime | timedelta | int | None = None,
         revoke_messages: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
         self.until_date = until_date
         self.revoke_messages = revoke_messages
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4514,6 +4628,8 @@ class BanChatMember(TelegramMethod["bool"]):
             params['until_date'] = self.until_date
         if self.revoke_messages is not None:
             params['revoke_messages'] = self.revoke_messages
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4552,11 +4668,12 @@ class UnbanChatMember(TelegramMethod["bool"]):
         chat_id: int | str,
         user_id: int,
         only_if_banned: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
         self.only_if_banned = only_if_banned
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4564,6 +4681,8 @@ class UnbanChatMember(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
         if self.only_if_banned is not None:
             params['only_if_banned'] = self.only_if_banned
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4607,13 +4726,14 @@ class RestrictChatMember(TelegramMethod["bool"]):
         permissions: ChatPermissions,
         use_independent_chat_permissions: bool | None = None,
         until_date: datetime | timedelta | int | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
         self.permissions = permissions
         self.use_independent_chat_permissions = use_independent_chat_permissions
         self.until_date = until_date
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4623,6 +4743,8 @@ class RestrictChatMember(TelegramMethod["bool"]):
             params['use_independent_chat_permissions'] = self.use_independent_chat_permissions
         if self.until_date is not None:
             params['until_date'] = self.until_date
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4726,6 +4848,7 @@ class PromoteChatMember(TelegramMethod["bool"]):
         can_manage_direct_messages: bool | None = None,
         can_manage_tags: bool | None = None,
         can_send_welcome_messages: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
@@ -4747,7 +4870,7 @@ class PromoteChatMember(TelegramMethod["bool"]):
         self.can_manage_direct_messages = can_manage_direct_messages
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4789,6 +4912,8 @@ class PromoteChatMember(TelegramMethod["bool"]):
             params['can_manage_tags'] = self.can_manage_tags
         if self.can_send_welcome_messages is not None:
             params['can_send_welcome_messages'] = self.can_send_welcome_messages
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4823,16 +4948,19 @@ class SetChatAdministratorCustomTitle(TelegramMethod["bool"]):
         chat_id: int | str,
         user_id: int,
         custom_title: str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
         self.custom_title = custom_title
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id, 'custom_title': self.custom_title}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4868,11 +4996,12 @@ class SetChatMemberTag(TelegramMethod["bool"]):
         chat_id: int | str,
         user_id: int,
         tag: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
         self.tag = tag
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4880,6 +5009,8 @@ class SetChatMemberTag(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
         if self.tag is not None:
             params['tag'] = self.tag
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4912,15 +5043,18 @@ class BanChatSenderChat(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         sender_chat_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'sender_chat_id': self.sender_chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4952,15 +5086,18 @@ class UnbanChatSenderChat(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         sender_chat_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'sender_chat_id': self.sender_chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -4996,11 +5133,12 @@ class SetChatPermissions(TelegramMethod["bool"]):
         chat_id: int | str,
         permissions: ChatPermissions,
         use_independent_chat_permissions: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.permissions = permissions
         self.use_independent_chat_permissions = use_independent_chat_permissions
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5008,6 +5146,8 @@ class SetChatPermissions(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'permissions': self.permissions}
         if self.use_independent_chat_permissions is not None:
             params['use_independent_chat_permissions'] = self.use_independent_chat_permissions
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5035,14 +5175,17 @@ class ExportChatInviteLink(TelegramMethod["str"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5087,13 +5230,14 @@ class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
         expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.name = name
         self.expire_date = expire_date
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5107,6 +5251,8 @@ class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
             params['member_limit'] = self.member_limit
         if self.creates_join_request is not None:
             params['creates_join_request'] = self.creates_join_request
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5154,6 +5300,7 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
         expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.invite_link = invite_link
@@ -5161,7 +5308,7 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
         self.expire_date = expire_date
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5175,6 +5322,8 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
             params['member_limit'] = self.member_limit
         if self.creates_join_request is not None:
             params['creates_join_request'] = self.creates_join_request
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5215,12 +5364,13 @@ class CreateChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         subscription_period: int,
         subscription_price: int,
         name: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.name = name
         self.subscription_period = subscription_period
         self.subscription_price = subscription_price
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5228,6 +5378,8 @@ class CreateChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'subscription_period': self.subscription_period, 'subscription_price': self.subscription_price}
         if self.name is not None:
             params['name'] = self.name
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5263,11 +5415,12 @@ class EditChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         chat_id: int | str,
         invite_link: str,
         name: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.invite_link = invite_link
         self.name = name
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5275,6 +5428,8 @@ class EditChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
         if self.name is not None:
             params['name'] = self.name
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5307,15 +5462,18 @@ class RevokeChatInviteLink(TelegramMethod["ChatInviteLink"]):
         *,
         chat_id: int | str,
         invite_link: str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.invite_link = invite_link
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'invite_link': self.invite_link}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5347,15 +5505,18 @@ class ApproveChatJoinRequest(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5387,15 +5548,18 @@ class DeclineChatJoinRequest(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5425,15 +5589,18 @@ class AnswerChatJoinRequestQuery(TelegramMethod["bool"]):
         *,
         chat_join_request_query_id: str,
         result: str,
+        **extra: Any,
     ) -> None:
         self.chat_join_request_query_id = chat_join_request_query_id
         self.result = result
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_join_request_query_id': self.chat_join_request_query_id, 'result': self.result}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5465,15 +5632,18 @@ class SendChatJoinRequestWebApp(TelegramMethod["bool"]):
         *,
         chat_join_request_query_id: str,
         web_app_url: str,
+        **extra: Any,
     ) -> None:
         self.chat_join_request_query_id = chat_join_request_query_id
         self.web_app_url = web_app_url
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_join_request_query_id': self.chat_join_request_query_id, 'web_app_url': self.web_app_url}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5505,15 +5675,18 @@ class SetChatPhoto(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         photo: InputFile | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'photo': self.photo}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5541,14 +5714,17 @@ class DeleteChatPhoto(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5580,15 +5756,18 @@ class SetChatTitle(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         title: str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.title = title
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'title': self.title}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5620,10 +5799,11 @@ class SetChatDescription(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         description: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.description = description
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5631,6 +5811,8 @@ class SetChatDescription(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id}
         if self.description is not None:
             params['description'] = self.description
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5671,13 +5853,14 @@ class PinChatMessage(TelegramMethod["bool"]):
         chat_id: int | str,
         message_id: int,
         business_connection_id: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
         self.disable_notification = disable_notification
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5686,10 +5869,12 @@ class PinChatMessage(TelegramMethod["bool"]):
         if self.business_connection_id is not None:
             params['business_connection_id'] = self.business_connection_id
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5726,11 +5911,12 @@ class UnpinChatMessage(TelegramMethod["bool"]):
         chat_id: int | str,
         business_connection_id: str | None = None,
         message_id: int | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5740,6 +5926,8 @@ class UnpinChatMessage(TelegramMethod["bool"]):
             params['business_connection_id'] = self.business_connection_id
         if self.message_id is not None:
             params['message_id'] = self.message_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5769,14 +5957,17 @@ class UnpinAllChatMessages(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5802,14 +5993,17 @@ class LeaveChat(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5836,14 +6030,17 @@ class GetChat(TelegramMethod["ChatFullInfo"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5874,10 +6071,11 @@ class GetChatAdministrators(TelegramMethod["list[ChatMember]"]):
         *,
         chat_id: int | str,
         return_bots: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.return_bots = return_bots
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5885,6 +6083,8 @@ class GetChatAdministrators(TelegramMethod["list[ChatMember]"]):
         params: dict[str, Any] = {'chat_id': self.chat_id}
         if self.return_bots is not None:
             params['return_bots'] = self.return_bots
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5910,14 +6110,17 @@ class GetChatMemberCount(TelegramMethod["int"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5949,15 +6152,18 @@ class GetChatMember(TelegramMethod["ChatMember"]):
         *,
         chat_id: int | str,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -5988,15 +6194,18 @@ class GetUserPersonalChatMessages(TelegramMethod["list[Message]"]):
         *,
         user_id: int,
         limit: int,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.limit = limit
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'limit': self.limit}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6029,15 +6238,18 @@ class SetChatStickerSet(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         sticker_set_name: str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.sticker_set_name = sticker_set_name
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'sticker_set_name': self.sticker_set_name}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6066,14 +6278,17 @@ class DeleteChatStickerSet(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6091,13 +6306,18 @@ class GetForumTopicIconStickers(TelegramMethod["list[Sticker]"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6138,12 +6358,13 @@ class CreateForumTopic(TelegramMethod["ForumTopic"]):
         name: str,
         icon_color: int | None = None,
         icon_custom_emoji_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.name = name
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6153,6 +6374,8 @@ class CreateForumTopic(TelegramMethod["ForumTopic"]):
             params['icon_color'] = self.icon_color
         if self.icon_custom_emoji_id is not None:
             params['icon_custom_emoji_id'] = self.icon_custom_emoji_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6193,12 +6416,13 @@ class EditForumTopic(TelegramMethod["bool"]):
         message_thread_id: int,
         name: str | None = None,
         icon_custom_emoji_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self.name = name
         self.icon_custom_emoji_id = icon_custom_emoji_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6208,6 +6432,8 @@ class EditForumTopic(TelegramMethod["bool"]):
             params['name'] = self.name
         if self.icon_custom_emoji_id is not None:
             params['icon_custom_emoji_id'] = self.icon_custom_emoji_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6239,15 +6465,18 @@ class CloseForumTopic(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         message_thread_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6279,15 +6508,18 @@ class ReopenForumTopic(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         message_thread_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6320,15 +6552,18 @@ class DeleteForumTopic(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         message_thread_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6361,15 +6596,18 @@ class UnpinAllForumTopicMessages(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         message_thread_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_thread_id': self.message_thread_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6401,15 +6639,18 @@ class EditGeneralForumTopic(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         name: str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.name = name
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'name': self.name}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6437,14 +6678,17 @@ class CloseGeneralForumTopic(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6472,14 +6716,17 @@ class ReopenGeneralForumTopic(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6507,14 +6754,17 @@ class HideGeneralForumTopic(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6542,14 +6792,17 @@ class UnhideGeneralForumTopic(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6577,14 +6830,17 @@ class UnpinAllGeneralForumTopicMessages(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6628,13 +6884,14 @@ class AnswerCallbackQuery(TelegramMethod["bool"]):
         show_alert: bool | None = None,
         url: str | None = None,
         cache_time: int | None = None,
+        **extra: Any,
     ) -> None:
         self.callback_query_id = callback_query_id
         self.text = text
         self.show_alert = show_alert
         self.url = url
         self.cache_time = cache_time
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6648,6 +6905,8 @@ class AnswerCallbackQuery(TelegramMethod["bool"]):
             params['url'] = self.url
         if self.cache_time is not None:
             params['cache_time'] = self.cache_time
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6678,15 +6937,18 @@ class AnswerGuestQuery(TelegramMethod["SentGuestMessage"]):
         *,
         guest_query_id: str,
         result: InlineQueryResult,
+        **extra: Any,
     ) -> None:
         self.guest_query_id = guest_query_id
         self.result = result
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'guest_query_id': self.guest_query_id, 'result': self.result}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6717,15 +6979,18 @@ class GetUserChatBoosts(TelegramMethod["UserChatBoosts"]):
         *,
         chat_id: int | str,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6752,14 +7017,17 @@ class GetBusinessConnection(TelegramMethod["BusinessConnection"]):
         self,
         *,
         business_connection_id: str,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6785,14 +7053,17 @@ class GetManagedBotToken(TelegramMethod["str"]):
         self,
         *,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6819,14 +7090,17 @@ class ReplaceManagedBotToken(TelegramMethod["str"]):
         self,
         *,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6853,14 +7127,17 @@ class GetManagedBotAccessSettings(TelegramMethod["BotAccessSettings"]):
         self,
         *,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6894,11 +7171,12 @@ class SetManagedBotAccessSettings(TelegramMethod["bool"]):
         user_id: int,
         is_access_restricted: bool,
         added_user_ids: list[int] | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.is_access_restricted = is_access_restricted
         self.added_user_ids = added_user_ids
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6906,6 +7184,8 @@ class SetManagedBotAccessSettings(TelegramMethod["bool"]):
         params: dict[str, Any] = {'user_id': self.user_id, 'is_access_restricted': self.is_access_restricted}
         if self.added_user_ids is not None:
             params['added_user_ids'] = self.added_user_ids
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6940,11 +7220,12 @@ class SetMyCommands(TelegramMethod["bool"]):
         commands: list[BotCommand],
         scope: BotCommandScope | None = None,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.commands = commands
         self.scope = scope
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6954,6 +7235,8 @@ class SetMyCommands(TelegramMethod["bool"]):
             params['scope'] = self.scope
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -6984,10 +7267,11 @@ class DeleteMyCommands(TelegramMethod["bool"]):
         *,
         scope: BotCommandScope | None = None,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.scope = scope
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6997,6 +7281,8 @@ class DeleteMyCommands(TelegramMethod["bool"]):
             params['scope'] = self.scope
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7028,10 +7314,11 @@ class GetMyCommands(TelegramMethod["list[BotCommand]"]):
         *,
         scope: BotCommandScope | None = None,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.scope = scope
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7041,6 +7328,8 @@ class GetMyCommands(TelegramMethod["list[BotCommand]"]):
             params['scope'] = self.scope
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7070,10 +7359,11 @@ class SetMyName(TelegramMethod["bool"]):
         *,
         name: str | None = None,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7083,6 +7373,8 @@ class SetMyName(TelegramMethod["bool"]):
             params['name'] = self.name
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7109,9 +7401,10 @@ class GetMyName(TelegramMethod["BotName"]):
         self,
         *,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7119,6 +7412,8 @@ class GetMyName(TelegramMethod["BotName"]):
         params: dict[str, Any] = {}
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7149,10 +7444,11 @@ class SetMyDescription(TelegramMethod["bool"]):
         *,
         description: str | None = None,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.description = description
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7162,6 +7458,8 @@ class SetMyDescription(TelegramMethod["bool"]):
             params['description'] = self.description
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7188,9 +7486,10 @@ class GetMyDescription(TelegramMethod["BotDescription"]):
         self,
         *,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7198,6 +7497,8 @@ class GetMyDescription(TelegramMethod["BotDescription"]):
         params: dict[str, Any] = {}
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7228,10 +7529,11 @@ class SetMyShortDescription(TelegramMethod["bool"]):
         *,
         short_description: str | None = None,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.short_description = short_description
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7241,6 +7543,8 @@ class SetMyShortDescription(TelegramMethod["bool"]):
             params['short_description'] = self.short_description
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7267,9 +7571,10 @@ class GetMyShortDescription(TelegramMethod["BotShortDescription"]):
         self,
         *,
         language_code: str | None = None,
+        **extra: Any,
     ) -> None:
         self.language_code = language_code
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7277,6 +7582,8 @@ class GetMyShortDescription(TelegramMethod["BotShortDescription"]):
         params: dict[str, Any] = {}
         if self.language_code is not None:
             params['language_code'] = self.language_code
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7302,14 +7609,17 @@ class SetMyProfilePhoto(TelegramMethod["bool"]):
         self,
         *,
         photo: InputProfilePhoto,
+        **extra: Any,
     ) -> None:
         self.photo = photo
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'photo': self.photo}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7326,13 +7636,18 @@ class RemoveMyProfilePhoto(TelegramMethod["bool"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7363,10 +7678,11 @@ class SetChatMenuButton(TelegramMethod["bool"]):
         *,
         chat_id: int | None = None,
         menu_button: MenuButton | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.menu_button = menu_button
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7376,6 +7692,8 @@ class SetChatMenuButton(TelegramMethod["bool"]):
             params['chat_id'] = self.chat_id
         if self.menu_button is not None:
             params['menu_button'] = self.menu_button
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7402,9 +7720,10 @@ class GetChatMenuButton(TelegramMethod["MenuButton"]):
         self,
         *,
         chat_id: int | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7412,6 +7731,8 @@ class GetChatMenuButton(TelegramMethod["MenuButton"]):
         params: dict[str, Any] = {}
         if self.chat_id is not None:
             params['chat_id'] = self.chat_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7443,10 +7764,11 @@ class SetMyDefaultAdministratorRights(TelegramMethod["bool"]):
         *,
         rights: ChatAdministratorRights | None = None,
         for_channels: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.rights = rights
         self.for_channels = for_channels
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7456,6 +7778,8 @@ class SetMyDefaultAdministratorRights(TelegramMethod["bool"]):
             params['rights'] = self.rights
         if self.for_channels is not None:
             params['for_channels'] = self.for_channels
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7482,9 +7806,10 @@ class GetMyDefaultAdministratorRights(TelegramMethod["ChatAdministratorRights"])
         self,
         *,
         for_channels: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.for_channels = for_channels
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7492,6 +7817,8 @@ class GetMyDefaultAdministratorRights(TelegramMethod["ChatAdministratorRights"])
         params: dict[str, Any] = {}
         if self.for_channels is not None:
             params['for_channels'] = self.for_channels
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7509,13 +7836,18 @@ class GetAvailableGifts(TelegramMethod["Gifts"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7565,8 +7897,9 @@ class SendGift(TelegramMethod["bool"]):
         chat_id: int | str | None = None,
         pay_for_upgrade: bool | None = None,
         text: str | None = None,
-        text_parse_mode: str | Default | None = DEFAULT,
+        text_parse_mode: str | Default | None = Default('parse_mode'),
         text_entities: list[MessageEntity] | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.chat_id = chat_id
@@ -7575,7 +7908,7 @@ class SendGift(TelegramMethod["bool"]):
         self.text = text
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7590,12 +7923,14 @@ class SendGift(TelegramMethod["bool"]):
         if self.text is not None:
             params['text'] = self.text
         text_parse_mode = self.text_parse_mode
-        if text_parse_mode is DEFAULT:
+        if text_parse_mode.__class__ is Default:
             text_parse_mode = None if defaults is None else defaults.parse_mode
         if text_parse_mode is not None:
             params['text_parse_mode'] = text_parse_mode
         if self.text_entities is not None:
             params['text_entities'] = self.text_entities
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7640,8 +7975,9 @@ class GiftPremiumSubscription(TelegramMethod["bool"]):
         month_count: int,
         star_count: int,
         text: str | None = None,
-        text_parse_mode: str | Default | None = DEFAULT,
+        text_parse_mode: str | Default | None = Default('parse_mode'),
         text_entities: list[MessageEntity] | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.month_count = month_count
@@ -7649,7 +7985,7 @@ class GiftPremiumSubscription(TelegramMethod["bool"]):
         self.text = text
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7658,12 +7994,14 @@ class GiftPremiumSubscription(TelegramMethod["bool"]):
         if self.text is not None:
             params['text'] = self.text
         text_parse_mode = self.text_parse_mode
-        if text_parse_mode is DEFAULT:
+        if text_parse_mode.__class__ is Default:
             text_parse_mode = None if defaults is None else defaults.parse_mode
         if text_parse_mode is not None:
             params['text_parse_mode'] = text_parse_mode
         if self.text_entities is not None:
             params['text_entities'] = self.text_entities
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7694,10 +8032,11 @@ class VerifyUser(TelegramMethod["bool"]):
         *,
         user_id: int,
         custom_description: str | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.custom_description = custom_description
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7705,6 +8044,8 @@ class VerifyUser(TelegramMethod["bool"]):
         params: dict[str, Any] = {'user_id': self.user_id}
         if self.custom_description is not None:
             params['custom_description'] = self.custom_description
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7735,10 +8076,11 @@ class VerifyChat(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         custom_description: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.custom_description = custom_description
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7746,6 +8088,8 @@ class VerifyChat(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id}
         if self.custom_description is not None:
             params['custom_description'] = self.custom_description
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7772,14 +8116,17 @@ class RemoveUserVerification(TelegramMethod["bool"]):
         self,
         *,
         user_id: int,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7806,14 +8153,17 @@ class RemoveChatVerification(TelegramMethod["bool"]):
         self,
         *,
         chat_id: int | str,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7848,16 +8198,19 @@ class ReadBusinessMessage(TelegramMethod["bool"]):
         business_connection_id: str,
         chat_id: int,
         message_id: int,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7889,15 +8242,18 @@ class DeleteBusinessMessages(TelegramMethod["bool"]):
         *,
         business_connection_id: str,
         message_ids: list[int],
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.message_ids = message_ids
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'message_ids': self.message_ids}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7932,11 +8288,12 @@ class SetBusinessAccountName(TelegramMethod["bool"]):
         business_connection_id: str,
         first_name: str,
         last_name: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.first_name = first_name
         self.last_name = last_name
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7944,6 +8301,8 @@ class SetBusinessAccountName(TelegramMethod["bool"]):
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'first_name': self.first_name}
         if self.last_name is not None:
             params['last_name'] = self.last_name
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -7974,10 +8333,11 @@ class SetBusinessAccountUsername(TelegramMethod["bool"]):
         *,
         business_connection_id: str,
         username: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.username = username
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7985,6 +8345,8 @@ class SetBusinessAccountUsername(TelegramMethod["bool"]):
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
         if self.username is not None:
             params['username'] = self.username
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8015,10 +8377,11 @@ class SetBusinessAccountBio(TelegramMethod["bool"]):
         *,
         business_connection_id: str,
         bio: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.bio = bio
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8026,6 +8389,8 @@ class SetBusinessAccountBio(TelegramMethod["bool"]):
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
         if self.bio is not None:
             params['bio'] = self.bio
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8060,11 +8425,12 @@ class SetBusinessAccountProfilePhoto(TelegramMethod["bool"]):
         business_connection_id: str,
         photo: InputProfilePhoto,
         is_public: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.photo = photo
         self.is_public = is_public
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8072,6 +8438,8 @@ class SetBusinessAccountProfilePhoto(TelegramMethod["bool"]):
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'photo': self.photo}
         if self.is_public is not None:
             params['is_public'] = self.is_public
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8102,10 +8470,11 @@ class RemoveBusinessAccountProfilePhoto(TelegramMethod["bool"]):
         *,
         business_connection_id: str,
         is_public: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.is_public = is_public
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8113,6 +8482,8 @@ class RemoveBusinessAccountProfilePhoto(TelegramMethod["bool"]):
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
         if self.is_public is not None:
             params['is_public'] = self.is_public
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8147,16 +8518,19 @@ class SetBusinessAccountGiftSettings(TelegramMethod["bool"]):
         business_connection_id: str,
         show_gift_button: bool,
         accepted_gift_types: AcceptedGiftTypes,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.show_gift_button = show_gift_button
         self.accepted_gift_types = accepted_gift_types
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'show_gift_button': self.show_gift_button, 'accepted_gift_types': self.accepted_gift_types}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8183,14 +8557,17 @@ class GetBusinessAccountStarBalance(TelegramMethod["StarAmount"]):
         self,
         *,
         business_connection_id: str,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8221,15 +8598,18 @@ class TransferBusinessAccountStars(TelegramMethod["bool"]):
         *,
         business_connection_id: str,
         star_count: int,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.star_count = star_count
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'star_count': self.star_count}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8300,6 +8680,7 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         offset: str | None = None,
         limit: int | None = None,
         exclude_limited: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.exclude_unsaved = exclude_unsaved
@@ -8313,7 +8694,7 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         self.offset = offset
         self.limit = limit
         self.exclude_limited = exclude_limited
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8341,6 +8722,8 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
             params['limit'] = self.limit
         if self.exclude_limited is not None:
             params['exclude_limited'] = self.exclude_limited
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8398,6 +8781,7 @@ class GetUserGifts(TelegramMethod["OwnedGifts"]):
         sort_by_price: bool | None = None,
         offset: str | None = None,
         limit: int | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.exclude_unlimited = exclude_unlimited
@@ -8408,7 +8792,7 @@ class GetUserGifts(TelegramMethod["OwnedGifts"]):
         self.sort_by_price = sort_by_price
         self.offset = offset
         self.limit = limit
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8430,6 +8814,8 @@ class GetUserGifts(TelegramMethod["OwnedGifts"]):
             params['offset'] = self.offset
         if self.limit is not None:
             params['limit'] = self.limit
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8495,6 +8881,7 @@ class GetChatGifts(TelegramMethod["OwnedGifts"]):
         sort_by_price: bool | None = None,
         offset: str | None = None,
         limit: int | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.exclude_unsaved = exclude_unsaved
@@ -8507,7 +8894,7 @@ class GetChatGifts(TelegramMethod["OwnedGifts"]):
         self.sort_by_price = sort_by_price
         self.offset = offset
         self.limit = limit
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8533,6 +8920,8 @@ class GetChatGifts(TelegramMethod["OwnedGifts"]):
             params['offset'] = self.offset
         if self.limit is not None:
             params['limit'] = self.limit
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8563,15 +8952,18 @@ class ConvertGiftToStars(TelegramMethod["bool"]):
         *,
         business_connection_id: str,
         owned_gift_id: str,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.owned_gift_id = owned_gift_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8611,12 +9003,13 @@ class UpgradeGift(TelegramMethod["bool"]):
         owned_gift_id: str,
         keep_original_details: bool | None = None,
         star_count: int | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.owned_gift_id = owned_gift_id
         self.keep_original_details = keep_original_details
         self.star_count = star_count
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8626,6 +9019,8 @@ class UpgradeGift(TelegramMethod["bool"]):
             params['keep_original_details'] = self.keep_original_details
         if self.star_count is not None:
             params['star_count'] = self.star_count
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8665,12 +9060,13 @@ class TransferGift(TelegramMethod["bool"]):
         owned_gift_id: str,
         new_owner_chat_id: int,
         star_count: int | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.owned_gift_id = owned_gift_id
         self.new_owner_chat_id = new_owner_chat_id
         self.star_count = star_count
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8678,6 +9074,8 @@ class TransferGift(TelegramMethod["bool"]):
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'owned_gift_id': self.owned_gift_id, 'new_owner_chat_id': self.new_owner_chat_id}
         if self.star_count is not None:
             params['star_count'] = self.star_count
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8732,11 +9130,12 @@ class PostStory(TelegramMethod["Story"]):
         content: InputStoryContent,
         active_period: int,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         areas: list[StoryArea] | None = None,
         post_to_chat_page: bool | None = None,
-        protect_content: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = Default('protect_content'),
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.content = content
@@ -8747,7 +9146,7 @@ class PostStory(TelegramMethod["Story"]):
         self.areas = areas
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8756,7 +9155,7 @@ class PostStory(TelegramMethod["Story"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -8767,10 +9166,12 @@ class PostStory(TelegramMethod["Story"]):
         if self.post_to_chat_page is not None:
             params['post_to_chat_page'] = self.post_to_chat_page
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8819,7 +9220,8 @@ class RepostStory(TelegramMethod["Story"]):
         from_story_id: int,
         active_period: int,
         post_to_chat_page: bool | None = None,
-        protect_content: bool | Default | None = DEFAULT,
+        protect_content: bool | Default | None = Default('protect_content'),
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.from_chat_id = from_chat_id
@@ -8827,7 +9229,7 @@ class RepostStory(TelegramMethod["Story"]):
         self.active_period = active_period
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8836,10 +9238,12 @@ class RepostStory(TelegramMethod["Story"]):
         if self.post_to_chat_page is not None:
             params['post_to_chat_page'] = self.post_to_chat_page
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8888,9 +9292,10 @@ class EditStory(TelegramMethod["Story"]):
         story_id: int,
         content: InputStoryContent,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         areas: list[StoryArea] | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.story_id = story_id
@@ -8899,7 +9304,7 @@ class EditStory(TelegramMethod["Story"]):
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.areas = areas
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8908,7 +9313,7 @@ class EditStory(TelegramMethod["Story"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -8916,6 +9321,8 @@ class EditStory(TelegramMethod["Story"]):
             params['caption_entities'] = self.caption_entities
         if self.areas is not None:
             params['areas'] = self.areas
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8946,15 +9353,18 @@ class DeleteStory(TelegramMethod["bool"]):
         *,
         business_connection_id: str,
         story_id: int,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.story_id = story_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'story_id': self.story_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -8986,15 +9396,18 @@ class AnswerWebAppQuery(TelegramMethod["SentWebAppMessage"]):
         *,
         web_app_query_id: str,
         result: InlineQueryResult,
+        **extra: Any,
     ) -> None:
         self.web_app_query_id = web_app_query_id
         self.result = result
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'web_app_query_id': self.web_app_query_id, 'result': self.result}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9041,6 +9454,7 @@ class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
         allow_bot_chats: bool | None = None,
         allow_group_chats: bool | None = None,
         allow_channel_chats: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.result = result
@@ -9048,7 +9462,7 @@ class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
         self.allow_bot_chats = allow_bot_chats
         self.allow_group_chats = allow_group_chats
         self.allow_channel_chats = allow_channel_chats
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9062,6 +9476,8 @@ class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
             params['allow_group_chats'] = self.allow_group_chats
         if self.allow_channel_chats is not None:
             params['allow_channel_chats'] = self.allow_channel_chats
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9092,15 +9508,18 @@ class SavePreparedKeyboardButton(TelegramMethod["PreparedKeyboardButton"]):
         *,
         user_id: int,
         button: KeyboardButton,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.button = button
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'button': self.button}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9164,12 +9583,13 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         message_id: int | None = None,
         inline_message_id: str | None = None,
         text: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         disable_web_page_preview: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -9182,7 +9602,7 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         self.rich_message = rich_message
         self.reply_markup = reply_markup
         self.disable_web_page_preview = disable_web_page_preview
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9199,14 +9619,14 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         if self.text is not None:
             params['text'] = self.text
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.entities is not None:
             params['entities'] = self.entities
         link_preview_options = self.link_preview_options
-        if link_preview_options is DEFAULT:
+        if link_preview_options.__class__ is Default:
             link_preview_options = None if defaults is None else defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
@@ -9216,6 +9636,8 @@ class EditMessageText(TelegramMethod["Message | bool"]):
             params['reply_markup'] = self.reply_markup
         if self.disable_web_page_preview is not None:
             params['disable_web_page_preview'] = self.disable_web_page_preview
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9273,10 +9695,11 @@ class EditMessageCaption(TelegramMethod["Message | bool"]):
         message_id: int | None = None,
         inline_message_id: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -9287,7 +9710,7 @@ class EditMessageCaption(TelegramMethod["Message | bool"]):
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9304,19 +9727,21 @@ class EditMessageCaption(TelegramMethod["Message | bool"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9369,6 +9794,7 @@ class EditMessageMedia(TelegramMethod["Message | bool"]):
         message_id: int | None = None,
         inline_message_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -9376,7 +9802,7 @@ class EditMessageMedia(TelegramMethod["Message | bool"]):
         self.inline_message_id = inline_message_id
         self.media = media
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9392,6 +9818,8 @@ class EditMessageMedia(TelegramMethod["Message | bool"]):
             params['inline_message_id'] = self.inline_message_id
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9460,6 +9888,7 @@ class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -9472,7 +9901,7 @@ class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9496,6 +9925,8 @@ class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
             params['proximity_alert_radius'] = self.proximity_alert_radius
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9539,13 +9970,14 @@ class StopMessageLiveLocation(TelegramMethod["Message | bool"]):
         message_id: int | None = None,
         inline_message_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9561,6 +9993,8 @@ class StopMessageLiveLocation(TelegramMethod["Message | bool"]):
             params['inline_message_id'] = self.inline_message_id
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9603,13 +10037,14 @@ class EditMessageChecklist(TelegramMethod["Message"]):
         message_id: int,
         checklist: InputChecklist,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
         self.checklist = checklist
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9617,6 +10052,8 @@ class EditMessageChecklist(TelegramMethod["Message"]):
         params: dict[str, Any] = {'business_connection_id': self.business_connection_id, 'chat_id': self.chat_id, 'message_id': self.message_id, 'checklist': self.checklist}
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9661,13 +10098,14 @@ class EditMessageReplyMarkup(TelegramMethod["Message | bool"]):
         message_id: int | None = None,
         inline_message_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9683,6 +10121,8 @@ class EditMessageReplyMarkup(TelegramMethod["Message | bool"]):
             params['inline_message_id'] = self.inline_message_id
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9721,12 +10161,13 @@ class StopPoll(TelegramMethod["Poll"]):
         message_id: int,
         business_connection_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9736,6 +10177,8 @@ class StopPoll(TelegramMethod["Poll"]):
             params['business_connection_id'] = self.business_connection_id
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9791,11 +10234,12 @@ class EditEphemeralMessageText(TelegramMethod["bool"]):
         receiver_user_id: int,
         ephemeral_message_id: int,
         text: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
         rich_message: InputRichMessage | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.receiver_user_id = receiver_user_id
@@ -9806,7 +10250,7 @@ class EditEphemeralMessageText(TelegramMethod["bool"]):
         self.rich_message = rich_message
         self.link_preview_options = link_preview_options
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9815,7 +10259,7 @@ class EditEphemeralMessageText(TelegramMethod["bool"]):
         if self.text is not None:
             params['text'] = self.text
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
@@ -9824,12 +10268,14 @@ class EditEphemeralMessageText(TelegramMethod["bool"]):
         if self.rich_message is not None:
             params['rich_message'] = self.rich_message
         link_preview_options = self.link_preview_options
-        if link_preview_options is DEFAULT:
+        if link_preview_options.__class__ is Default:
             link_preview_options = None if defaults is None else defaults.link_preview
         if link_preview_options is not None:
             params['link_preview_options'] = link_preview_options
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9873,13 +10319,14 @@ class EditEphemeralMessageMedia(TelegramMethod["bool"]):
         ephemeral_message_id: int,
         media: InputMedia,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.receiver_user_id = receiver_user_id
         self.ephemeral_message_id = ephemeral_message_id
         self.media = media
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9887,6 +10334,8 @@ class EditEphemeralMessageMedia(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'receiver_user_id': self.receiver_user_id, 'ephemeral_message_id': self.ephemeral_message_id, 'media': self.media}
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -9939,10 +10388,11 @@ class EditEphemeralMessageCaption(TelegramMethod["bool"]):
         receiver_user_id: int,
         ephemeral_message_id: int,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.receiver_user_id = receiver_user_id
@@ -9952,7 +10402,7 @@ class EditEphemeralMessageCaption(TelegramMethod["bool"]):
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9961,19 +10411,21 @@ class EditEphemeralMessageCaption(TelegramMethod["bool"]):
         if self.caption is not None:
             params['caption'] = self.caption
         parse_mode = self.parse_mode
-        if parse_mode is DEFAULT:
+        if parse_mode.__class__ is Default:
             parse_mode = None if defaults is None else defaults.parse_mode
         if parse_mode is not None:
             params['parse_mode'] = parse_mode
         if self.caption_entities is not None:
             params['caption_entities'] = self.caption_entities
         show_caption_above_media = self.show_caption_above_media
-        if show_caption_above_media is DEFAULT:
+        if show_caption_above_media.__class__ is Default:
             show_caption_above_media = None if defaults is None else defaults.show_caption_above_media
         if show_caption_above_media is not None:
             params['show_caption_above_media'] = show_caption_above_media
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10013,12 +10465,13 @@ class EditEphemeralMessageReplyMarkup(TelegramMethod["bool"]):
         receiver_user_id: int,
         ephemeral_message_id: int,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.receiver_user_id = receiver_user_id
         self.ephemeral_message_id = ephemeral_message_id
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10026,6 +10479,8 @@ class EditEphemeralMessageReplyMarkup(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'receiver_user_id': self.receiver_user_id, 'ephemeral_message_id': self.ephemeral_message_id}
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10061,11 +10516,12 @@ class ApproveSuggestedPost(TelegramMethod["bool"]):
         chat_id: int,
         message_id: int,
         send_date: datetime | timedelta | int | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_id = message_id
         self.send_date = send_date
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10073,6 +10529,8 @@ class ApproveSuggestedPost(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
         if self.send_date is not None:
             params['send_date'] = self.send_date
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10108,11 +10566,12 @@ class DeclineSuggestedPost(TelegramMethod["bool"]):
         chat_id: int,
         message_id: int,
         comment: str | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_id = message_id
         self.comment = comment
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10120,6 +10579,8 @@ class DeclineSuggestedPost(TelegramMethod["bool"]):
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
         if self.comment is not None:
             params['comment'] = self.comment
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10172,15 +10633,18 @@ class DeleteMessage(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         message_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_id = message_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_id': self.message_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10211,15 +10675,18 @@ class DeleteMessages(TelegramMethod["bool"]):
         *,
         chat_id: int | str,
         message_ids: list[int],
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_ids = message_ids
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'message_ids': self.message_ids}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10255,16 +10722,19 @@ class DeleteEphemeralMessage(TelegramMethod["bool"]):
         chat_id: int | str,
         receiver_user_id: int,
         ephemeral_message_id: int,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.receiver_user_id = receiver_user_id
         self.ephemeral_message_id = ephemeral_message_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'chat_id': self.chat_id, 'receiver_user_id': self.receiver_user_id, 'ephemeral_message_id': self.ephemeral_message_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10303,12 +10773,13 @@ class DeleteMessageReaction(TelegramMethod["bool"]):
         message_id: int,
         user_id: int | None = None,
         actor_chat_id: int | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_id = message_id
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10318,6 +10789,8 @@ class DeleteMessageReaction(TelegramMethod["bool"]):
             params['user_id'] = self.user_id
         if self.actor_chat_id is not None:
             params['actor_chat_id'] = self.actor_chat_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10353,11 +10826,12 @@ class DeleteAllMessageReactions(TelegramMethod["bool"]):
         chat_id: int | str,
         user_id: int | None = None,
         actor_chat_id: int | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10367,6 +10841,8 @@ class DeleteAllMessageReactions(TelegramMethod["bool"]):
             params['user_id'] = self.user_id
         if self.actor_chat_id is not None:
             params['actor_chat_id'] = self.actor_chat_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10451,9 +10927,9 @@ class SendSticker(TelegramMethod["Message"]):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10462,6 +10938,7 @@ class SendSticker(TelegramMethod["Message"]):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -10481,7 +10958,7 @@ class SendSticker(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10498,17 +10975,17 @@ class SendSticker(TelegramMethod["Message"]):
         if self.emoji is not None:
             params['emoji'] = self.emoji
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -10528,6 +11005,8 @@ class SendSticker(TelegramMethod["Message"]):
             params['receiver_user_id'] = self.receiver_user_id
         if self.callback_query_id is not None:
             params['callback_query_id'] = self.callback_query_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10553,14 +11032,17 @@ class GetStickerSet(TelegramMethod["StickerSet"]):
         self,
         *,
         name: str,
+        **extra: Any,
     ) -> None:
         self.name = name
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'name': self.name}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10587,14 +11069,17 @@ class GetCustomEmojiStickers(TelegramMethod["list[Sticker]"]):
         self,
         *,
         custom_emoji_ids: list[str],
+        **extra: Any,
     ) -> None:
         self.custom_emoji_ids = custom_emoji_ids
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'custom_emoji_ids': self.custom_emoji_ids}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10630,16 +11115,19 @@ class UploadStickerFile(TelegramMethod["File"]):
         user_id: int,
         sticker: InputFile | str,
         sticker_format: str,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.sticker = sticker
         self.sticker_format = sticker_format
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'sticker': self.sticker, 'sticker_format': self.sticker_format}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10690,6 +11178,7 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         sticker_type: str | None = None,
         needs_repainting: bool | None = None,
         sticker_format: str | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.name = name
@@ -10698,7 +11187,7 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         self.sticker_type = sticker_type
         self.needs_repainting = needs_repainting
         self.sticker_format = sticker_format
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10710,6 +11199,8 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
             params['needs_repainting'] = self.needs_repainting
         if self.sticker_format is not None:
             params['sticker_format'] = self.sticker_format
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10744,16 +11235,19 @@ class AddStickerToSet(TelegramMethod["bool"]):
         user_id: int,
         name: str,
         sticker: InputSticker,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.name = name
         self.sticker = sticker
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'sticker': self.sticker}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10784,15 +11278,18 @@ class SetStickerPositionInSet(TelegramMethod["bool"]):
         *,
         sticker: str,
         position: int,
+        **extra: Any,
     ) -> None:
         self.sticker = sticker
         self.position = position
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'sticker': self.sticker, 'position': self.position}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10818,14 +11315,17 @@ class DeleteStickerFromSet(TelegramMethod["bool"]):
         self,
         *,
         sticker: str,
+        **extra: Any,
     ) -> None:
         self.sticker = sticker
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'sticker': self.sticker}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10865,17 +11365,20 @@ class ReplaceStickerInSet(TelegramMethod["bool"]):
         name: str,
         old_sticker: str,
         sticker: InputSticker,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.name = name
         self.old_sticker = old_sticker
         self.sticker = sticker
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'name': self.name, 'old_sticker': self.old_sticker, 'sticker': self.sticker}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10906,15 +11409,18 @@ class SetStickerEmojiList(TelegramMethod["bool"]):
         *,
         sticker: str,
         emoji_list: list[str],
+        **extra: Any,
     ) -> None:
         self.sticker = sticker
         self.emoji_list = emoji_list
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'sticker': self.sticker, 'emoji_list': self.emoji_list}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10945,10 +11451,11 @@ class SetStickerKeywords(TelegramMethod["bool"]):
         *,
         sticker: str,
         keywords: list[str] | None = None,
+        **extra: Any,
     ) -> None:
         self.sticker = sticker
         self.keywords = keywords
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10956,6 +11463,8 @@ class SetStickerKeywords(TelegramMethod["bool"]):
         params: dict[str, Any] = {'sticker': self.sticker}
         if self.keywords is not None:
             params['keywords'] = self.keywords
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -10986,10 +11495,11 @@ class SetStickerMaskPosition(TelegramMethod["bool"]):
         *,
         sticker: str,
         mask_position: MaskPosition | None = None,
+        **extra: Any,
     ) -> None:
         self.sticker = sticker
         self.mask_position = mask_position
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10997,6 +11507,8 @@ class SetStickerMaskPosition(TelegramMethod["bool"]):
         params: dict[str, Any] = {'sticker': self.sticker}
         if self.mask_position is not None:
             params['mask_position'] = self.mask_position
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11026,15 +11538,18 @@ class SetStickerSetTitle(TelegramMethod["bool"]):
         *,
         name: str,
         title: str,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.title = title
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'name': self.name, 'title': self.title}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11073,12 +11588,13 @@ class SetStickerSetThumbnail(TelegramMethod["bool"]):
         user_id: int,
         format: str,
         thumbnail: InputFile | str | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.user_id = user_id
         self.thumbnail = thumbnail
         self.format = format
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11086,6 +11602,8 @@ class SetStickerSetThumbnail(TelegramMethod["bool"]):
         params: dict[str, Any] = {'name': self.name, 'user_id': self.user_id, 'format': self.format}
         if self.thumbnail is not None:
             params['thumbnail'] = self.thumbnail
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11115,10 +11633,11 @@ class SetCustomEmojiStickerSetThumbnail(TelegramMethod["bool"]):
         *,
         name: str,
         custom_emoji_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.name = name
         self.custom_emoji_id = custom_emoji_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11126,6 +11645,8 @@ class SetCustomEmojiStickerSetThumbnail(TelegramMethod["bool"]):
         params: dict[str, Any] = {'name': self.name}
         if self.custom_emoji_id is not None:
             params['custom_emoji_id'] = self.custom_emoji_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11151,14 +11672,17 @@ class DeleteStickerSet(TelegramMethod["bool"]):
         self,
         *,
         name: str,
+        **extra: Any,
     ) -> None:
         self.name = name
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'name': self.name}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11228,13 +11752,14 @@ class SendRichMessage(TelegramMethod["Message"]):
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -11249,7 +11774,7 @@ class SendRichMessage(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11264,17 +11789,17 @@ class SendRichMessage(TelegramMethod["Message"]):
         if self.ephemeral_message_parameters is not None:
             params['ephemeral_message_parameters'] = self.ephemeral_message_parameters
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -11286,6 +11811,8 @@ class SendRichMessage(TelegramMethod["Message"]):
             params['reply_parameters'] = self.reply_parameters
         if self.reply_markup is not None:
             params['reply_markup'] = self.reply_markup
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11334,6 +11861,7 @@ class SendRichMessageDraft(TelegramMethod["bool"]):
         message_thread_id: int | None = None,
         can_stop: bool | None = None,
         keep_on_stop: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -11341,7 +11869,7 @@ class SendRichMessageDraft(TelegramMethod["bool"]):
         self.rich_message = rich_message
         self.can_stop = can_stop
         self.keep_on_stop = keep_on_stop
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11353,6 +11881,8 @@ class SendRichMessageDraft(TelegramMethod["bool"]):
             params['can_stop'] = self.can_stop
         if self.keep_on_stop is not None:
             params['keep_on_stop'] = self.keep_on_stop
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11408,6 +11938,7 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         button: InlineQueryResultsButton | None = None,
         switch_pm_text: str | None = None,
         switch_pm_parameter: str | None = None,
+        **extra: Any,
     ) -> None:
         self.inline_query_id = inline_query_id
         self.results = results
@@ -11417,7 +11948,7 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         self.button = button
         self.switch_pm_text = switch_pm_text
         self.switch_pm_parameter = switch_pm_parameter
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11435,6 +11966,8 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
             params['switch_pm_text'] = self.switch_pm_text
         if self.switch_pm_parameter is not None:
             params['switch_pm_parameter'] = self.switch_pm_parameter
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11580,15 +12113,16 @@ class SendInvoice(TelegramMethod["Message"]):
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
@@ -11623,7 +12157,7 @@ class SendInvoice(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11666,17 +12200,17 @@ class SendInvoice(TelegramMethod["Message"]):
         if self.is_flexible is not None:
             params['is_flexible'] = self.is_flexible
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -11692,6 +12226,8 @@ class SendInvoice(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11802,6 +12338,7 @@ class CreateInvoiceLink(TelegramMethod["str"]):
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.title = title
@@ -11825,7 +12362,7 @@ class CreateInvoiceLink(TelegramMethod["str"]):
         self.send_phone_number_to_provider = send_phone_number_to_provider
         self.send_email_to_provider = send_email_to_provider
         self.is_flexible = is_flexible
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11865,6 +12402,8 @@ class CreateInvoiceLink(TelegramMethod["str"]):
             params['send_email_to_provider'] = self.send_email_to_provider
         if self.is_flexible is not None:
             params['is_flexible'] = self.is_flexible
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11904,12 +12443,13 @@ class AnswerShippingQuery(TelegramMethod["bool"]):
         ok: bool,
         shipping_options: list[ShippingOption] | None = None,
         error_message: str | None = None,
+        **extra: Any,
     ) -> None:
         self.shipping_query_id = shipping_query_id
         self.ok = ok
         self.shipping_options = shipping_options
         self.error_message = error_message
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11919,6 +12459,8 @@ class AnswerShippingQuery(TelegramMethod["bool"]):
             params['shipping_options'] = self.shipping_options
         if self.error_message is not None:
             params['error_message'] = self.error_message
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11955,11 +12497,12 @@ class AnswerPreCheckoutQuery(TelegramMethod["bool"]):
         pre_checkout_query_id: str,
         ok: bool,
         error_message: str | None = None,
+        **extra: Any,
     ) -> None:
         self.pre_checkout_query_id = pre_checkout_query_id
         self.ok = ok
         self.error_message = error_message
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11967,6 +12510,8 @@ class AnswerPreCheckoutQuery(TelegramMethod["bool"]):
         params: dict[str, Any] = {'pre_checkout_query_id': self.pre_checkout_query_id, 'ok': self.ok}
         if self.error_message is not None:
             params['error_message'] = self.error_message
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -11984,13 +12529,18 @@ class GetMyStarBalance(TelegramMethod["StarAmount"]):
     __tg_fields__ = ()
 
 
-    def __init__(self) -> None:
-        self._extra = None
+    def __init__(
+        self,
+        **extra: Any,
+    ) -> None:
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -12021,10 +12571,11 @@ class GetStarTransactions(TelegramMethod["StarTransactions"]):
         *,
         offset: int | None = None,
         limit: int | None = None,
+        **extra: Any,
     ) -> None:
         self.offset = offset
         self.limit = limit
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12034,6 +12585,8 @@ class GetStarTransactions(TelegramMethod["StarTransactions"]):
             params['offset'] = self.offset
         if self.limit is not None:
             params['limit'] = self.limit
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -12063,15 +12616,18 @@ class RefundStarPayment(TelegramMethod["bool"]):
         *,
         user_id: int,
         telegram_payment_charge_id: str,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.telegram_payment_charge_id = telegram_payment_charge_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'telegram_payment_charge_id': self.telegram_payment_charge_id}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -12106,16 +12662,19 @@ class EditUserStarSubscription(TelegramMethod["bool"]):
         user_id: int,
         telegram_payment_charge_id: str,
         is_canceled: bool,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.is_canceled = is_canceled
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'telegram_payment_charge_id': self.telegram_payment_charge_id, 'is_canceled': self.is_canceled}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -12152,15 +12711,18 @@ class SetPassportDataErrors(TelegramMethod["bool"]):
         *,
         user_id: int,
         errors: list[PassportElementError],
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.errors = errors
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The parameters as sent (see ``TelegramMethod.build``)."""
         params: dict[str, Any] = {'user_id': self.user_id, 'errors': self.errors}
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -12223,14 +12785,15 @@ class SendGame(TelegramMethod["Message"]):
         game_short_name: str,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
@@ -12244,7 +12807,7 @@ class SendGame(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12255,17 +12818,17 @@ class SendGame(TelegramMethod["Message"]):
         if self.message_thread_id is not None:
             params['message_thread_id'] = self.message_thread_id
         disable_notification = self.disable_notification
-        if disable_notification is DEFAULT:
+        if disable_notification.__class__ is Default:
             disable_notification = None if defaults is None else defaults.disable_notification
         if disable_notification is not None:
             params['disable_notification'] = disable_notification
         protect_content = self.protect_content
-        if protect_content is DEFAULT:
+        if protect_content.__class__ is Default:
             protect_content = None if defaults is None else defaults.protect_content
         if protect_content is not None:
             params['protect_content'] = protect_content
         allow_paid_broadcast = self.allow_paid_broadcast
-        if allow_paid_broadcast is DEFAULT:
+        if allow_paid_broadcast.__class__ is Default:
             allow_paid_broadcast = None if defaults is None else defaults.allow_paid_broadcast
         if allow_paid_broadcast is not None:
             params['allow_paid_broadcast'] = allow_paid_broadcast
@@ -12279,6 +12842,8 @@ class SendGame(TelegramMethod["Message"]):
             params['reply_to_message_id'] = self.reply_to_message_id
         if self.allow_sending_without_reply is not None:
             params['allow_sending_without_reply'] = self.allow_sending_without_reply
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -12331,6 +12896,7 @@ class SetGameScore(TelegramMethod["Message | bool"]):
         chat_id: int | None = None,
         message_id: int | None = None,
         inline_message_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.score = score
@@ -12339,7 +12905,7 @@ class SetGameScore(TelegramMethod["Message | bool"]):
         self.chat_id = chat_id
         self.message_id = message_id
         self.inline_message_id = inline_message_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12355,6 +12921,8 @@ class SetGameScore(TelegramMethod["Message | bool"]):
             params['message_id'] = self.message_id
         if self.inline_message_id is not None:
             params['inline_message_id'] = self.inline_message_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 
@@ -12393,12 +12961,13 @@ class GetGameHighScores(TelegramMethod["list[GameHighScore]"]):
         chat_id: int | None = None,
         message_id: int | None = None,
         inline_message_id: str | None = None,
+        **extra: Any,
     ) -> None:
         self.user_id = user_id
         self.chat_id = chat_id
         self.message_id = message_id
         self.inline_message_id = inline_message_id
-        self._extra = None
+        self._extra = extra or None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12410,6 +12979,8 @@ class GetGameHighScores(TelegramMethod["list[GameHighScore]"]):
             params['message_id'] = self.message_id
         if self.inline_message_id is not None:
             params['inline_message_id'] = self.inline_message_id
+        if self._extra:
+            self._send_extra(params)
         return params
 
 

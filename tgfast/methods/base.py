@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from types import UnionType
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Union
 
 import orjson
 
-from ..defaults import DEFAULT, DefaultBotProperties
+from ..defaults import Default, DefaultBotProperties
 from ..errors import TgfastError
 from ..types.base import TelegramObject, json_value
 from ..types.binding import current_bot
@@ -59,6 +60,37 @@ def result_type(expr: str) -> Any:
     return builtin[expr] if expr in builtin else getattr(types, expr)
 
 
+def _declare(cls: type[TelegramMethod[Any]]) -> None:
+    """Read a method class declared as aiogram's are: its annotated names are its
+    parameters (required unless the class gives a default), ``__returning__`` the type
+    of its result. Bots declare a Bot API method their framework lacks this way."""
+    returning = vars(cls).get("__returning__")
+    if returning is not None and "__returns__" not in vars(cls):
+        cls.__returns__ = _expr_of(returning)
+    rows = [
+        (name, name, "", name not in vars(cls))
+        for name, hint in vars(cls).get("__annotations__", {}).items()
+        if name[:1] != "_" and "ClassVar" not in str(hint)
+    ]
+    cls.__tg_fields__ = (*cls.__tg_fields__, *rows)
+
+
+def _expr_of(tp: Any) -> str:
+    """A result's Python type -> its type expression: ``list[Message]`` -> ``[Message]``."""
+    if tp in (int, str, bool, float):
+        return str(tp.__name__)
+    if tp is None or tp is type(None):
+        return ""
+    if isinstance(tp, type) and issubclass(tp, TelegramObject):
+        return tp.__name__
+    args: tuple[Any, ...] = getattr(tp, "__args__", ())
+    if getattr(tp, "__origin__", None) is list and len(args) == 1:
+        return f"[{_expr_of(args[0])}]"
+    if args and (isinstance(tp, UnionType) or getattr(tp, "__origin__", None) is Union):
+        return "|".join(alt for alt in map(_expr_of, args) if alt)
+    raise TypeError(f"a method cannot return {tp!r}: a Bot API type, a list of one, a primitive")
+
+
 class _Returning:
     """``Method.__returning__``: the result's Python type, as aiogram's methods have it
     (``Response[Method.__returning__]``), worked out from ``__returns__`` on first use."""
@@ -90,9 +122,52 @@ class TelegramMethod(TelegramObject, Generic[T]):
     """``__returns__`` as a ``Returns``, made once per class for ``Bot.__call__``."""
     __returning__: ClassVar[Any] = _Returning()
 
+    __tg_attrs__: ClassVar[frozenset[str]] = frozenset()
+    """The attributes of ``__tg_fields__``: which keywords are parameters."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "__tg_fields__" not in own and "__api_method__" in own:
+            _declare(cls)  # a method declared as aiogram's are: annotations, __returning__
         cls.__tg_returns__ = Returns(cls.__returns__)
+        cls.__tg_attrs__ = frozenset(attr for _key, attr, _tp, _req in cls.__tg_fields__)
+
+    def __init__(self, **kwargs: Any) -> None:
+        """The parameters by keyword, for a method class declared as aiogram's are (the
+        generated ones have their own ``__init__``): a declared one is set, another
+        kept and sent, as the generated classes do."""
+        extra: dict[str, Any] = {}
+        for key, value in kwargs.items():
+            if key in self.__tg_attrs__:
+                setattr(self, key, value)
+            else:
+                extra[key] = value
+        missing = [a for _k, a, _t, req in self.__tg_fields__ if req and a not in kwargs]
+        if missing:
+            raise TypeError(f"{type(self).__name__}() missing the parameters {missing}")
+        self._extra = extra or None
+        self._bot = None
+
+    def _take_keywords(self, kwargs: dict[str, Any], filled: tuple[str, ...], name: str) -> None:
+        """The keywords a shortcut passes on (``chat.delete_photo(description=...)``), as
+        aiogram's ``**kwargs`` do: a parameter the shortcut does not offer is set, an
+        unknown keyword kept and sent; one the shortcut fills itself is refused, with
+        Python's words for a keyword given twice."""
+        extra = self._extra
+        for key, value in kwargs.items():
+            if key in filled:
+                raise TypeError(f"{name}() got multiple values for keyword argument {key!r}")
+            if key in self.__tg_attrs__:
+                setattr(self, key, value)
+            else:
+                extra = {**extra, key: value} if extra else {key: value}
+        self._extra = extra
+
+    def _send_extra(self, params: dict[str, Any]) -> None:
+        """Add the keywords this method does not know to ``params`` (its own win)."""
+        for key, value in (self._extra or {}).items():
+            params.setdefault(key, value)
 
     _bot: Bot | None
 
@@ -132,7 +207,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
         parts = [
             f"{attr}={value!r}"
             for _key, attr, _tp, _req in self.__tg_fields__
-            if (value := getattr(self, attr)) is not None and value is not DEFAULT
+            if (value := getattr(self, attr)) is not None and type(value) is not Default
         ]
         return f"{type(self).__name__}({', '.join(parts)})"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..defaults import DEFAULT, Default
-from ..errors import TgfastError
+from ..defaults import Default
+from ..errors import MissingFieldError
 from ..methods import _methods  # read at call time: _methods imports this package
 from . import _types  # bound at call time: _types imports this module
 from .binding import current_bot
@@ -60,12 +60,12 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -75,6 +75,7 @@ class MessageShortcuts(MessageCopy):
         disable_web_page_preview: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendMessage:
         """Send to the chat (and topic) of this message.
 
@@ -150,6 +151,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer')
         return method
 
     def answer_photo(
@@ -159,13 +162,13 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -174,6 +177,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendPhoto:
         """Send to the chat (and topic) of this message.
 
@@ -257,6 +261,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_photo')
         return method
 
     def answer_live_photo(
@@ -267,19 +273,20 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLivePhoto:
         """Send to the chat (and topic) of this message.
 
@@ -362,6 +369,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_live_photo')
         return method
 
     def answer_audio(
@@ -371,15 +380,15 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -388,6 +397,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAudio:
         """Send to the chat (and topic) of this message.
 
@@ -482,6 +492,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_audio')
         return method
 
     def answer_document(
@@ -492,12 +504,12 @@ class MessageShortcuts(MessageCopy):
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -506,6 +518,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendDocument:
         """Send to the chat (and topic) of this message.
 
@@ -595,6 +608,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_document')
         return method
 
     def answer_video(
@@ -610,14 +625,14 @@ class MessageShortcuts(MessageCopy):
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -626,6 +641,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideo:
         """Send to the chat (and topic) of this message.
 
@@ -733,6 +749,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_video')
         return method
 
     def answer_animation(
@@ -746,13 +764,13 @@ class MessageShortcuts(MessageCopy):
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -761,6 +779,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAnimation:
         """Send to the chat (and topic) of this message.
 
@@ -859,6 +878,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_animation')
         return method
 
     def answer_voice(
@@ -868,12 +889,12 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -882,6 +903,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVoice:
         """Send to the chat (and topic) of this message.
 
@@ -963,6 +985,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_voice')
         return method
 
     def answer_video_note(
@@ -974,9 +998,9 @@ class MessageShortcuts(MessageCopy):
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -985,6 +1009,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideoNote:
         """Send to the chat (and topic) of this message.
 
@@ -1066,6 +1091,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_video_note')
         return method
 
     def answer_paid_media(
@@ -1076,15 +1103,16 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendPaidMedia:
         """Send to the chat (and topic) of this message.
 
@@ -1145,6 +1173,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_paid_media')
         return method
 
     def answer_media_group(
@@ -1152,13 +1182,14 @@ class MessageShortcuts(MessageCopy):
         media: list[InputMediaAudio | InputMediaDocument | InputMediaLivePhoto | InputMediaPhoto | InputMediaVideo],
         *,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendMediaGroup:
         """Send to the chat (and topic) of this message.
 
@@ -1205,6 +1236,8 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_media_group')
         return method
 
     def answer_location(
@@ -1218,9 +1251,9 @@ class MessageShortcuts(MessageCopy):
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1229,6 +1262,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLocation:
         """Send to the chat (and topic) of this message.
 
@@ -1309,6 +1343,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_location')
         return method
 
     def answer_venue(
@@ -1324,9 +1360,9 @@ class MessageShortcuts(MessageCopy):
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1335,6 +1371,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVenue:
         """Send to the chat (and topic) of this message.
 
@@ -1415,6 +1452,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_venue')
         return method
 
     def answer_contact(
@@ -1426,9 +1465,9 @@ class MessageShortcuts(MessageCopy):
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1437,6 +1476,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendContact:
         """Send to the chat (and topic) of this message.
 
@@ -1507,6 +1547,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_contact')
         return method
 
     def answer_poll(
@@ -1514,7 +1556,7 @@ class MessageShortcuts(MessageCopy):
         question: str,
         options: list[InputPollOption],
         *,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -1527,25 +1569,26 @@ class MessageShortcuts(MessageCopy):
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **kwargs: Any,
     ) -> SendPoll:
         """Send to the chat (and topic) of this message.
 
@@ -1664,17 +1707,20 @@ class MessageShortcuts(MessageCopy):
         method.correct_option_id = correct_option_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_poll')
         return method
 
     def answer_checklist(
         self,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> SendChecklist:
         """Send to the chat (and topic) of this message.
 
@@ -1696,7 +1742,7 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
         if self.business_connection_id is None:
-            raise TgfastError("this Message has no business_connection_id: answer_checklist() needs one")
+            raise MissingFieldError("this Message has no business_connection_id: answer_checklist() needs one")
         method = object.__new__(_methods.SendChecklist)
         method.business_connection_id = self.business_connection_id
         method.chat_id = self.chat.id
@@ -1708,6 +1754,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id'), 'Message.answer_checklist')
         return method
 
     def answer_dice(
@@ -1715,15 +1763,16 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendDice:
         """Send to the chat (and topic) of this message.
 
@@ -1780,6 +1829,8 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_dice')
         return method
 
     def answer_sticker(
@@ -1789,9 +1840,9 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -1800,6 +1851,7 @@ class MessageShortcuts(MessageCopy):
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendSticker:
         """Send to the chat (and topic) of this message.
 
@@ -1872,6 +1924,8 @@ class MessageShortcuts(MessageCopy):
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_sticker')
         return method
 
     def answer_rich(
@@ -1880,13 +1934,14 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendRichMessage:
         """Send to the chat (and topic) of this message.
 
@@ -1938,6 +1993,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_rich')
         return method
 
     def answer_invoice(
@@ -1965,15 +2022,16 @@ class MessageShortcuts(MessageCopy):
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendInvoice:
         """Send to the chat (and topic) of this message.
 
@@ -2092,20 +2150,23 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'message_thread_id'), 'Message.answer_invoice')
         return method
 
     def answer_game(
         self,
         game_short_name: str,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendGame:
         """Send to the chat (and topic) of this message.
 
@@ -2152,6 +2213,8 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_game')
         return method
 
     def reply(
@@ -2159,20 +2222,20 @@ class MessageShortcuts(MessageCopy):
         text: str,
         *,
         direct_messages_topic_id: int | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         disable_web_page_preview: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendMessage:
         """Send to the chat of this message, as a reply to it.
 
@@ -2213,9 +2276,6 @@ class MessageShortcuts(MessageCopy):
                 (Telegram still accepts it)
             disable_web_page_preview: Disables link previews for links in this message. Deprecated:
                 use link_preview_options (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -2242,10 +2302,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
         method.disable_web_page_preview = disable_web_page_preview
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply')
         return method
 
     def reply_photo(
@@ -2254,20 +2316,20 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendPhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -2315,9 +2377,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -2345,10 +2404,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_photo')
         return method
 
     def reply_live_photo(
@@ -2358,18 +2419,18 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLivePhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -2417,9 +2478,6 @@ class MessageShortcuts(MessageCopy):
             reply_markup: Additional interface options. A JSON-serialized object for an inline
                 keyboard, custom reply keyboard, instructions to remove a reply keyboard or to
                 force a reply from the user.
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -2446,10 +2504,12 @@ class MessageShortcuts(MessageCopy):
         method.suggested_post_parameters = suggested_post_parameters
         method.reply_parameters = self._reply_target()
         method.reply_markup = reply_markup
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_live_photo')
         return method
 
     def reply_audio(
@@ -2458,22 +2518,22 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAudio:
         """Send to the chat of this message, as a reply to it.
 
@@ -2530,9 +2590,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -2562,10 +2619,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_audio')
         return method
 
     def reply_document(
@@ -2575,19 +2634,19 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendDocument:
         """Send to the chat of this message, as a reply to it.
 
@@ -2641,9 +2700,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -2671,10 +2727,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_document')
         return method
 
     def reply_video(
@@ -2689,21 +2747,21 @@ class MessageShortcuts(MessageCopy):
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideo:
         """Send to the chat of this message, as a reply to it.
 
@@ -2768,9 +2826,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -2805,10 +2860,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_video')
         return method
 
     def reply_animation(
@@ -2821,20 +2878,20 @@ class MessageShortcuts(MessageCopy):
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAnimation:
         """Send to the chat of this message, as a reply to it.
 
@@ -2893,9 +2950,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -2927,10 +2981,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_animation')
         return method
 
     def reply_voice(
@@ -2939,19 +2995,19 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -2998,9 +3054,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -3027,10 +3080,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_voice')
         return method
 
     def reply_video_note(
@@ -3041,16 +3096,16 @@ class MessageShortcuts(MessageCopy):
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideoNote:
         """Send to the chat of this message, as a reply to it.
 
@@ -3098,9 +3153,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -3126,10 +3178,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_video_note')
         return method
 
     def reply_paid_media(
@@ -3140,14 +3194,15 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendPaidMedia:
         """Send to the chat of this message, as a reply to it.
 
@@ -3207,6 +3262,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'reply_parameters'), 'Message.reply_paid_media')
         return method
 
     def reply_media_group(
@@ -3214,12 +3271,13 @@ class MessageShortcuts(MessageCopy):
         media: list[InputMediaAudio | InputMediaDocument | InputMediaLivePhoto | InputMediaPhoto | InputMediaVideo],
         *,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendMediaGroup:
         """Send to the chat of this message, as a reply to it.
 
@@ -3265,6 +3323,8 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'reply_parameters'), 'Message.reply_media_group')
         return method
 
     def reply_location(
@@ -3277,16 +3337,16 @@ class MessageShortcuts(MessageCopy):
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLocation:
         """Send to the chat of this message, as a reply to it.
 
@@ -3331,9 +3391,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -3361,10 +3418,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_location')
         return method
 
     def reply_venue(
@@ -3379,16 +3438,16 @@ class MessageShortcuts(MessageCopy):
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVenue:
         """Send to the chat of this message, as a reply to it.
 
@@ -3431,9 +3490,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -3463,10 +3519,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_venue')
         return method
 
     def reply_contact(
@@ -3477,16 +3535,16 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendContact:
         """Send to the chat of this message, as a reply to it.
 
@@ -3523,9 +3581,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -3551,10 +3606,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_contact')
         return method
 
     def reply_poll(
@@ -3562,7 +3619,7 @@ class MessageShortcuts(MessageCopy):
         question: str,
         options: list[InputPollOption],
         *,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -3575,24 +3632,25 @@ class MessageShortcuts(MessageCopy):
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **kwargs: Any,
     ) -> SendPoll:
         """Send to the chat of this message, as a reply to it.
 
@@ -3710,16 +3768,19 @@ class MessageShortcuts(MessageCopy):
         method.correct_option_id = correct_option_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'reply_parameters'), 'Message.reply_poll')
         return method
 
     def reply_checklist(
         self,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> SendChecklist:
         """Send to the chat of this message, as a reply to it.
 
@@ -3740,7 +3801,7 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#sendchecklist
         """
         if self.business_connection_id is None:
-            raise TgfastError("this Message has no business_connection_id: reply_checklist() needs one")
+            raise MissingFieldError("this Message has no business_connection_id: reply_checklist() needs one")
         method = object.__new__(_methods.SendChecklist)
         method.business_connection_id = self.business_connection_id
         method.chat_id = self.chat.id
@@ -3752,6 +3813,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'reply_parameters'), 'Message.reply_checklist')
         return method
 
     def reply_dice(
@@ -3759,14 +3822,15 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendDice:
         """Send to the chat of this message, as a reply to it.
 
@@ -3822,6 +3886,8 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'reply_parameters'), 'Message.reply_dice')
         return method
 
     def reply_sticker(
@@ -3830,16 +3896,16 @@ class MessageShortcuts(MessageCopy):
         *,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
-        receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendSticker:
         """Send to the chat of this message, as a reply to it.
 
@@ -3880,9 +3946,6 @@ class MessageShortcuts(MessageCopy):
             allow_sending_without_reply: Pass True if the message should be sent even if the
                 specified replied-to message is not found. Deprecated: use reply_parameters
                 (Telegram still accepts it)
-            receiver_user_id: For outgoing ephemeral messages, unique identifier of the user who
-                will receive the message. Deprecated: use ephemeral_message_parameters (Telegram
-                still accepts it)
             callback_query_id: For outgoing ephemeral messages, identifier of the callback query
                 which triggered the message. Deprecated: use ephemeral_message_parameters (Telegram
                 still accepts it)
@@ -3906,10 +3969,12 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method.reply_to_message_id = reply_to_message_id
         method.allow_sending_without_reply = allow_sending_without_reply
-        method.receiver_user_id = receiver_user_id
+        method.receiver_user_id = None
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_sticker')
         return method
 
     def reply_rich(
@@ -3917,12 +3982,13 @@ class MessageShortcuts(MessageCopy):
         rich_message: InputRichMessage,
         *,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendRichMessage:
         """Send to the chat of this message, as a reply to it.
 
@@ -3972,6 +4038,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'ephemeral_message_parameters', 'reply_parameters'), 'Message.reply_rich')
         return method
 
     def reply_invoice(
@@ -3999,14 +4067,15 @@ class MessageShortcuts(MessageCopy):
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendInvoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -4124,19 +4193,22 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'message_thread_id', 'reply_parameters'), 'Message.reply_invoice')
         return method
 
     def reply_game(
         self,
         game_short_name: str,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendGame:
         """Send to the chat of this message, as a reply to it.
 
@@ -4182,17 +4254,20 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id', 'reply_parameters'), 'Message.reply_game')
         return method
 
     def edit_ephemeral_text(
         self,
         *,
         text: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
         rich_message: InputRichMessage | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditEphemeralMessageText:
         """Edit the text of this ephemeral message.
 
@@ -4217,9 +4292,9 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagetext
         """
         if self.receiver_user is None:
-            raise TgfastError("this Message has no receiver_user: edit_ephemeral_text() needs one")
+            raise MissingFieldError("this Message has no receiver_user: edit_ephemeral_text() needs one")
         if self.ephemeral_message_id is None:
-            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_text() needs one")
+            raise MissingFieldError("this Message has no ephemeral_message_id: edit_ephemeral_text() needs one")
         method = object.__new__(_methods.EditEphemeralMessageText)
         method.chat_id = self.chat.id
         method.receiver_user_id = self.receiver_user.id
@@ -4232,16 +4307,19 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'receiver_user_id', 'ephemeral_message_id'), 'Message.edit_ephemeral_text')
         return method
 
     def edit_ephemeral_caption(
         self,
         *,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditEphemeralMessageCaption:
         """Edit the caption of this ephemeral message.
 
@@ -4265,9 +4343,9 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagecaption
         """
         if self.receiver_user is None:
-            raise TgfastError("this Message has no receiver_user: edit_ephemeral_caption() needs one")
+            raise MissingFieldError("this Message has no receiver_user: edit_ephemeral_caption() needs one")
         if self.ephemeral_message_id is None:
-            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_caption() needs one")
+            raise MissingFieldError("this Message has no ephemeral_message_id: edit_ephemeral_caption() needs one")
         method = object.__new__(_methods.EditEphemeralMessageCaption)
         method.chat_id = self.chat.id
         method.receiver_user_id = self.receiver_user.id
@@ -4279,6 +4357,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'receiver_user_id', 'ephemeral_message_id'), 'Message.edit_ephemeral_caption')
         return method
 
     def edit_ephemeral_media(
@@ -4286,6 +4366,7 @@ class MessageShortcuts(MessageCopy):
         media: InputMedia,
         *,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditEphemeralMessageMedia:
         """Replace the media of this ephemeral message.
 
@@ -4303,9 +4384,9 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagemedia
         """
         if self.receiver_user is None:
-            raise TgfastError("this Message has no receiver_user: edit_ephemeral_media() needs one")
+            raise MissingFieldError("this Message has no receiver_user: edit_ephemeral_media() needs one")
         if self.ephemeral_message_id is None:
-            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_media() needs one")
+            raise MissingFieldError("this Message has no ephemeral_message_id: edit_ephemeral_media() needs one")
         method = object.__new__(_methods.EditEphemeralMessageMedia)
         method.chat_id = self.chat.id
         method.receiver_user_id = self.receiver_user.id
@@ -4314,12 +4395,15 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'receiver_user_id', 'ephemeral_message_id'), 'Message.edit_ephemeral_media')
         return method
 
     def edit_ephemeral_reply_markup(
         self,
         *,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditEphemeralMessageReplyMarkup:
         """Replace the inline keyboard of this ephemeral message.
 
@@ -4336,9 +4420,9 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#editephemeralmessagereplymarkup
         """
         if self.receiver_user is None:
-            raise TgfastError("this Message has no receiver_user: edit_ephemeral_reply_markup() needs one")
+            raise MissingFieldError("this Message has no receiver_user: edit_ephemeral_reply_markup() needs one")
         if self.ephemeral_message_id is None:
-            raise TgfastError("this Message has no ephemeral_message_id: edit_ephemeral_reply_markup() needs one")
+            raise MissingFieldError("this Message has no ephemeral_message_id: edit_ephemeral_reply_markup() needs one")
         method = object.__new__(_methods.EditEphemeralMessageReplyMarkup)
         method.chat_id = self.chat.id
         method.receiver_user_id = self.receiver_user.id
@@ -4346,10 +4430,13 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'receiver_user_id', 'ephemeral_message_id'), 'Message.edit_ephemeral_reply_markup')
         return method
 
     def delete_ephemeral(
         self,
+        **kwargs: Any,
     ) -> DeleteEphemeralMessage:
         """Delete this ephemeral message (for its receiver).
 
@@ -4363,15 +4450,17 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#deleteephemeralmessage
         """
         if self.receiver_user is None:
-            raise TgfastError("this Message has no receiver_user: delete_ephemeral() needs one")
+            raise MissingFieldError("this Message has no receiver_user: delete_ephemeral() needs one")
         if self.ephemeral_message_id is None:
-            raise TgfastError("this Message has no ephemeral_message_id: delete_ephemeral() needs one")
+            raise MissingFieldError("this Message has no ephemeral_message_id: delete_ephemeral() needs one")
         method = object.__new__(_methods.DeleteEphemeralMessage)
         method.chat_id = self.chat.id
         method.receiver_user_id = self.receiver_user.id
         method.ephemeral_message_id = self.ephemeral_message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'receiver_user_id', 'ephemeral_message_id'), 'Message.delete_ephemeral')
         return method
 
     def edit_text(
@@ -4379,12 +4468,13 @@ class MessageShortcuts(MessageCopy):
         text: str | None = None,
         *,
         inline_message_id: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         rich_message: InputRichMessage | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         disable_web_page_preview: bool | None = None,
+        **kwargs: Any,
     ) -> EditMessageText:
         """Edit the text of this message.
 
@@ -4429,6 +4519,8 @@ class MessageShortcuts(MessageCopy):
         method.disable_web_page_preview = disable_web_page_preview
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.edit_text')
         return method
 
     def edit_caption(
@@ -4436,10 +4528,11 @@ class MessageShortcuts(MessageCopy):
         *,
         inline_message_id: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditMessageCaption:
         """Edit the caption of this message.
 
@@ -4477,6 +4570,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.edit_caption')
         return method
 
     def edit_media(
@@ -4485,6 +4580,7 @@ class MessageShortcuts(MessageCopy):
         *,
         inline_message_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditMessageMedia:
         """Replace the media of this message.
 
@@ -4518,6 +4614,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.edit_media')
         return method
 
     def edit_reply_markup(
@@ -4525,6 +4623,7 @@ class MessageShortcuts(MessageCopy):
         *,
         inline_message_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditMessageReplyMarkup:
         """Replace the inline keyboard of this message.
 
@@ -4551,12 +4650,15 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.edit_reply_markup')
         return method
 
     def delete_reply_markup(
         self,
         *,
         inline_message_id: str | None = None,
+        **kwargs: Any,
     ) -> EditMessageReplyMarkup:
         """Remove the inline keyboard of this message.
 
@@ -4582,6 +4684,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = None
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.delete_reply_markup')
         return method
 
     def edit_live_location(
@@ -4595,6 +4699,7 @@ class MessageShortcuts(MessageCopy):
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> EditMessageLiveLocation:
         """Move the live location of this message.
 
@@ -4640,6 +4745,8 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.edit_live_location')
         return method
 
     def stop_live_location(
@@ -4647,6 +4754,7 @@ class MessageShortcuts(MessageCopy):
         *,
         inline_message_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> StopMessageLiveLocation:
         """Stop updating the live location of this message.
 
@@ -4672,10 +4780,13 @@ class MessageShortcuts(MessageCopy):
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.stop_live_location')
         return method
 
     def delete(
         self,
+        **kwargs: Any,
     ) -> DeleteMessage:
         """Delete this message.
 
@@ -4715,6 +4826,8 @@ class MessageShortcuts(MessageCopy):
         method.message_id = self.message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'message_id'), 'Message.delete')
         return method
 
     def forward(
@@ -4724,10 +4837,11 @@ class MessageShortcuts(MessageCopy):
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         video_start_timestamp: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
+        **kwargs: Any,
     ) -> ForwardMessage:
         """Forward this message to another chat.
 
@@ -4769,6 +4883,8 @@ class MessageShortcuts(MessageCopy):
         method.message_id = self.message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('from_chat_id', 'message_id'), 'Message.forward')
         return method
 
     def copy_to(
@@ -4779,18 +4895,19 @@ class MessageShortcuts(MessageCopy):
         direct_messages_topic_id: int | None = None,
         video_start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> CopyMessage:
         """Copy this message to another chat, without a link to the original.
 
@@ -4865,6 +4982,8 @@ class MessageShortcuts(MessageCopy):
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('from_chat_id', 'message_id'), 'Message.copy_to')
         return method
 
     def react(
@@ -4872,6 +4991,7 @@ class MessageShortcuts(MessageCopy):
         reaction: list[ReactionType] | None = None,
         *,
         is_big: bool | None = None,
+        **kwargs: Any,
     ) -> SetMessageReaction:
         """Set the bot's reaction on this message.
 
@@ -4899,12 +5019,15 @@ class MessageShortcuts(MessageCopy):
         method.is_big = is_big
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'message_id'), 'Message.react')
         return method
 
     def pin(
         self,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        **kwargs: Any,
     ) -> PinChatMessage:
         """Pin this message in its chat.
 
@@ -4930,10 +5053,13 @@ class MessageShortcuts(MessageCopy):
         method.disable_notification = disable_notification
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.pin')
         return method
 
     def unpin(
         self,
+        **kwargs: Any,
     ) -> UnpinChatMessage:
         """Unpin this message.
 
@@ -4953,11 +5079,14 @@ class MessageShortcuts(MessageCopy):
         method.message_id = self.message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_id'), 'Message.unpin')
         return method
 
     def answer_chat_action(
         self,
         action: str,
+        **kwargs: Any,
     ) -> SendChatAction:
         """Show a chat action (typing, upload_photo, ...) in the chat of this message.
 
@@ -4987,11 +5116,14 @@ class MessageShortcuts(MessageCopy):
         method.action = action
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('business_connection_id', 'chat_id', 'message_thread_id'), 'Message.answer_chat_action')
         return method
 
     def answer_guest_query(
         self,
         result: InlineQueryResult,
+        **kwargs: Any,
     ) -> AnswerGuestQuery:
         """Answer the guest query this message carries.
 
@@ -5007,12 +5139,14 @@ class MessageShortcuts(MessageCopy):
         Bot API: https://core.telegram.org/bots/api#answerguestquery
         """
         if self.guest_query_id is None:
-            raise TgfastError("this Message has no guest_query_id: answer_guest_query() needs one")
+            raise MissingFieldError("this Message has no guest_query_id: answer_guest_query() needs one")
         method = object.__new__(_methods.AnswerGuestQuery)
         method.guest_query_id = self.guest_query_id
         method.result = result
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('guest_query_id',), 'Message.answer_guest_query')
         return method
 
 
@@ -5034,12 +5168,12 @@ class InaccessibleMessageShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -5049,6 +5183,7 @@ class InaccessibleMessageShortcuts:
         disable_web_page_preview: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendMessage:
         """Send to the chat of this message.
 
@@ -5128,6 +5263,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer')
         return method
 
     def answer_photo(
@@ -5139,13 +5276,13 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -5154,6 +5291,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendPhoto:
         """Send to the chat of this message.
 
@@ -5241,6 +5379,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_photo')
         return method
 
     def answer_live_photo(
@@ -5253,19 +5393,20 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLivePhoto:
         """Send to the chat of this message.
 
@@ -5352,6 +5493,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_live_photo')
         return method
 
     def answer_audio(
@@ -5363,15 +5506,15 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -5380,6 +5523,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAudio:
         """Send to the chat of this message.
 
@@ -5478,6 +5622,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_audio')
         return method
 
     def answer_document(
@@ -5490,12 +5636,12 @@ class InaccessibleMessageShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -5504,6 +5650,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendDocument:
         """Send to the chat of this message.
 
@@ -5597,6 +5744,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_document')
         return method
 
     def answer_video(
@@ -5614,14 +5763,14 @@ class InaccessibleMessageShortcuts:
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -5630,6 +5779,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideo:
         """Send to the chat of this message.
 
@@ -5741,6 +5891,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_video')
         return method
 
     def answer_animation(
@@ -5756,13 +5908,13 @@ class InaccessibleMessageShortcuts:
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -5771,6 +5923,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAnimation:
         """Send to the chat of this message.
 
@@ -5873,6 +6026,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_animation')
         return method
 
     def answer_voice(
@@ -5884,12 +6039,12 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -5898,6 +6053,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVoice:
         """Send to the chat of this message.
 
@@ -5983,6 +6139,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_voice')
         return method
 
     def answer_video_note(
@@ -5996,9 +6154,9 @@ class InaccessibleMessageShortcuts:
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -6007,6 +6165,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideoNote:
         """Send to the chat of this message.
 
@@ -6092,6 +6251,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_video_note')
         return method
 
     def answer_paid_media(
@@ -6104,15 +6265,16 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendPaidMedia:
         """Send to the chat of this message.
 
@@ -6177,6 +6339,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_paid_media')
         return method
 
     def answer_media_group(
@@ -6186,13 +6350,14 @@ class InaccessibleMessageShortcuts:
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendMediaGroup:
         """Send to the chat of this message.
 
@@ -6243,6 +6408,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_media_group')
         return method
 
     def answer_location(
@@ -6258,9 +6425,9 @@ class InaccessibleMessageShortcuts:
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -6269,6 +6436,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLocation:
         """Send to the chat of this message.
 
@@ -6353,6 +6521,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_location')
         return method
 
     def answer_venue(
@@ -6370,9 +6540,9 @@ class InaccessibleMessageShortcuts:
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -6381,6 +6551,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVenue:
         """Send to the chat of this message.
 
@@ -6465,6 +6636,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_venue')
         return method
 
     def answer_contact(
@@ -6478,9 +6651,9 @@ class InaccessibleMessageShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -6489,6 +6662,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendContact:
         """Send to the chat of this message.
 
@@ -6563,6 +6737,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_contact')
         return method
 
     def answer_poll(
@@ -6572,7 +6748,7 @@ class InaccessibleMessageShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -6585,25 +6761,26 @@ class InaccessibleMessageShortcuts:
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **kwargs: Any,
     ) -> SendPoll:
         """Send to the chat of this message.
 
@@ -6726,6 +6903,8 @@ class InaccessibleMessageShortcuts:
         method.correct_option_id = correct_option_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_poll')
         return method
 
     def answer_checklist(
@@ -6733,11 +6912,12 @@ class InaccessibleMessageShortcuts:
         business_connection_id: str,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> SendChecklist:
         """Send to the chat of this message.
 
@@ -6771,6 +6951,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_checklist')
         return method
 
     def answer_dice(
@@ -6780,15 +6962,16 @@ class InaccessibleMessageShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendDice:
         """Send to the chat of this message.
 
@@ -6849,6 +7032,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_dice')
         return method
 
     def answer_sticker(
@@ -6860,9 +7045,9 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -6871,6 +7056,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendSticker:
         """Send to the chat of this message.
 
@@ -6947,6 +7133,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_sticker')
         return method
 
     def answer_rich(
@@ -6957,13 +7145,14 @@ class InaccessibleMessageShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendRichMessage:
         """Send to the chat of this message.
 
@@ -7020,6 +7209,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_rich')
         return method
 
     def answer_invoice(
@@ -7048,15 +7239,16 @@ class InaccessibleMessageShortcuts:
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendInvoice:
         """Send to the chat of this message.
 
@@ -7177,6 +7369,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_invoice')
         return method
 
     def answer_game(
@@ -7185,14 +7379,15 @@ class InaccessibleMessageShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendGame:
         """Send to the chat of this message.
 
@@ -7243,6 +7438,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'InaccessibleMessage.answer_game')
         return method
 
     def reply(
@@ -7253,12 +7450,12 @@ class InaccessibleMessageShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -7267,6 +7464,7 @@ class InaccessibleMessageShortcuts:
         disable_web_page_preview: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendMessage:
         """Send to the chat of this message, as a reply to it.
 
@@ -7345,6 +7543,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply')
         return method
 
     def reply_photo(
@@ -7356,13 +7556,13 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -7370,6 +7570,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendPhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -7456,6 +7657,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_photo')
         return method
 
     def reply_live_photo(
@@ -7468,18 +7671,19 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLivePhoto:
         """Send to the chat of this message, as a reply to it.
 
@@ -7565,6 +7769,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_live_photo')
         return method
 
     def reply_audio(
@@ -7576,15 +7782,15 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -7592,6 +7798,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAudio:
         """Send to the chat of this message, as a reply to it.
 
@@ -7689,6 +7896,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_audio')
         return method
 
     def reply_document(
@@ -7701,12 +7910,12 @@ class InaccessibleMessageShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -7714,6 +7923,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendDocument:
         """Send to the chat of this message, as a reply to it.
 
@@ -7806,6 +8016,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_document')
         return method
 
     def reply_video(
@@ -7823,14 +8035,14 @@ class InaccessibleMessageShortcuts:
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -7838,6 +8050,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideo:
         """Send to the chat of this message, as a reply to it.
 
@@ -7948,6 +8161,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_video')
         return method
 
     def reply_animation(
@@ -7963,13 +8178,13 @@ class InaccessibleMessageShortcuts:
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -7977,6 +8192,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAnimation:
         """Send to the chat of this message, as a reply to it.
 
@@ -8078,6 +8294,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_animation')
         return method
 
     def reply_voice(
@@ -8089,12 +8307,12 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -8102,6 +8320,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -8186,6 +8405,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_voice')
         return method
 
     def reply_video_note(
@@ -8199,9 +8420,9 @@ class InaccessibleMessageShortcuts:
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -8209,6 +8430,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideoNote:
         """Send to the chat of this message, as a reply to it.
 
@@ -8293,6 +8515,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_video_note')
         return method
 
     def reply_paid_media(
@@ -8305,14 +8529,15 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendPaidMedia:
         """Send to the chat of this message, as a reply to it.
 
@@ -8376,6 +8601,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_paid_media')
         return method
 
     def reply_media_group(
@@ -8385,12 +8612,13 @@ class InaccessibleMessageShortcuts:
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendMediaGroup:
         """Send to the chat of this message, as a reply to it.
 
@@ -8440,6 +8668,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_media_group')
         return method
 
     def reply_location(
@@ -8455,9 +8685,9 @@ class InaccessibleMessageShortcuts:
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -8465,6 +8695,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLocation:
         """Send to the chat of this message, as a reply to it.
 
@@ -8548,6 +8779,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_location')
         return method
 
     def reply_venue(
@@ -8565,9 +8798,9 @@ class InaccessibleMessageShortcuts:
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -8575,6 +8808,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVenue:
         """Send to the chat of this message, as a reply to it.
 
@@ -8658,6 +8892,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_venue')
         return method
 
     def reply_contact(
@@ -8671,9 +8907,9 @@ class InaccessibleMessageShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -8681,6 +8917,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendContact:
         """Send to the chat of this message, as a reply to it.
 
@@ -8754,6 +8991,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_contact')
         return method
 
     def reply_poll(
@@ -8763,7 +9002,7 @@ class InaccessibleMessageShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -8776,24 +9015,25 @@ class InaccessibleMessageShortcuts:
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **kwargs: Any,
     ) -> SendPoll:
         """Send to the chat of this message, as a reply to it.
 
@@ -8915,6 +9155,8 @@ class InaccessibleMessageShortcuts:
         method.correct_option_id = correct_option_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_poll')
         return method
 
     def reply_checklist(
@@ -8922,10 +9164,11 @@ class InaccessibleMessageShortcuts:
         business_connection_id: str,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> SendChecklist:
         """Send to the chat of this message, as a reply to it.
 
@@ -8958,6 +9201,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_checklist')
         return method
 
     def reply_dice(
@@ -8967,14 +9212,15 @@ class InaccessibleMessageShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendDice:
         """Send to the chat of this message, as a reply to it.
 
@@ -9034,6 +9280,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_dice')
         return method
 
     def reply_sticker(
@@ -9045,9 +9293,9 @@ class InaccessibleMessageShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
@@ -9055,6 +9303,7 @@ class InaccessibleMessageShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendSticker:
         """Send to the chat of this message, as a reply to it.
 
@@ -9130,6 +9379,8 @@ class InaccessibleMessageShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_sticker')
         return method
 
     def reply_rich(
@@ -9140,12 +9391,13 @@ class InaccessibleMessageShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendRichMessage:
         """Send to the chat of this message, as a reply to it.
 
@@ -9201,6 +9453,8 @@ class InaccessibleMessageShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_rich')
         return method
 
     def reply_invoice(
@@ -9229,14 +9483,15 @@ class InaccessibleMessageShortcuts:
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendInvoice:
         """Send to the chat of this message, as a reply to it.
 
@@ -9356,6 +9611,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_invoice')
         return method
 
     def reply_game(
@@ -9364,13 +9621,14 @@ class InaccessibleMessageShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendGame:
         """Send to the chat of this message, as a reply to it.
 
@@ -9420,6 +9678,8 @@ class InaccessibleMessageShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'reply_parameters'), 'InaccessibleMessage.reply_game')
         return method
 
 
@@ -9443,12 +9703,12 @@ class ChatJoinRequestShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -9458,6 +9718,7 @@ class ChatJoinRequestShortcuts:
         disable_web_page_preview: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendMessage:
         """Send to the chat the user asked to join.
 
@@ -9537,6 +9798,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer')
         return method
 
     def answer_photo(
@@ -9548,13 +9811,13 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -9563,6 +9826,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendPhoto:
         """Send to the chat the user asked to join.
 
@@ -9650,6 +9914,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_photo')
         return method
 
     def answer_live_photo(
@@ -9662,19 +9928,20 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLivePhoto:
         """Send to the chat the user asked to join.
 
@@ -9761,6 +10028,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_live_photo')
         return method
 
     def answer_audio(
@@ -9772,15 +10041,15 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -9789,6 +10058,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAudio:
         """Send to the chat the user asked to join.
 
@@ -9887,6 +10157,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_audio')
         return method
 
     def answer_document(
@@ -9899,12 +10171,12 @@ class ChatJoinRequestShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -9913,6 +10185,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendDocument:
         """Send to the chat the user asked to join.
 
@@ -10006,6 +10279,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_document')
         return method
 
     def answer_video(
@@ -10023,14 +10298,14 @@ class ChatJoinRequestShortcuts:
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10039,6 +10314,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideo:
         """Send to the chat the user asked to join.
 
@@ -10150,6 +10426,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_video')
         return method
 
     def answer_animation(
@@ -10165,13 +10443,13 @@ class ChatJoinRequestShortcuts:
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10180,6 +10458,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAnimation:
         """Send to the chat the user asked to join.
 
@@ -10282,6 +10561,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_animation')
         return method
 
     def answer_voice(
@@ -10293,12 +10574,12 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10307,6 +10588,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVoice:
         """Send to the chat the user asked to join.
 
@@ -10392,6 +10674,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_voice')
         return method
 
     def answer_video_note(
@@ -10405,9 +10689,9 @@ class ChatJoinRequestShortcuts:
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10416,6 +10700,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideoNote:
         """Send to the chat the user asked to join.
 
@@ -10501,6 +10786,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_video_note')
         return method
 
     def answer_paid_media(
@@ -10513,15 +10800,16 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendPaidMedia:
         """Send to the chat the user asked to join.
 
@@ -10586,6 +10874,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_paid_media')
         return method
 
     def answer_media_group(
@@ -10595,13 +10885,14 @@ class ChatJoinRequestShortcuts:
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendMediaGroup:
         """Send to the chat the user asked to join.
 
@@ -10652,6 +10943,8 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_media_group')
         return method
 
     def answer_location(
@@ -10667,9 +10960,9 @@ class ChatJoinRequestShortcuts:
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10678,6 +10971,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLocation:
         """Send to the chat the user asked to join.
 
@@ -10762,6 +11056,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_location')
         return method
 
     def answer_venue(
@@ -10779,9 +11075,9 @@ class ChatJoinRequestShortcuts:
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10790,6 +11086,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVenue:
         """Send to the chat the user asked to join.
 
@@ -10874,6 +11171,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_venue')
         return method
 
     def answer_contact(
@@ -10887,9 +11186,9 @@ class ChatJoinRequestShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -10898,6 +11197,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendContact:
         """Send to the chat the user asked to join.
 
@@ -10972,6 +11272,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_contact')
         return method
 
     def answer_poll(
@@ -10981,7 +11283,7 @@ class ChatJoinRequestShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -10994,25 +11296,26 @@ class ChatJoinRequestShortcuts:
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **kwargs: Any,
     ) -> SendPoll:
         """Send to the chat the user asked to join.
 
@@ -11135,6 +11438,8 @@ class ChatJoinRequestShortcuts:
         method.correct_option_id = correct_option_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_poll')
         return method
 
     def answer_checklist(
@@ -11142,11 +11447,12 @@ class ChatJoinRequestShortcuts:
         business_connection_id: str,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> SendChecklist:
         """Send to the chat the user asked to join.
 
@@ -11180,6 +11486,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_checklist')
         return method
 
     def answer_dice(
@@ -11189,15 +11497,16 @@ class ChatJoinRequestShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendDice:
         """Send to the chat the user asked to join.
 
@@ -11258,6 +11567,8 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_dice')
         return method
 
     def answer_sticker(
@@ -11269,9 +11580,9 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -11280,6 +11591,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendSticker:
         """Send to the chat the user asked to join.
 
@@ -11356,6 +11668,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_sticker')
         return method
 
     def answer_rich(
@@ -11366,13 +11680,14 @@ class ChatJoinRequestShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendRichMessage:
         """Send to the chat the user asked to join.
 
@@ -11429,6 +11744,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_rich')
         return method
 
     def answer_invoice(
@@ -11457,15 +11774,16 @@ class ChatJoinRequestShortcuts:
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendInvoice:
         """Send to the chat the user asked to join.
 
@@ -11586,6 +11904,8 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_invoice')
         return method
 
     def answer_game(
@@ -11594,14 +11914,15 @@ class ChatJoinRequestShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendGame:
         """Send to the chat the user asked to join.
 
@@ -11652,6 +11973,8 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_game')
         return method
 
     def answer_pm(
@@ -11662,12 +11985,12 @@ class ChatJoinRequestShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -11677,6 +12000,7 @@ class ChatJoinRequestShortcuts:
         disable_web_page_preview: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendMessage:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11756,6 +12080,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_pm')
         return method
 
     def answer_photo_pm(
@@ -11767,13 +12093,13 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -11782,6 +12108,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendPhoto:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11869,6 +12196,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_photo_pm')
         return method
 
     def answer_live_photo_pm(
@@ -11881,19 +12210,20 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLivePhoto:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -11980,6 +12310,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_live_photo_pm')
         return method
 
     def answer_audio_pm(
@@ -11991,15 +12323,15 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -12008,6 +12340,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAudio:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12106,6 +12439,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_audio_pm')
         return method
 
     def answer_document_pm(
@@ -12118,12 +12453,12 @@ class ChatJoinRequestShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -12132,6 +12467,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendDocument:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12225,6 +12561,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_document_pm')
         return method
 
     def answer_video_pm(
@@ -12242,14 +12580,14 @@ class ChatJoinRequestShortcuts:
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -12258,6 +12596,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideo:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12369,6 +12708,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_video_pm')
         return method
 
     def answer_animation_pm(
@@ -12384,13 +12725,13 @@ class ChatJoinRequestShortcuts:
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -12399,6 +12740,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAnimation:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12501,6 +12843,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_animation_pm')
         return method
 
     def answer_voice_pm(
@@ -12512,12 +12856,12 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -12526,6 +12870,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVoice:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12611,6 +12956,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_voice_pm')
         return method
 
     def answer_video_note_pm(
@@ -12624,9 +12971,9 @@ class ChatJoinRequestShortcuts:
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -12635,6 +12982,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideoNote:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12720,6 +13068,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_video_note_pm')
         return method
 
     def answer_paid_media_pm(
@@ -12732,15 +13082,16 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendPaidMedia:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12805,6 +13156,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_paid_media_pm')
         return method
 
     def answer_media_group_pm(
@@ -12814,13 +13167,14 @@ class ChatJoinRequestShortcuts:
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendMediaGroup:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12871,6 +13225,8 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_media_group_pm')
         return method
 
     def answer_location_pm(
@@ -12886,9 +13242,9 @@ class ChatJoinRequestShortcuts:
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -12897,6 +13253,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLocation:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -12981,6 +13338,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_location_pm')
         return method
 
     def answer_venue_pm(
@@ -12998,9 +13357,9 @@ class ChatJoinRequestShortcuts:
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -13009,6 +13368,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVenue:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13093,6 +13453,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_venue_pm')
         return method
 
     def answer_contact_pm(
@@ -13106,9 +13468,9 @@ class ChatJoinRequestShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -13117,6 +13479,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendContact:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13191,6 +13554,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_contact_pm')
         return method
 
     def answer_poll_pm(
@@ -13200,7 +13565,7 @@ class ChatJoinRequestShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -13213,25 +13578,26 @@ class ChatJoinRequestShortcuts:
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **kwargs: Any,
     ) -> SendPoll:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13354,6 +13720,8 @@ class ChatJoinRequestShortcuts:
         method.correct_option_id = correct_option_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_poll_pm')
         return method
 
     def answer_checklist_pm(
@@ -13361,11 +13729,12 @@ class ChatJoinRequestShortcuts:
         business_connection_id: str,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> SendChecklist:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13399,6 +13768,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_checklist_pm')
         return method
 
     def answer_dice_pm(
@@ -13408,15 +13779,16 @@ class ChatJoinRequestShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendDice:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13477,6 +13849,8 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_dice_pm')
         return method
 
     def answer_sticker_pm(
@@ -13488,9 +13862,9 @@ class ChatJoinRequestShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -13499,6 +13873,7 @@ class ChatJoinRequestShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendSticker:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13575,6 +13950,8 @@ class ChatJoinRequestShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_sticker_pm')
         return method
 
     def answer_rich_pm(
@@ -13585,13 +13962,14 @@ class ChatJoinRequestShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendRichMessage:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13648,6 +14026,8 @@ class ChatJoinRequestShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_rich_pm')
         return method
 
     def answer_invoice_pm(
@@ -13676,15 +14056,16 @@ class ChatJoinRequestShortcuts:
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendInvoice:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13805,6 +14186,8 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_invoice_pm')
         return method
 
     def answer_game_pm(
@@ -13813,14 +14196,15 @@ class ChatJoinRequestShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendGame:
         """Send to the user who asked to join, in private (allowed for 5 minutes after the request).
 
@@ -13871,10 +14255,13 @@ class ChatJoinRequestShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatJoinRequest.answer_game_pm')
         return method
 
     def approve(
         self,
+        **kwargs: Any,
     ) -> ApproveChatJoinRequest:
         """Let the user in.
 
@@ -13892,10 +14279,13 @@ class ChatJoinRequestShortcuts:
         method.user_id = self.from_user.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'user_id'), 'ChatJoinRequest.approve')
         return method
 
     def decline(
         self,
+        **kwargs: Any,
     ) -> DeclineChatJoinRequest:
         """Turn the user away.
 
@@ -13913,11 +14303,14 @@ class ChatJoinRequestShortcuts:
         method.user_id = self.from_user.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id', 'user_id'), 'ChatJoinRequest.decline')
         return method
 
     def answer_query(
         self,
         result: str,
+        **kwargs: Any,
     ) -> AnswerChatJoinRequestQuery:
         """Answer the query of this join request.
 
@@ -13934,17 +14327,20 @@ class ChatJoinRequestShortcuts:
         Bot API: https://core.telegram.org/bots/api#answerchatjoinrequestquery
         """
         if self.query_id is None:
-            raise TgfastError("this ChatJoinRequest has no query_id: answer_query() needs one")
+            raise MissingFieldError("this ChatJoinRequest has no query_id: answer_query() needs one")
         method = object.__new__(_methods.AnswerChatJoinRequestQuery)
         method.chat_join_request_query_id = self.query_id
         method.result = result
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_join_request_query_id',), 'ChatJoinRequest.answer_query')
         return method
 
     def send_webapp(
         self,
         web_app_url: str,
+        **kwargs: Any,
     ) -> SendChatJoinRequestWebApp:
         """Show a Web App to the user of this join request.
 
@@ -13962,12 +14358,14 @@ class ChatJoinRequestShortcuts:
         Bot API: https://core.telegram.org/bots/api#sendchatjoinrequestwebapp
         """
         if self.query_id is None:
-            raise TgfastError("this ChatJoinRequest has no query_id: send_webapp() needs one")
+            raise MissingFieldError("this ChatJoinRequest has no query_id: send_webapp() needs one")
         method = object.__new__(_methods.SendChatJoinRequestWebApp)
         method.chat_join_request_query_id = self.query_id
         method.web_app_url = web_app_url
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_join_request_query_id',), 'ChatJoinRequest.send_webapp')
         return method
 
 
@@ -13988,12 +14386,12 @@ class ChatMemberUpdatedShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14003,6 +14401,7 @@ class ChatMemberUpdatedShortcuts:
         disable_web_page_preview: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendMessage:
         """Send to the chat where the membership changed.
 
@@ -14082,6 +14481,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer')
         return method
 
     def answer_photo(
@@ -14093,13 +14494,13 @@ class ChatMemberUpdatedShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14108,6 +14509,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendPhoto:
         """Send to the chat where the membership changed.
 
@@ -14195,6 +14597,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_photo')
         return method
 
     def answer_live_photo(
@@ -14207,19 +14611,20 @@ class ChatMemberUpdatedShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLivePhoto:
         """Send to the chat where the membership changed.
 
@@ -14306,6 +14711,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_live_photo')
         return method
 
     def answer_audio(
@@ -14317,15 +14724,15 @@ class ChatMemberUpdatedShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
         title: str | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14334,6 +14741,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAudio:
         """Send to the chat where the membership changed.
 
@@ -14432,6 +14840,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_audio')
         return method
 
     def answer_document(
@@ -14444,12 +14854,12 @@ class ChatMemberUpdatedShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14458,6 +14868,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendDocument:
         """Send to the chat where the membership changed.
 
@@ -14551,6 +14962,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_document')
         return method
 
     def answer_video(
@@ -14568,14 +14981,14 @@ class ChatMemberUpdatedShortcuts:
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         supports_streaming: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14584,6 +14997,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideo:
         """Send to the chat where the membership changed.
 
@@ -14695,6 +15109,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_video')
         return method
 
     def answer_animation(
@@ -14710,13 +15126,13 @@ class ChatMemberUpdatedShortcuts:
         height: int | None = None,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14725,6 +15141,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendAnimation:
         """Send to the chat where the membership changed.
 
@@ -14827,6 +15244,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_animation')
         return method
 
     def answer_voice(
@@ -14838,12 +15257,12 @@ class ChatMemberUpdatedShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14852,6 +15271,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVoice:
         """Send to the chat where the membership changed.
 
@@ -14937,6 +15357,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_voice')
         return method
 
     def answer_video_note(
@@ -14950,9 +15372,9 @@ class ChatMemberUpdatedShortcuts:
         duration: int | None = None,
         length: int | None = None,
         thumbnail: InputFile | str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -14961,6 +15383,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVideoNote:
         """Send to the chat where the membership changed.
 
@@ -15046,6 +15469,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_video_note')
         return method
 
     def answer_paid_media(
@@ -15058,15 +15483,16 @@ class ChatMemberUpdatedShortcuts:
         direct_messages_topic_id: int | None = None,
         payload: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendPaidMedia:
         """Send to the chat where the membership changed.
 
@@ -15131,6 +15557,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_paid_media')
         return method
 
     def answer_media_group(
@@ -15140,13 +15568,14 @@ class ChatMemberUpdatedShortcuts:
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendMediaGroup:
         """Send to the chat where the membership changed.
 
@@ -15197,6 +15626,8 @@ class ChatMemberUpdatedShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_media_group')
         return method
 
     def answer_location(
@@ -15212,9 +15643,9 @@ class ChatMemberUpdatedShortcuts:
         live_period: int | None = None,
         heading: int | None = None,
         proximity_alert_radius: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -15223,6 +15654,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendLocation:
         """Send to the chat where the membership changed.
 
@@ -15307,6 +15739,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_location')
         return method
 
     def answer_venue(
@@ -15324,9 +15758,9 @@ class ChatMemberUpdatedShortcuts:
         foursquare_type: str | None = None,
         google_place_id: str | None = None,
         google_place_type: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -15335,6 +15769,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendVenue:
         """Send to the chat where the membership changed.
 
@@ -15419,6 +15854,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_venue')
         return method
 
     def answer_contact(
@@ -15432,9 +15869,9 @@ class ChatMemberUpdatedShortcuts:
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         last_name: str | None = None,
         vcard: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -15443,6 +15880,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendContact:
         """Send to the chat where the membership changed.
 
@@ -15517,6 +15955,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_contact')
         return method
 
     def answer_poll(
@@ -15526,7 +15966,7 @@ class ChatMemberUpdatedShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        question_parse_mode: str | Default | None = DEFAULT,
+        question_parse_mode: str | Default | None = Default('parse_mode'),
         question_entities: list[MessageEntity] | None = None,
         is_anonymous: bool | None = None,
         type: str | None = None,
@@ -15539,25 +15979,26 @@ class ChatMemberUpdatedShortcuts:
         country_codes: list[str] | None = None,
         correct_option_ids: list[int] | None = None,
         explanation: str | None = None,
-        explanation_parse_mode: str | Default | None = DEFAULT,
+        explanation_parse_mode: str | Default | None = Default('parse_mode'),
         explanation_entities: list[MessageEntity] | None = None,
         explanation_media: InputPollMedia | None = None,
         open_period: int | None = None,
         close_date: datetime | timedelta | int | None = None,
         is_closed: bool | None = None,
         description: str | None = None,
-        description_parse_mode: str | Default | None = DEFAULT,
+        description_parse_mode: str | Default | None = Default('parse_mode'),
         description_entities: list[MessageEntity] | None = None,
         media: InputPollMedia | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
         correct_option_id: int | None = None,
+        **kwargs: Any,
     ) -> SendPoll:
         """Send to the chat where the membership changed.
 
@@ -15680,6 +16121,8 @@ class ChatMemberUpdatedShortcuts:
         method.correct_option_id = correct_option_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_poll')
         return method
 
     def answer_checklist(
@@ -15687,11 +16130,12 @@ class ChatMemberUpdatedShortcuts:
         business_connection_id: str,
         checklist: InputChecklist,
         *,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
+        **kwargs: Any,
     ) -> SendChecklist:
         """Send to the chat where the membership changed.
 
@@ -15725,6 +16169,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_checklist')
         return method
 
     def answer_dice(
@@ -15734,15 +16180,16 @@ class ChatMemberUpdatedShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendDice:
         """Send to the chat where the membership changed.
 
@@ -15803,6 +16250,8 @@ class ChatMemberUpdatedShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_dice')
         return method
 
     def answer_sticker(
@@ -15814,9 +16263,9 @@ class ChatMemberUpdatedShortcuts:
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
         emoji: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
@@ -15825,6 +16274,7 @@ class ChatMemberUpdatedShortcuts:
         allow_sending_without_reply: bool | None = None,
         receiver_user_id: int | None = None,
         callback_query_id: str | None = None,
+        **kwargs: Any,
     ) -> SendSticker:
         """Send to the chat where the membership changed.
 
@@ -15901,6 +16351,8 @@ class ChatMemberUpdatedShortcuts:
         method.callback_query_id = callback_query_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_sticker')
         return method
 
     def answer_rich(
@@ -15911,13 +16363,14 @@ class ChatMemberUpdatedShortcuts:
         message_thread_id: int | None = None,
         direct_messages_topic_id: int | None = None,
         ephemeral_message_parameters: EphemeralMessageParameters | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply | None = None,
+        **kwargs: Any,
     ) -> SendRichMessage:
         """Send to the chat where the membership changed.
 
@@ -15974,6 +16427,8 @@ class ChatMemberUpdatedShortcuts:
         method.reply_markup = reply_markup
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_rich')
         return method
 
     def answer_invoice(
@@ -16002,15 +16457,16 @@ class ChatMemberUpdatedShortcuts:
         send_phone_number_to_provider: bool | None = None,
         send_email_to_provider: bool | None = None,
         is_flexible: bool | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         suggested_post_parameters: SuggestedPostParameters | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendInvoice:
         """Send to the chat where the membership changed.
 
@@ -16131,6 +16587,8 @@ class ChatMemberUpdatedShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_invoice')
         return method
 
     def answer_game(
@@ -16139,14 +16597,15 @@ class ChatMemberUpdatedShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
-        protect_content: bool | Default | None = DEFAULT,
-        allow_paid_broadcast: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        protect_content: bool | Default | None = Default('protect_content'),
+        allow_paid_broadcast: bool | Default | None = Default('allow_paid_broadcast'),
         message_effect_id: str | None = None,
         reply_parameters: ReplyParameters | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         reply_to_message_id: int | None = None,
         allow_sending_without_reply: bool | None = None,
+        **kwargs: Any,
     ) -> SendGame:
         """Send to the chat where the membership changed.
 
@@ -16197,6 +16656,8 @@ class ChatMemberUpdatedShortcuts:
         method.allow_sending_without_reply = allow_sending_without_reply
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatMemberUpdated.answer_game')
         return method
 
 
@@ -16216,6 +16677,7 @@ class CallbackQueryShortcuts:
         show_alert: bool | None = None,
         url: str | None = None,
         cache_time: int | None = None,
+        **kwargs: Any,
     ) -> AnswerCallbackQuery:
         """Answer this callback query (stops the button's spinner).
 
@@ -16249,6 +16711,8 @@ class CallbackQueryShortcuts:
         method.cache_time = cache_time
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('callback_query_id',), 'CallbackQuery.answer')
         return method
 
 
@@ -16271,6 +16735,7 @@ class InlineQueryShortcuts:
         button: InlineQueryResultsButton | None = None,
         switch_pm_text: str | None = None,
         switch_pm_parameter: str | None = None,
+        **kwargs: Any,
     ) -> AnswerInlineQuery:
         """Answer this inline query with results.
 
@@ -16312,6 +16777,8 @@ class InlineQueryShortcuts:
         method.switch_pm_parameter = switch_pm_parameter
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('inline_query_id',), 'InlineQuery.answer')
         return method
 
 
@@ -16330,6 +16797,7 @@ class ShippingQueryShortcuts:
         *,
         shipping_options: list[ShippingOption] | None = None,
         error_message: str | None = None,
+        **kwargs: Any,
     ) -> AnswerShippingQuery:
         """Answer this shipping query.
 
@@ -16358,6 +16826,8 @@ class ShippingQueryShortcuts:
         method.error_message = error_message
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('shipping_query_id',), 'ShippingQuery.answer')
         return method
 
 
@@ -16375,6 +16845,7 @@ class PreCheckoutQueryShortcuts:
         ok: bool,
         *,
         error_message: str | None = None,
+        **kwargs: Any,
     ) -> AnswerPreCheckoutQuery:
         """Confirm or reject this checkout.
 
@@ -16403,6 +16874,8 @@ class PreCheckoutQueryShortcuts:
         method.error_message = error_message
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('pre_checkout_query_id',), 'PreCheckoutQuery.answer')
         return method
 
 
@@ -16421,6 +16894,7 @@ class ChatShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
+        **kwargs: Any,
     ) -> SendChatAction:
         """Show a chat action (typing, upload_photo, ...) in this chat.
 
@@ -16454,6 +16928,8 @@ class ChatShortcuts:
         method.action = action
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.do')
         return method
 
     def ban(
@@ -16462,6 +16938,7 @@ class ChatShortcuts:
         *,
         until_date: datetime | timedelta | int | None = None,
         revoke_messages: bool | None = None,
+        **kwargs: Any,
     ) -> BanChatMember:
         """Ban a user from this chat.
 
@@ -16492,6 +16969,8 @@ class ChatShortcuts:
         method.revoke_messages = revoke_messages
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.ban')
         return method
 
     def unban(
@@ -16499,6 +16978,7 @@ class ChatShortcuts:
         user_id: int,
         *,
         only_if_banned: bool | None = None,
+        **kwargs: Any,
     ) -> UnbanChatMember:
         """Lift a user's ban in this chat.
 
@@ -16524,6 +17004,8 @@ class ChatShortcuts:
         method.only_if_banned = only_if_banned
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.unban')
         return method
 
     def restrict(
@@ -16533,6 +17015,7 @@ class ChatShortcuts:
         *,
         use_independent_chat_permissions: bool | None = None,
         until_date: datetime | timedelta | int | None = None,
+        **kwargs: Any,
     ) -> RestrictChatMember:
         """Restrict a member of this chat.
 
@@ -16566,6 +17049,8 @@ class ChatShortcuts:
         method.until_date = until_date
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.restrict')
         return method
 
     def promote(
@@ -16590,6 +17075,7 @@ class ChatShortcuts:
         can_manage_direct_messages: bool | None = None,
         can_manage_tags: bool | None = None,
         can_send_welcome_messages: bool | None = None,
+        **kwargs: Any,
     ) -> PromoteChatMember:
         """Promote or demote a member of this chat.
 
@@ -16663,11 +17149,14 @@ class ChatShortcuts:
         method.can_send_welcome_messages = can_send_welcome_messages
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.promote')
         return method
 
     def get_member(
         self,
         user_id: int,
+        **kwargs: Any,
     ) -> GetChatMember:
         """A member of this chat.
 
@@ -16688,12 +17177,15 @@ class ChatShortcuts:
         method.user_id = user_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.get_member')
         return method
 
     def get_administrators(
         self,
         *,
         return_bots: bool | None = None,
+        **kwargs: Any,
     ) -> GetChatAdministrators:
         """The administrators of this chat.
 
@@ -16714,10 +17206,13 @@ class ChatShortcuts:
         method.return_bots = return_bots
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.get_administrators')
         return method
 
     def leave(
         self,
+        **kwargs: Any,
     ) -> LeaveChat:
         """Make the bot leave this chat.
 
@@ -16733,6 +17228,8 @@ class ChatShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.leave')
         return method
 
     def pin_message(
@@ -16740,7 +17237,8 @@ class ChatShortcuts:
         message_id: int,
         *,
         business_connection_id: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        **kwargs: Any,
     ) -> PinChatMessage:
         """Pin a message in this chat.
 
@@ -16769,6 +17267,8 @@ class ChatShortcuts:
         method.disable_notification = disable_notification
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.pin_message')
         return method
 
     def unpin_message(
@@ -16776,6 +17276,7 @@ class ChatShortcuts:
         *,
         business_connection_id: str | None = None,
         message_id: int | None = None,
+        **kwargs: Any,
     ) -> UnpinChatMessage:
         """Unpin a message in this chat.
 
@@ -16802,11 +17303,14 @@ class ChatShortcuts:
         method.message_id = message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.unpin_message')
         return method
 
     def delete_message(
         self,
         message_id: int,
+        **kwargs: Any,
     ) -> DeleteMessage:
         """Delete a message in this chat.
 
@@ -16849,11 +17353,14 @@ class ChatShortcuts:
         method.message_id = message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.delete_message')
         return method
 
     def set_title(
         self,
         title: str,
+        **kwargs: Any,
     ) -> SetChatTitle:
         """Rename this chat.
 
@@ -16874,10 +17381,13 @@ class ChatShortcuts:
         method.title = title
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.set_title')
         return method
 
     def get_member_count(
         self,
+        **kwargs: Any,
     ) -> GetChatMemberCount:
         """How many members this chat has.
 
@@ -16892,11 +17402,14 @@ class ChatShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.get_member_count')
         return method
 
     def ban_sender_chat(
         self,
         sender_chat_id: int,
+        **kwargs: Any,
     ) -> BanChatSenderChat:
         """Ban a channel chat from posting in this chat.
 
@@ -16918,11 +17431,14 @@ class ChatShortcuts:
         method.sender_chat_id = sender_chat_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.ban_sender_chat')
         return method
 
     def unban_sender_chat(
         self,
         sender_chat_id: int,
+        **kwargs: Any,
     ) -> UnbanChatSenderChat:
         """Lift a channel chat's ban in this chat.
 
@@ -16943,6 +17459,8 @@ class ChatShortcuts:
         method.sender_chat_id = sender_chat_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.unban_sender_chat')
         return method
 
     def create_invite_link(
@@ -16952,6 +17470,7 @@ class ChatShortcuts:
         expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
+        **kwargs: Any,
     ) -> CreateChatInviteLink:
         """Make an additional invite link to this chat.
 
@@ -16981,6 +17500,8 @@ class ChatShortcuts:
         method.creates_join_request = creates_join_request
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.create_invite_link')
         return method
 
     def edit_invite_link(
@@ -16991,6 +17512,7 @@ class ChatShortcuts:
         expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
+        **kwargs: Any,
     ) -> EditChatInviteLink:
         """Edit an invite link of this chat.
 
@@ -17021,11 +17543,14 @@ class ChatShortcuts:
         method.creates_join_request = creates_join_request
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.edit_invite_link')
         return method
 
     def revoke_invite_link(
         self,
         invite_link: str,
+        **kwargs: Any,
     ) -> RevokeChatInviteLink:
         """Revoke an invite link of this chat.
 
@@ -17047,10 +17572,13 @@ class ChatShortcuts:
         method.invite_link = invite_link
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.revoke_invite_link')
         return method
 
     def export_invite_link(
         self,
+        **kwargs: Any,
     ) -> ExportChatInviteLink:
         """Make a new primary invite link to this chat.
 
@@ -17068,11 +17596,14 @@ class ChatShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.export_invite_link')
         return method
 
     def set_sticker_set(
         self,
         sticker_set_name: str,
+        **kwargs: Any,
     ) -> SetChatStickerSet:
         """Set the group sticker set of this chat.
 
@@ -17094,10 +17625,13 @@ class ChatShortcuts:
         method.sticker_set_name = sticker_set_name
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.set_sticker_set')
         return method
 
     def delete_sticker_set(
         self,
+        **kwargs: Any,
     ) -> DeleteChatStickerSet:
         """Remove the group sticker set of this chat.
 
@@ -17115,10 +17649,13 @@ class ChatShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.delete_sticker_set')
         return method
 
     def unpin_all_messages(
         self,
+        **kwargs: Any,
     ) -> UnpinAllChatMessages:
         """Unpin every message in this chat.
 
@@ -17137,10 +17674,13 @@ class ChatShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.unpin_all_messages')
         return method
 
     def unpin_all_general_forum_topic_messages(
         self,
+        **kwargs: Any,
     ) -> UnpinAllGeneralForumTopicMessages:
         """Unpin every message in the General topic of this forum.
 
@@ -17157,12 +17697,15 @@ class ChatShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.unpin_all_general_forum_topic_messages')
         return method
 
     def set_administrator_custom_title(
         self,
         user_id: int,
         custom_title: str,
+        **kwargs: Any,
     ) -> SetChatAdministratorCustomTitle:
         """Give an administrator of this chat a custom title.
 
@@ -17185,6 +17728,8 @@ class ChatShortcuts:
         method.custom_title = custom_title
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.set_administrator_custom_title')
         return method
 
     def set_member_tag(
@@ -17192,6 +17737,7 @@ class ChatShortcuts:
         user_id: int,
         *,
         tag: str | None = None,
+        **kwargs: Any,
     ) -> SetChatMemberTag:
         """Tag a member of this chat.
 
@@ -17214,6 +17760,8 @@ class ChatShortcuts:
         method.tag = tag
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.set_member_tag')
         return method
 
     def set_permissions(
@@ -17221,6 +17769,7 @@ class ChatShortcuts:
         permissions: ChatPermissions,
         *,
         use_independent_chat_permissions: bool | None = None,
+        **kwargs: Any,
     ) -> SetChatPermissions:
         """Set the default permissions of this chat's members.
 
@@ -17248,12 +17797,15 @@ class ChatShortcuts:
         method.use_independent_chat_permissions = use_independent_chat_permissions
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.set_permissions')
         return method
 
     def set_description(
         self,
         *,
         description: str | None = None,
+        **kwargs: Any,
     ) -> SetChatDescription:
         """Change the description of this chat.
 
@@ -17274,11 +17826,14 @@ class ChatShortcuts:
         method.description = description
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.set_description')
         return method
 
     def set_photo(
         self,
         photo: InputFile | str,
+        **kwargs: Any,
     ) -> SetChatPhoto:
         """Change the photo of this chat.
 
@@ -17299,10 +17854,13 @@ class ChatShortcuts:
         method.photo = photo
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.set_photo')
         return method
 
     def delete_photo(
         self,
+        **kwargs: Any,
     ) -> DeleteChatPhoto:
         """Remove the photo of this chat.
 
@@ -17319,6 +17877,8 @@ class ChatShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'Chat.delete_photo')
         return method
 
 
@@ -17334,6 +17894,7 @@ class StickerShortcuts:
     def set_position_in_set(
         self,
         position: int,
+        **kwargs: Any,
     ) -> SetStickerPositionInSet:
         """Move this sticker within its set.
 
@@ -17353,10 +17914,13 @@ class StickerShortcuts:
         method.position = position
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('sticker',), 'Sticker.set_position_in_set')
         return method
 
     def delete_from_set(
         self,
+        **kwargs: Any,
     ) -> DeleteStickerFromSet:
         """Remove this sticker from its set.
 
@@ -17371,6 +17935,8 @@ class StickerShortcuts:
         method.sticker = self.file_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('sticker',), 'Sticker.delete_from_set')
         return method
 
 
@@ -17388,6 +17954,7 @@ class UserShortcuts:
         *,
         offset: int | None = None,
         limit: int | None = None,
+        **kwargs: Any,
     ) -> GetUserProfilePhotos:
         """This user's profile photos.
 
@@ -17411,6 +17978,8 @@ class UserShortcuts:
         method.limit = limit
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('user_id',), 'User.get_profile_photos')
         return method
 
     def get_profile_audios(
@@ -17418,6 +17987,7 @@ class UserShortcuts:
         *,
         offset: int | None = None,
         limit: int | None = None,
+        **kwargs: Any,
     ) -> GetUserProfileAudios:
         """This user's profile audios.
 
@@ -17441,6 +18011,8 @@ class UserShortcuts:
         method.limit = limit
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('user_id',), 'User.get_profile_audios')
         return method
 
 
@@ -17459,6 +18031,7 @@ class ChatFullInfoShortcuts:
         *,
         business_connection_id: str | None = None,
         message_thread_id: int | None = None,
+        **kwargs: Any,
     ) -> SendChatAction:
         """Show a chat action (typing, upload_photo, ...) in this chat.
 
@@ -17492,6 +18065,8 @@ class ChatFullInfoShortcuts:
         method.action = action
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.do')
         return method
 
     def ban(
@@ -17500,6 +18075,7 @@ class ChatFullInfoShortcuts:
         *,
         until_date: datetime | timedelta | int | None = None,
         revoke_messages: bool | None = None,
+        **kwargs: Any,
     ) -> BanChatMember:
         """Ban a user from this chat.
 
@@ -17530,6 +18106,8 @@ class ChatFullInfoShortcuts:
         method.revoke_messages = revoke_messages
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.ban')
         return method
 
     def unban(
@@ -17537,6 +18115,7 @@ class ChatFullInfoShortcuts:
         user_id: int,
         *,
         only_if_banned: bool | None = None,
+        **kwargs: Any,
     ) -> UnbanChatMember:
         """Lift a user's ban in this chat.
 
@@ -17562,6 +18141,8 @@ class ChatFullInfoShortcuts:
         method.only_if_banned = only_if_banned
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.unban')
         return method
 
     def restrict(
@@ -17571,6 +18152,7 @@ class ChatFullInfoShortcuts:
         *,
         use_independent_chat_permissions: bool | None = None,
         until_date: datetime | timedelta | int | None = None,
+        **kwargs: Any,
     ) -> RestrictChatMember:
         """Restrict a member of this chat.
 
@@ -17604,6 +18186,8 @@ class ChatFullInfoShortcuts:
         method.until_date = until_date
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.restrict')
         return method
 
     def promote(
@@ -17628,6 +18212,7 @@ class ChatFullInfoShortcuts:
         can_manage_direct_messages: bool | None = None,
         can_manage_tags: bool | None = None,
         can_send_welcome_messages: bool | None = None,
+        **kwargs: Any,
     ) -> PromoteChatMember:
         """Promote or demote a member of this chat.
 
@@ -17701,11 +18286,14 @@ class ChatFullInfoShortcuts:
         method.can_send_welcome_messages = can_send_welcome_messages
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.promote')
         return method
 
     def get_member(
         self,
         user_id: int,
+        **kwargs: Any,
     ) -> GetChatMember:
         """A member of this chat.
 
@@ -17726,12 +18314,15 @@ class ChatFullInfoShortcuts:
         method.user_id = user_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.get_member')
         return method
 
     def get_administrators(
         self,
         *,
         return_bots: bool | None = None,
+        **kwargs: Any,
     ) -> GetChatAdministrators:
         """The administrators of this chat.
 
@@ -17752,10 +18343,13 @@ class ChatFullInfoShortcuts:
         method.return_bots = return_bots
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.get_administrators')
         return method
 
     def leave(
         self,
+        **kwargs: Any,
     ) -> LeaveChat:
         """Make the bot leave this chat.
 
@@ -17771,6 +18365,8 @@ class ChatFullInfoShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.leave')
         return method
 
     def pin_message(
@@ -17778,7 +18374,8 @@ class ChatFullInfoShortcuts:
         message_id: int,
         *,
         business_connection_id: str | None = None,
-        disable_notification: bool | Default | None = DEFAULT,
+        disable_notification: bool | Default | None = Default('disable_notification'),
+        **kwargs: Any,
     ) -> PinChatMessage:
         """Pin a message in this chat.
 
@@ -17807,6 +18404,8 @@ class ChatFullInfoShortcuts:
         method.disable_notification = disable_notification
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.pin_message')
         return method
 
     def unpin_message(
@@ -17814,6 +18413,7 @@ class ChatFullInfoShortcuts:
         *,
         business_connection_id: str | None = None,
         message_id: int | None = None,
+        **kwargs: Any,
     ) -> UnpinChatMessage:
         """Unpin a message in this chat.
 
@@ -17840,11 +18440,14 @@ class ChatFullInfoShortcuts:
         method.message_id = message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.unpin_message')
         return method
 
     def delete_message(
         self,
         message_id: int,
+        **kwargs: Any,
     ) -> DeleteMessage:
         """Delete a message in this chat.
 
@@ -17887,11 +18490,14 @@ class ChatFullInfoShortcuts:
         method.message_id = message_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.delete_message')
         return method
 
     def set_title(
         self,
         title: str,
+        **kwargs: Any,
     ) -> SetChatTitle:
         """Rename this chat.
 
@@ -17912,10 +18518,13 @@ class ChatFullInfoShortcuts:
         method.title = title
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.set_title')
         return method
 
     def get_member_count(
         self,
+        **kwargs: Any,
     ) -> GetChatMemberCount:
         """How many members this chat has.
 
@@ -17930,11 +18539,14 @@ class ChatFullInfoShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.get_member_count')
         return method
 
     def ban_sender_chat(
         self,
         sender_chat_id: int,
+        **kwargs: Any,
     ) -> BanChatSenderChat:
         """Ban a channel chat from posting in this chat.
 
@@ -17956,11 +18568,14 @@ class ChatFullInfoShortcuts:
         method.sender_chat_id = sender_chat_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.ban_sender_chat')
         return method
 
     def unban_sender_chat(
         self,
         sender_chat_id: int,
+        **kwargs: Any,
     ) -> UnbanChatSenderChat:
         """Lift a channel chat's ban in this chat.
 
@@ -17981,6 +18596,8 @@ class ChatFullInfoShortcuts:
         method.sender_chat_id = sender_chat_id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.unban_sender_chat')
         return method
 
     def create_invite_link(
@@ -17990,6 +18607,7 @@ class ChatFullInfoShortcuts:
         expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
+        **kwargs: Any,
     ) -> CreateChatInviteLink:
         """Make an additional invite link to this chat.
 
@@ -18019,6 +18637,8 @@ class ChatFullInfoShortcuts:
         method.creates_join_request = creates_join_request
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.create_invite_link')
         return method
 
     def edit_invite_link(
@@ -18029,6 +18649,7 @@ class ChatFullInfoShortcuts:
         expire_date: datetime | timedelta | int | None = None,
         member_limit: int | None = None,
         creates_join_request: bool | None = None,
+        **kwargs: Any,
     ) -> EditChatInviteLink:
         """Edit an invite link of this chat.
 
@@ -18059,11 +18680,14 @@ class ChatFullInfoShortcuts:
         method.creates_join_request = creates_join_request
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.edit_invite_link')
         return method
 
     def revoke_invite_link(
         self,
         invite_link: str,
+        **kwargs: Any,
     ) -> RevokeChatInviteLink:
         """Revoke an invite link of this chat.
 
@@ -18085,10 +18709,13 @@ class ChatFullInfoShortcuts:
         method.invite_link = invite_link
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.revoke_invite_link')
         return method
 
     def export_invite_link(
         self,
+        **kwargs: Any,
     ) -> ExportChatInviteLink:
         """Make a new primary invite link to this chat.
 
@@ -18106,11 +18733,14 @@ class ChatFullInfoShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.export_invite_link')
         return method
 
     def set_sticker_set(
         self,
         sticker_set_name: str,
+        **kwargs: Any,
     ) -> SetChatStickerSet:
         """Set the group sticker set of this chat.
 
@@ -18132,10 +18762,13 @@ class ChatFullInfoShortcuts:
         method.sticker_set_name = sticker_set_name
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.set_sticker_set')
         return method
 
     def delete_sticker_set(
         self,
+        **kwargs: Any,
     ) -> DeleteChatStickerSet:
         """Remove the group sticker set of this chat.
 
@@ -18153,10 +18786,13 @@ class ChatFullInfoShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.delete_sticker_set')
         return method
 
     def unpin_all_messages(
         self,
+        **kwargs: Any,
     ) -> UnpinAllChatMessages:
         """Unpin every message in this chat.
 
@@ -18175,10 +18811,13 @@ class ChatFullInfoShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.unpin_all_messages')
         return method
 
     def unpin_all_general_forum_topic_messages(
         self,
+        **kwargs: Any,
     ) -> UnpinAllGeneralForumTopicMessages:
         """Unpin every message in the General topic of this forum.
 
@@ -18195,12 +18834,15 @@ class ChatFullInfoShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.unpin_all_general_forum_topic_messages')
         return method
 
     def set_administrator_custom_title(
         self,
         user_id: int,
         custom_title: str,
+        **kwargs: Any,
     ) -> SetChatAdministratorCustomTitle:
         """Give an administrator of this chat a custom title.
 
@@ -18223,6 +18865,8 @@ class ChatFullInfoShortcuts:
         method.custom_title = custom_title
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.set_administrator_custom_title')
         return method
 
     def set_member_tag(
@@ -18230,6 +18874,7 @@ class ChatFullInfoShortcuts:
         user_id: int,
         *,
         tag: str | None = None,
+        **kwargs: Any,
     ) -> SetChatMemberTag:
         """Tag a member of this chat.
 
@@ -18252,6 +18897,8 @@ class ChatFullInfoShortcuts:
         method.tag = tag
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.set_member_tag')
         return method
 
     def set_permissions(
@@ -18259,6 +18906,7 @@ class ChatFullInfoShortcuts:
         permissions: ChatPermissions,
         *,
         use_independent_chat_permissions: bool | None = None,
+        **kwargs: Any,
     ) -> SetChatPermissions:
         """Set the default permissions of this chat's members.
 
@@ -18286,12 +18934,15 @@ class ChatFullInfoShortcuts:
         method.use_independent_chat_permissions = use_independent_chat_permissions
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.set_permissions')
         return method
 
     def set_description(
         self,
         *,
         description: str | None = None,
+        **kwargs: Any,
     ) -> SetChatDescription:
         """Change the description of this chat.
 
@@ -18312,11 +18963,14 @@ class ChatFullInfoShortcuts:
         method.description = description
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.set_description')
         return method
 
     def set_photo(
         self,
         photo: InputFile | str,
+        **kwargs: Any,
     ) -> SetChatPhoto:
         """Change the photo of this chat.
 
@@ -18337,10 +18991,13 @@ class ChatFullInfoShortcuts:
         method.photo = photo
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.set_photo')
         return method
 
     def delete_photo(
         self,
+        **kwargs: Any,
     ) -> DeleteChatPhoto:
         """Remove the photo of this chat.
 
@@ -18357,4 +19014,6 @@ class ChatFullInfoShortcuts:
         method.chat_id = self.id
         method._extra = None
         method._bot = self._bot or current_bot.get()
+        if kwargs:
+            method._take_keywords(kwargs, ('chat_id',), 'ChatFullInfo.delete_photo')
         return method

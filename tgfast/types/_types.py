@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..defaults import DEFAULT, Default
+from ..defaults import Default
 from ._shortcuts import (
     CallbackQueryShortcuts,
     ChatFullInfoShortcuts,
@@ -2681,6 +2681,8 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         reply_markup: InlineKeyboardMarkup | None = None,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
         self.message_id = message_id
         self.message_thread_id = message_thread_id
         self.direct_messages_topic = direct_messages_topic
@@ -3328,9 +3330,9 @@ class ReplyParameters(TelegramObject):
         message_id: int | None = None,
         chat_id: int | str | None = None,
         ephemeral_message_id: int | None = None,
-        allow_sending_without_reply: bool | Default | None = DEFAULT,
+        allow_sending_without_reply: bool | Default | None = Default('allow_sending_without_reply'),
         quote: str | None = None,
-        quote_parse_mode: str | Default | None = DEFAULT,
+        quote_parse_mode: str | Default | None = Default('parse_mode'),
         quote_entities: list[MessageEntity] | None = None,
         quote_position: int | None = None,
         checklist_task_id: int | None = None,
@@ -4795,7 +4797,7 @@ class InputPollOption(TelegramObject):
         self,
         *,
         text: str,
-        text_parse_mode: str | Default | None = DEFAULT,
+        text_parse_mode: str | Default | None = Default('parse_mode'),
         text_entities: list[MessageEntity] | None = None,
         media: InputPollOptionMedia | None = None,
         **extra: Any,
@@ -5204,7 +5206,7 @@ class InputChecklistTask(TelegramObject):
         *,
         id: int,
         text: str,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
@@ -5265,7 +5267,7 @@ class InputChecklist(TelegramObject):
         self,
         *,
         title: str,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         title_entities: list[MessageEntity] | None = None,
         tasks: list[InputChecklistTask],
         others_can_add_tasks: bool | None = None,
@@ -5541,9 +5543,13 @@ class ManagedBotCreated(TelegramObject):
     def __init__(
         self,
         *,
-        bot_user: User,
+        bot_user: User | None = None,
         **extra: Any,
     ) -> None:
+        if bot_user is None and 'bot' in extra:
+            bot_user = extra.pop('bot')
+        elif bot_user is None:
+            raise TypeError("ManagedBotCreated() missing the required keyword argument 'bot_user' (or 'bot')")
         self.bot_user = bot_user
         self._extra = extra or None
 
@@ -5575,9 +5581,13 @@ class ManagedBotUpdated(TelegramObject):
         self,
         *,
         user: User,
-        bot_user: User,
+        bot_user: User | None = None,
         **extra: Any,
     ) -> None:
+        if bot_user is None and 'bot' in extra:
+            bot_user = extra.pop('bot')
+        elif bot_user is None:
+            raise TypeError("ManagedBotUpdated() missing the required keyword argument 'bot_user' (or 'bot')")
         self.user = user
         self.bot_user = bot_user
         self._extra = extra or None
@@ -7326,11 +7336,11 @@ class LinkPreviewOptions(TelegramObject):
     def __init__(
         self,
         *,
-        is_disabled: bool | Default | None = DEFAULT,
+        is_disabled: bool | Default | None = Default('link_preview_is_disabled'),
         url: str | None = None,
-        prefer_small_media: bool | Default | None = DEFAULT,
-        prefer_large_media: bool | Default | None = DEFAULT,
-        show_above_text: bool | Default | None = DEFAULT,
+        prefer_small_media: bool | Default | None = Default('link_preview_prefer_small_media'),
+        prefer_large_media: bool | Default | None = Default('link_preview_prefer_large_media'),
+        show_above_text: bool | Default | None = Default('link_preview_show_above_text'),
         **extra: Any,
     ) -> None:
         self.is_disabled = is_disabled
@@ -8575,7 +8585,7 @@ class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
         self,
         *,
         id: str,
-        from_user: User,
+        from_user: User | None = None,
         message: MaybeInaccessibleMessage | None = None,
         inline_message_id: str | None = None,
         chat_instance: str,
@@ -8583,6 +8593,10 @@ class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
         game_short_name: str | None = None,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("CallbackQuery() missing the required keyword argument 'from_user' (or 'from')")
         self.id = id
         self.from_user = from_user
         self.message = message
@@ -9067,7 +9081,7 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
         self,
         *,
         chat: Chat,
-        from_user: User,
+        from_user: User | None = None,
         date: datetime | int,
         old_chat_member: ChatMember,
         new_chat_member: ChatMember,
@@ -9076,6 +9090,10 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
         via_chat_folder_invite_link: bool | None = None,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("ChatMemberUpdated() missing the required keyword argument 'from_user' (or 'from')")
         self.chat = chat
         self.from_user = from_user
         self.date = as_datetime(date)
@@ -9683,7 +9701,7 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         self,
         *,
         chat: Chat,
-        from_user: User,
+        from_user: User | None = None,
         user_chat_id: int,
         date: datetime | int,
         bio: str | None = None,
@@ -9691,6 +9709,10 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         query_id: str | None = None,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("ChatJoinRequest() missing the required keyword argument 'from_user' (or 'from')")
         self.chat = chat
         self.from_user = from_user
         self.user_chat_id = user_chat_id
@@ -13156,9 +13178,9 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         media: InputFile | str,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         width: int | None = None,
         height: int | None = None,
         duration: int | None = None,
@@ -13259,7 +13281,7 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         media: InputFile | str,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         performer: str | None = None,
@@ -13350,7 +13372,7 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         media: InputFile | str,
         thumbnail: InputFile | str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         disable_content_type_detection: bool | None = None,
         **extra: Any,
@@ -13471,9 +13493,9 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         media: InputFile | str,
         photo: InputFile | str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
@@ -13597,9 +13619,9 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         type: str = 'photo',
         media: InputFile | str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
@@ -13854,9 +13876,9 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         cover: InputFile | str | None = None,
         start_timestamp: int | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         width: int | None = None,
         height: int | None = None,
         duration: int | None = None,
@@ -13939,7 +13961,7 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
         type: str = 'voice_note',
         media: InputFile | str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         duration: int | None = None,
         **extra: Any,
@@ -18091,13 +18113,17 @@ class InlineQuery(TelegramObject, InlineQueryShortcuts):
         self,
         *,
         id: str,
-        from_user: User,
+        from_user: User | None = None,
         query: str,
         offset: str,
         chat_type: str | None = None,
         location: Location | None = None,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("InlineQuery() missing the required keyword argument 'from_user' (or 'from')")
         self.id = id
         self.from_user = from_user
         self.query = query
@@ -18349,9 +18375,9 @@ class InlineQueryResultPhoto(InlineQueryResult):
         title: str | None = None,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
@@ -18480,9 +18506,9 @@ class InlineQueryResultGif(InlineQueryResult):
         thumbnail_mime_type: str | None = None,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
@@ -18612,9 +18638,9 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         thumbnail_mime_type: str | None = None,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
@@ -18747,9 +18773,9 @@ class InlineQueryResultVideo(InlineQueryResult):
         thumbnail_url: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         video_width: int | None = None,
         video_height: int | None = None,
         video_duration: int | None = None,
@@ -18858,7 +18884,7 @@ class InlineQueryResultAudio(InlineQueryResult):
         audio_url: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         performer: str | None = None,
         audio_duration: int | None = None,
@@ -18956,7 +18982,7 @@ class InlineQueryResultVoice(InlineQueryResult):
         voice_url: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         voice_duration: int | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
@@ -19071,7 +19097,7 @@ class InlineQueryResultDocument(InlineQueryResult):
         id: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         document_url: str,
         mime_type: str,
@@ -19579,9 +19605,9 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         title: str | None = None,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
@@ -19675,9 +19701,9 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         gif_file_id: str,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
@@ -19771,9 +19797,9 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         mpeg4_file_id: str,
         title: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
@@ -19924,7 +19950,7 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         document_file_id: str,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
@@ -20025,9 +20051,9 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         title: str,
         description: str | None = None,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
-        show_caption_above_media: bool | Default | None = DEFAULT,
+        show_caption_above_media: bool | Default | None = Default('show_caption_above_media'),
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
@@ -20117,7 +20143,7 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         voice_file_id: str,
         title: str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
@@ -20200,7 +20226,7 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         id: str,
         audio_file_id: str,
         caption: str | None = None,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         caption_entities: list[MessageEntity] | None = None,
         reply_markup: InlineKeyboardMarkup | None = None,
         input_message_content: InputMessageContent | None = None,
@@ -20257,9 +20283,9 @@ class InputTextMessageContent(InputMessageContent):
         self,
         *,
         message_text: str,
-        parse_mode: str | Default | None = DEFAULT,
+        parse_mode: str | Default | None = Default('parse_mode'),
         entities: list[MessageEntity] | None = None,
-        link_preview_options: LinkPreviewOptions | Default | None = DEFAULT,
+        link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         **extra: Any,
     ) -> None:
         self.message_text = message_text
@@ -20729,12 +20755,16 @@ class ChosenInlineResult(TelegramObject):
         self,
         *,
         result_id: str,
-        from_user: User,
+        from_user: User | None = None,
         location: Location | None = None,
         inline_message_id: str | None = None,
         query: str,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("ChosenInlineResult() missing the required keyword argument 'from_user' (or 'from')")
         self.result_id = result_id
         self.from_user = from_user
         self.location = location
@@ -21175,11 +21205,15 @@ class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
         self,
         *,
         id: str,
-        from_user: User,
+        from_user: User | None = None,
         invoice_payload: str,
         shipping_address: ShippingAddress,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("ShippingQuery() missing the required keyword argument 'from_user' (or 'from')")
         self.id = id
         self.from_user = from_user
         self.invoice_payload = invoice_payload
@@ -21242,7 +21276,7 @@ class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
         self,
         *,
         id: str,
-        from_user: User,
+        from_user: User | None = None,
         currency: str,
         total_amount: int,
         invoice_payload: str,
@@ -21250,6 +21284,10 @@ class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
         order_info: OrderInfo | None = None,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("PreCheckoutQuery() missing the required keyword argument 'from_user' (or 'from')")
         self.id = id
         self.from_user = from_user
         self.currency = currency
@@ -21285,10 +21323,14 @@ class PaidMediaPurchased(TelegramObject):
     def __init__(
         self,
         *,
-        from_user: User,
+        from_user: User | None = None,
         paid_media_payload: str,
         **extra: Any,
     ) -> None:
+        if from_user is None and 'from' in extra:
+            from_user = extra.pop('from')
+        elif from_user is None:
+            raise TypeError("PaidMediaPurchased() missing the required keyword argument 'from_user' (or 'from')")
         self.from_user = from_user
         self.paid_media_payload = paid_media_payload
         self._extra = extra or None

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .._aiogram import absent
-from ..defaults import DEFAULT
+from ..defaults import Default
 from . import _types as t
 
 __all__ = [
@@ -83,8 +83,8 @@ StoryAreaTypeUnion = t.StoryAreaType
 TransactionPartnerUnion = t.TransactionPartner
 
 ChatIdUnion = int | str
-UNSET_PARSE_MODE = DEFAULT
-"""aiogram's marker for a parse mode left to the bot's defaults: tgfast's ``DEFAULT``."""
+UNSET_PARSE_MODE = Default("parse_mode")
+"""aiogram's marker for a parse mode left to the bot's defaults."""
 DateTime = datetime
 DateTimeUnion = datetime | timedelta | int
 InputFileUnion = str | t.InputFile

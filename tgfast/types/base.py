@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, TypeVar, c
 
 import orjson
 
-from ..defaults import DEFAULT, Default
+from ..defaults import Default
 from .binding import _has_bot_slot, current_bot
 
 if TYPE_CHECKING:
@@ -46,8 +46,10 @@ __all__ = [
 
 _T = TypeVar("_T", bound="TelegramObject")
 
-# aiogram's markers of a parameter left to the bot's defaults: tgfast has one, DEFAULT
-UNSET_PARSE_MODE = UNSET_DISABLE_WEB_PAGE_PREVIEW = UNSET_PROTECT_CONTENT = DEFAULT
+# aiogram's names for the markers of parameters left to the bot's defaults
+UNSET_PARSE_MODE = Default("parse_mode")
+UNSET_DISABLE_WEB_PAGE_PREVIEW = Default("link_preview_is_disabled")
+UNSET_PROTECT_CONTENT = Default("protect_content")
 
 FieldRow = tuple[str, str, str, bool]
 """One field of a generated class: JSON key, attribute name, type, required."""
@@ -92,6 +94,50 @@ class _PydanticV1Names:
         return cast("TelegramObject", self).model_dump_json(**kwargs)
 
 
+class ModelField:
+    """One field as pydantic describes it in aiogram's ``Model.model_fields``: its
+    ``alias`` (the JSON key), its ``default`` (``...`` when required; a ``Default``
+    marker when the bot's default fills it) and ``is_required()``."""
+
+    __slots__ = ("alias", "annotation", "default")
+
+    def __init__(self, alias: str, annotation: str, default: Any) -> None:
+        self.alias = alias
+        self.annotation = annotation
+        """The field's type, in the language of ``__tg_fields__`` (``[MessageEntity]``)."""
+        self.default = default
+
+    def is_required(self) -> bool:
+        """Whether the constructor needs a value for it."""
+        return self.default is ...
+
+    def __repr__(self) -> str:
+        return f"ModelField(alias={self.alias!r}, annotation={self.annotation!r}, default={self.default!r})"
+
+
+def _declared_default(defaults: dict[str, Any], key: str, attr: str, required: bool) -> Any:
+    """A field's default as declared: a required one (its JSON key an alias of its name
+    or not) has none, ``...``, unless it is a constant (a union's tag)."""
+    if required:
+        return ... if key != attr else defaults.get(attr, ...)
+    return defaults.get(attr)
+
+
+class _ModelFields:
+    """``Model.model_fields``: attribute -> ``ModelField``, worked out on first use."""
+
+    def __get__(self, obj: object, cls: type[TelegramObject]) -> dict[str, ModelField]:
+        found = vars(cls).get("_tg_model_fields")
+        if found is None:
+            defaults = _field_defaults(cls)
+            found = {
+                attr: ModelField(key, tp, _declared_default(defaults, key, attr, req))
+                for key, attr, tp, req in cls.__tg_fields__
+            }
+            type.__setattr__(cls, "_tg_model_fields", found)
+        return dict(found)
+
+
 class TelegramObject(_PydanticV1Names):
     """Base of every Bot API type.
 
@@ -134,7 +180,7 @@ class TelegramObject(_PydanticV1Names):
         out: dict[str, Any] = {}
         for key, attr, _tp, _req in self.__tg_fields__:
             value = getattr(self, attr)
-            if value is DEFAULT:
+            if type(value) is Default:
                 name = fill.get(attr)
                 value = getattr(defaults, name) if defaults is not None and name else None
             if value is not None:
@@ -152,6 +198,14 @@ class TelegramObject(_PydanticV1Names):
             if type(value) is list or isinstance(value, _NOT_JSON):
                 out[key] = json_value(value)
         return out
+
+    model_fields: ClassVar[dict[str, ModelField]] = _ModelFields()  # type: ignore[assignment]
+    """The fields by attribute name, as aiogram's (pydantic's) ``model_fields`` lists them."""
+
+    @property
+    def model_extra(self) -> dict[str, Any]:
+        """The keywords this class does not know, kept as given (pydantic's name)."""
+        return dict(self._extra) if self._extra else {}
 
     @property
     def bot(self) -> Bot | None:
@@ -200,6 +254,8 @@ class TelegramObject(_PydanticV1Names):
             )
         if self._extra:
             for key, value in self._extra.items():
+                if value is None and exclude_none:
+                    continue
                 if (include is None or key in include) and not (exclude and key in exclude):
                     out.setdefault(key, value)
         return out
@@ -247,12 +303,10 @@ class TelegramObject(_PydanticV1Names):
         object in it, as in aiogram."""
         if isinstance(obj, cls):
             result = obj
-        elif getattr(cls, "__api_method__", ""):  # a method object: parameters as given
+        elif getattr(cls, "__api_method__", ""):  # a method object: its parameters
             if not isinstance(obj, dict):
                 raise TypeError(f"{cls.__name__}.model_validate takes a dict")
-            attrs = {key: attr for key, attr, _tp, _req in cls.__tg_fields__}
-            kwargs: dict[str, Any] = {attrs.get(str(k), str(k)): v for k, v in obj.items()}
-            result = cls(**kwargs)
+            result = cls(**_method_parameters(cls, obj))
         else:
             from ..decoding import convert  # the decoder imports these types
 
@@ -283,7 +337,7 @@ class TelegramObject(_PydanticV1Names):
         parts = [
             f"{attr}={value!r}"
             for _key, attr, _tp, _req in self.__tg_fields__
-            if (value := getattr(self, attr)) is not None and value is not DEFAULT
+            if (value := getattr(self, attr)) is not None and type(value) is not Default
         ]
         if self._extra:
             parts.extend(f"{key}={value!r}" for key, value in self._extra.items())
@@ -338,6 +392,27 @@ def _bind_all(value: Any, bot: Bot) -> None:
     elif type(value) is list:
         for item in value:
             _bind_all(item, bot)
+
+
+def _method_parameters(cls: type[TelegramObject], obj: dict[Any, Any]) -> dict[str, Any]:
+    """A method's parameters from a dict of them (by JSON key or attribute name), each
+    object given as a dict made the type its parameter takes, as aiogram's validation
+    makes it (``{"media": {"type": "photo", ...}}`` -> ``InputMediaPhoto``)."""
+    from ..decoding import convert  # the decoder imports these types
+
+    fields = {key: (attr, tp) for key, attr, tp, _req in cls.__tg_fields__}
+    fields.update({attr: (attr, tp) for _key, attr, tp, _req in cls.__tg_fields__})
+    out: dict[str, Any] = {}
+    for name, value in obj.items():
+        attr, tp = fields.get(str(name), (str(name), ""))
+        if tp and type(value) is dict:
+            value = convert(tp, value)
+        elif tp and type(value) is list and any(type(item) is dict for item in value):
+            item_tp = next((alt[1:-1] for alt in split_alternatives(tp) if alt[:1] == "["), "")
+            if item_tp:
+                value = [convert(item_tp, i) if type(i) is dict else i for i in value]
+        out[attr] = value
+    return out
 
 
 def _is_default(value: Any) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..defaults import DEFAULT, Default
+from ..defaults import Default
 from ..utils.text_decorations import TextDecoration, html_decoration, markdown_decoration
 from .enums import ContentType
 
@@ -141,9 +141,9 @@ class MessageHelpers:
 
     def as_reply_parameters(
         self,
-        allow_sending_without_reply: bool | Default | None = DEFAULT,
+        allow_sending_without_reply: bool | Default | None = Default("allow_sending_without_reply"),
         quote: str | None = None,
-        quote_parse_mode: str | Default | None = DEFAULT,
+        quote_parse_mode: str | Default | None = Default("parse_mode"),
         quote_entities: list[MessageEntity] | None = None,
         quote_position: int | None = None,
     ) -> ReplyParameters:
@@ -246,9 +246,9 @@ class InaccessibleMessageHelpers:
 
     def as_reply_parameters(
         self,
-        allow_sending_without_reply: bool | Default | None = DEFAULT,
+        allow_sending_without_reply: bool | Default | None = Default("allow_sending_without_reply"),
         quote: str | None = None,
-        quote_parse_mode: str | Default | None = DEFAULT,
+        quote_parse_mode: str | Default | None = Default("parse_mode"),
         quote_entities: list[MessageEntity] | None = None,
         quote_position: int | None = None,
     ) -> ReplyParameters:

@@ -152,7 +152,7 @@ def _field_type(f: dict[str, Any]) -> str:
 # What every TelegramObject has (tgfast/types/base.py): no field may shadow it.
 RESERVED = frozenset(
     ("to_dict", "_extra", "_bot", "bot", "as_", "model_dump", "model_dump_json")
-    + ("model_copy", "model_validate", "model_validate_json")
+    + ("model_copy", "model_validate", "model_validate_json", "model_fields", "model_extra")
 )
 
 

@@ -103,7 +103,7 @@ def _class(td: TypeDef, model: Model) -> Iterator[str]:
         yield f"\n    {f.attr}: {_field_annotation(f, model, 'datetime')}\n"
         yield _docstring([f.description], "    ")
     yield "\n"
-    yield from _init(td.fields, model)
+    yield from _init(td.name, td.fields, model)
     if bound:
         yield "        self._bot = None\n"
 
@@ -120,15 +120,20 @@ INIT_DATE = "datetime | int"
 """What a ``date`` field of a type takes: ``__init__`` turns a Unix time into a datetime."""
 
 
-def _init(fields: list[Field], model: Model) -> Iterator[str]:
+def _init(name: str, fields: list[Field], model: Model) -> Iterator[str]:
     params = []
+    # a field renamed from its JSON key (``from`` -> ``from_user``, ``bot`` -> ``bot_user``)
+    # also takes the key as a keyword, as aiogram's models do (``ManagedBotCreated(bot=)``,
+    # ``Message(**{"from": user})``); a required one is then checked by hand
+    aliased = [f for f in fields if f.key != f.attr]
     for f in fields:
         ann = annotation(f.tp, model, INIT_DATE)
         if f.default is not None:
             params.append(f"{f.attr}: {ann} = {f.default}")
         elif f.bot_default:
-            params.append(f"{f.attr}: {_field_annotation(f, model, INIT_DATE)} = DEFAULT")
-        elif f.required:
+            marker = f"Default({f.bot_default!r})"
+            params.append(f"{f.attr}: {_field_annotation(f, model, INIT_DATE)} = {marker}")
+        elif f.required and f not in aliased:
             params.append(f"{f.attr}: {ann}")
         else:
             params.append(f"{f.attr}: {ann} | None = None")
@@ -139,6 +144,15 @@ def _init(fields: list[Field], model: Model) -> Iterator[str]:
     yield "    def __init__(\n        self,\n"
     yield "".join(f"        {p},\n" for p in params)
     yield "    ) -> None:\n"
+    for f in aliased:
+        yield f"        if {f.attr} is None and {f.key!r} in extra:\n"
+        yield f"            {f.attr} = extra.pop({f.key!r})\n"
+        if f.required:
+            yield f"        elif {f.attr} is None:\n"
+            yield (
+                f'            raise TypeError("{name}() missing the required keyword argument '
+                f"'{f.attr}' (or '{f.key}')\")\n"
+            )
     for f in fields:
         value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
         yield f"        self.{f.attr} = {value}\n"
@@ -178,7 +192,7 @@ def render_types(model: Model) -> str:
         '"""Every type of the Telegram Bot API as a slotted class."""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import Any\n\n",
-        "from ..defaults import DEFAULT, Default\n",
+        "from ..defaults import Default\n",
         "from ._shortcuts import (\n",
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",

@@ -28,7 +28,7 @@ def _parameter(p: Param, model: Model) -> str:
     if p.required:
         return f"{p.attr}: {ann}"
     if p.name in model.defaults:
-        return f"{p.attr}: {ann} | Default | None = DEFAULT"
+        return f"{p.attr}: {ann} | Default | None = Default({model.defaults[p.name]!r})"
     return f"{p.attr}: {ann} | None = None"
 
 
@@ -39,8 +39,9 @@ def _signature(
     ordered = _ordered(params, positional)
     lines = [_parameter(p, model) for p in ordered if p.required or p.name in positional]
     optional = [_parameter(p, model) for p in ordered[len(lines) :]] + extra
-    if optional:
-        lines += ["*", *optional]
+    if optional and not optional[0].startswith("**"):
+        lines.append("*")
+    lines += optional
     return "".join(f"        {line},\n" for line in ["self", *lines])
 
 
@@ -95,16 +96,19 @@ def _method_class(md: MethodDef, model: Model) -> Iterator[str]:
         if not p.required:
             ann += " | Default | None" if p.name in model.defaults else " | None"
         yield f"    {p.attr}: {ann}\n"
+    # keywords the method does not know are kept and sent, as aiogram's method objects
+    # keep them (a parameter of a later Bot API); the Bot's methods and the shortcuts
+    # never call __init__, so this costs their path nothing
+    yield "\n    def __init__(\n"
+    yield "        self,\n"
     if md.params:
-        yield "\n    def __init__(\n"
-        yield "        self,\n        *,\n"
+        yield "        *,\n"
         yield "".join(f"        {_parameter(p, model)},\n" for p in _ordered(md.params))
-        yield "    ) -> None:\n"
-    else:
-        yield "\n    def __init__(self) -> None:\n"
+    yield "        **extra: Any,\n"
+    yield "    ) -> None:\n"
     for p in md.params:
         yield f"        self.{p.attr} = {p.attr}\n"
-    yield "        self._extra = None\n"
+    yield "        self._extra = extra or None\n"
     yield "        self._bot = None\n"
     yield from _build(md, model)
 
@@ -123,7 +127,8 @@ def _build(md: MethodDef, model: Model) -> Iterator[str]:
             continue
         if p.name in model.defaults:
             yield f"        {p.attr} = self.{p.attr}\n"
-            yield f"        if {p.attr} is DEFAULT:\n"
+            # .__class__, not type(): a parameter may be called ``type`` (sendPoll)
+            yield f"        if {p.attr}.__class__ is Default:\n"
             yield (
                 f"            {p.attr} = None if defaults is None "
                 f"else defaults.{model.defaults[p.name]}\n"
@@ -133,6 +138,8 @@ def _build(md: MethodDef, model: Model) -> Iterator[str]:
         else:
             yield f"        if self.{p.attr} is not None:\n"
             yield f"            params[{p.name!r}] = self.{p.attr}\n"
+    yield "        if self._extra:\n"
+    yield "            self._send_extra(params)\n"
     yield "        return params\n"
 
 
@@ -142,7 +149,7 @@ def render_method_classes(model: Model) -> str:
         '"""Every Bot API method as an object: ``await bot(SendMessage(...))``."""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import TYPE_CHECKING, Any\n\n",
-        "from ..defaults import DEFAULT, Default, DefaultBotProperties\n",
+        "from ..defaults import Default, DefaultBotProperties\n",
         "from .base import TelegramMethod\n\n",
         "if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this\n",
         "    from ..types._types import *  # noqa: F403\n\n",
@@ -170,7 +177,7 @@ def _params_body(params: list[Param], model: Model, given: dict[str, str]) -> It
         if p in fixed:
             continue
         if p.name in model.defaults:
-            yield f"        if {p.attr} is DEFAULT:\n"
+            yield f"        if {p.attr}.__class__ is Default:\n"
             yield f"            {p.attr} = self.defaults.{model.defaults[p.name]}\n"
         yield f"        if {p.attr} is not None:\n"
         yield f"            params[{p.name!r}] = {p.attr}\n"
@@ -202,7 +209,7 @@ def render_bot_api(model: Model) -> str:
         '"""One ``async`` method on ``Bot`` for each Bot API method."""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import TYPE_CHECKING, Any, TypeVar\n\n",
-        "from ..defaults import DEFAULT, Default, DefaultBotProperties\n",
+        "from ..defaults import Default, DefaultBotProperties\n",
         "from ..methods.base import Returns\n\n",
         "if TYPE_CHECKING:\n",
         "    from ..types._types import *  # noqa: F403\n\n",
@@ -264,7 +271,9 @@ def _shortcut(sc: Shortcut, model: Model) -> Iterator[str]:
     cls = class_name(md.name)
     offered = [p for p in md.params if p.name not in sc.bind]
     yield f"\n    def {sc.name}(\n"
-    yield _signature(offered, model, [], md.positional)
+    # **kwargs: what aiogram's shortcuts pass on to the method object (a parameter this
+    # shortcut does not offer, a keyword the method does not know)
+    yield _signature(offered, model, ["**kwargs: Any"], md.positional)
     yield f"    ) -> {cls}:\n"
     bound = ", ".join(name for name, expr in sc.bind.items() if expr is not None)
     lead = [sc.doc, _shortcut_lead(cls, bound)]
@@ -278,6 +287,9 @@ def _shortcut(sc: Shortcut, model: Model) -> Iterator[str]:
         yield f"        method.{p.attr} = {value}\n"
     yield "        method._extra = None\n"
     yield "        method._bot = self._bot or current_bot.get()\n"
+    filled = tuple(p.attr for p in md.params if sc.bind.get(p.name) is not None)
+    yield "        if kwargs:\n"
+    yield f"            method._take_keywords(kwargs, {filled!r}, {sc.owner + '.' + sc.name!r})\n"
     yield "        return method\n"
 
 
@@ -290,7 +302,7 @@ def _required_fields(sc: Shortcut, md: MethodDef, model: Model) -> Iterator[str]
         if p.required and match and not fields[match.group(1)].required:
             attr = match.group(1)
             yield f"        if self.{attr} is None:\n"
-            yield f'            raise TgfastError("this {sc.owner} has no {attr}: {sc.name}() needs one")\n'
+            yield f'            raise MissingFieldError("this {sc.owner} has no {attr}: {sc.name}() needs one")\n'
 
 
 def _shortcut_lead(cls: str, bound: str) -> str:
@@ -307,8 +319,8 @@ def render_shortcuts(model: Model) -> str:
         '"""\n\n',
         "from __future__ import annotations\n\n",
         "from typing import TYPE_CHECKING, Any\n\n",
-        "from ..defaults import DEFAULT, Default\n",
-        "from ..errors import TgfastError\n",
+        "from ..defaults import Default\n",
+        "from ..errors import MissingFieldError\n",
         "from ..methods import _methods  # read at call time: _methods imports this package\n",
         "from . import _types  # bound at call time: _types imports this module\n",
         "from .binding import current_bot\n",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import aiohttp
 from aiohttp import BasicAuth
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ..bot import Bot
 
 __all__ = ["AiohttpSession", "BotSession", "ProxyType"]
+
+_S = TypeVar("_S", bound="AiohttpSession")
 
 _ProxyBasic: TypeAlias = "str | tuple[str, BasicAuth]"
 ProxyType: TypeAlias = "_ProxyBasic | Iterable[_ProxyBasic]"
@@ -158,6 +160,12 @@ class AiohttpSession(BaseSession):
     @property
     def closed(self) -> bool:
         return self._client is None or self._client.closed
+
+    async def __aenter__(self: _S) -> _S:
+        """``async with AiohttpSession() as session``: the pool opens here, as aiogram's
+        does (``create_session``), and closes on the way out."""
+        await self.create_session()
+        return self
 
     async def close(self) -> None:
         """Close the pool; a later call opens a new one."""

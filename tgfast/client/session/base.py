@@ -156,8 +156,11 @@ class BaseSession(abc.ABC):
 
         if value is None or isinstance(value, str):
             return value
-        if isinstance(value, Default):
-            return None  # tgfast's marker names no default: the method fills its own
+        if isinstance(value, Default):  # the bot's default it names (DEFAULT names none)
+            name = value.name
+            if name is None:
+                return None
+            return self.prepare_value(bot.defaults[name], bot, files, _dumps_json)
         if isinstance(value, InputFile):
             key = secrets.token_urlsafe(10)
             files[key] = value
