@@ -66,8 +66,8 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     ("tgfast.defaults", "tgfast.types"): "LinkPreviewOptions built from aiogram's "
     "link_preview_* flags; the types' defaults import DEFAULT from here",
     ("tgfast.types.base", "tgfast.client"): _TC + " (the bot an object is bound to)",
-    ("tgfast.types.base", "tgfast.decoding"): _LAZY + " (model_validate decodes: the "
-    "decoder builds these types)",
+    ("tgfast.types.base", "tgfast.decoding"): _LAZY + " (model_validate and a dict given "
+    "to a constructor decode: the decoder builds these types)",
     ("tgfast.types.binding", "tgfast.client"): _TC + " (the bot a shortcut calls)",
     ("tgfast.methods.base", "tgfast.client"): _TC + " (the bot that sends a method)",
     ("tgfast.dispatcher.dispatcher", "tgfast.server.runner"): _RUN,

@@ -21,7 +21,7 @@ from ._shortcuts import (
     StickerShortcuts,
     UserShortcuts,
 )
-from .base import TelegramObject, UnionRule, as_datetime
+from .base import TelegramObject, UnionRule, as_datetime, from_dicts, holds_dicts
 from .helpers import (
     ChatHelpers,
     ContactHelpers,
@@ -1016,6 +1016,60 @@ class Update(TelegramObject, UpdateHelpers):
         stopped_message_generation: MessageGenerationStopped | None = None,
         **extra: Any,
     ) -> None:
+        if message.__class__ is dict:
+            message = from_dicts('Message', message)
+        if edited_message.__class__ is dict:
+            edited_message = from_dicts('Message', edited_message)
+        if channel_post.__class__ is dict:
+            channel_post = from_dicts('Message', channel_post)
+        if edited_channel_post.__class__ is dict:
+            edited_channel_post = from_dicts('Message', edited_channel_post)
+        if business_connection.__class__ is dict:
+            business_connection = from_dicts('BusinessConnection', business_connection)
+        if business_message.__class__ is dict:
+            business_message = from_dicts('Message', business_message)
+        if edited_business_message.__class__ is dict:
+            edited_business_message = from_dicts('Message', edited_business_message)
+        if deleted_business_messages.__class__ is dict:
+            deleted_business_messages = from_dicts('BusinessMessagesDeleted', deleted_business_messages)
+        if guest_message.__class__ is dict:
+            guest_message = from_dicts('Message', guest_message)
+        if message_reaction.__class__ is dict:
+            message_reaction = from_dicts('MessageReactionUpdated', message_reaction)
+        if message_reaction_count.__class__ is dict:
+            message_reaction_count = from_dicts('MessageReactionCountUpdated', message_reaction_count)
+        if inline_query.__class__ is dict:
+            inline_query = from_dicts('InlineQuery', inline_query)
+        if chosen_inline_result.__class__ is dict:
+            chosen_inline_result = from_dicts('ChosenInlineResult', chosen_inline_result)
+        if callback_query.__class__ is dict:
+            callback_query = from_dicts('CallbackQuery', callback_query)
+        if shipping_query.__class__ is dict:
+            shipping_query = from_dicts('ShippingQuery', shipping_query)
+        if pre_checkout_query.__class__ is dict:
+            pre_checkout_query = from_dicts('PreCheckoutQuery', pre_checkout_query)
+        if purchased_paid_media.__class__ is dict:
+            purchased_paid_media = from_dicts('PaidMediaPurchased', purchased_paid_media)
+        if poll.__class__ is dict:
+            poll = from_dicts('Poll', poll)
+        if poll_answer.__class__ is dict:
+            poll_answer = from_dicts('PollAnswer', poll_answer)
+        if my_chat_member.__class__ is dict:
+            my_chat_member = from_dicts('ChatMemberUpdated', my_chat_member)
+        if chat_member.__class__ is dict:
+            chat_member = from_dicts('ChatMemberUpdated', chat_member)
+        if chat_join_request.__class__ is dict:
+            chat_join_request = from_dicts('ChatJoinRequest', chat_join_request)
+        if chat_boost.__class__ is dict:
+            chat_boost = from_dicts('ChatBoostUpdated', chat_boost)
+        if removed_chat_boost.__class__ is dict:
+            removed_chat_boost = from_dicts('ChatBoostRemoved', removed_chat_boost)
+        if managed_bot.__class__ is dict:
+            managed_bot = from_dicts('ManagedBotUpdated', managed_bot)
+        if subscription.__class__ is dict:
+            subscription = from_dicts('BotSubscriptionUpdated', subscription)
+        if stopped_message_generation.__class__ is dict:
+            stopped_message_generation = from_dicts('MessageGenerationStopped', stopped_message_generation)
         self.update_id = update_id
         self.message = message
         self.edited_message = edited_message
@@ -1772,6 +1826,40 @@ class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
         community: Community | None = None,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is dict:
+            photo = from_dicts('ChatPhoto', photo)
+        if birthdate.__class__ is dict:
+            birthdate = from_dicts('Birthdate', birthdate)
+        if business_intro.__class__ is dict:
+            business_intro = from_dicts('BusinessIntro', business_intro)
+        if business_location.__class__ is dict:
+            business_location = from_dicts('BusinessLocation', business_location)
+        if business_opening_hours.__class__ is dict:
+            business_opening_hours = from_dicts('BusinessOpeningHours', business_opening_hours)
+        if personal_chat.__class__ is dict:
+            personal_chat = from_dicts('Chat', personal_chat)
+        if parent_chat.__class__ is dict:
+            parent_chat = from_dicts('Chat', parent_chat)
+        if available_reactions.__class__ is list and holds_dicts(available_reactions):
+            available_reactions = from_dicts('[ReactionType]', available_reactions)
+        if pinned_message.__class__ is dict:
+            pinned_message = from_dicts('Message', pinned_message)
+        if permissions.__class__ is dict:
+            permissions = from_dicts('ChatPermissions', permissions)
+        if accepted_gift_types.__class__ is dict:
+            accepted_gift_types = from_dicts('AcceptedGiftTypes', accepted_gift_types)
+        if location.__class__ is dict:
+            location = from_dicts('ChatLocation', location)
+        if rating.__class__ is dict:
+            rating = from_dicts('UserRating', rating)
+        if first_profile_audio.__class__ is dict:
+            first_profile_audio = from_dicts('Audio', first_profile_audio)
+        if unique_gift_colors.__class__ is dict:
+            unique_gift_colors = from_dicts('UniqueGiftColors', unique_gift_colors)
+        if guard_bot.__class__ is dict:
+            guard_bot = from_dicts('User', guard_bot)
+        if community.__class__ is dict:
+            community = from_dicts('Community', community)
         self.id = id
         self.type = type
         self.title = title
@@ -2683,6 +2771,184 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
     ) -> None:
         if from_user is None and 'from' in extra:
             from_user = extra.pop('from')
+        if direct_messages_topic.__class__ is dict:
+            direct_messages_topic = from_dicts('DirectMessagesTopic', direct_messages_topic)
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if sender_chat.__class__ is dict:
+            sender_chat = from_dicts('Chat', sender_chat)
+        if sender_business_bot.__class__ is dict:
+            sender_business_bot = from_dicts('User', sender_business_bot)
+        if receiver_user.__class__ is dict:
+            receiver_user = from_dicts('User', receiver_user)
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if forward_origin.__class__ is dict:
+            forward_origin = from_dicts('MessageOrigin', forward_origin)
+        if reply_to_message.__class__ is dict:
+            reply_to_message = from_dicts('Message', reply_to_message)
+        if external_reply.__class__ is dict:
+            external_reply = from_dicts('ExternalReplyInfo', external_reply)
+        if quote.__class__ is dict:
+            quote = from_dicts('TextQuote', quote)
+        if reply_to_story.__class__ is dict:
+            reply_to_story = from_dicts('Story', reply_to_story)
+        if via_bot.__class__ is dict:
+            via_bot = from_dicts('User', via_bot)
+        if guest_bot_caller_user.__class__ is dict:
+            guest_bot_caller_user = from_dicts('User', guest_bot_caller_user)
+        if guest_bot_caller_chat.__class__ is dict:
+            guest_bot_caller_chat = from_dicts('Chat', guest_bot_caller_chat)
+        if entities.__class__ is list and holds_dicts(entities):
+            entities = from_dicts('[MessageEntity]', entities)
+        if link_preview_options.__class__ is dict:
+            link_preview_options = from_dicts('LinkPreviewOptions', link_preview_options)
+        if suggested_post_info.__class__ is dict:
+            suggested_post_info = from_dicts('SuggestedPostInfo', suggested_post_info)
+        if rich_message.__class__ is dict:
+            rich_message = from_dicts('RichMessage', rich_message)
+        if animation.__class__ is dict:
+            animation = from_dicts('Animation', animation)
+        if audio.__class__ is dict:
+            audio = from_dicts('Audio', audio)
+        if document.__class__ is dict:
+            document = from_dicts('Document', document)
+        if live_photo.__class__ is dict:
+            live_photo = from_dicts('LivePhoto', live_photo)
+        if paid_media.__class__ is dict:
+            paid_media = from_dicts('PaidMediaInfo', paid_media)
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
+        if sticker.__class__ is dict:
+            sticker = from_dicts('Sticker', sticker)
+        if story.__class__ is dict:
+            story = from_dicts('Story', story)
+        if video.__class__ is dict:
+            video = from_dicts('Video', video)
+        if video_note.__class__ is dict:
+            video_note = from_dicts('VideoNote', video_note)
+        if voice.__class__ is dict:
+            voice = from_dicts('Voice', voice)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if checklist.__class__ is dict:
+            checklist = from_dicts('Checklist', checklist)
+        if contact.__class__ is dict:
+            contact = from_dicts('Contact', contact)
+        if dice.__class__ is dict:
+            dice = from_dicts('Dice', dice)
+        if game.__class__ is dict:
+            game = from_dicts('Game', game)
+        if poll.__class__ is dict:
+            poll = from_dicts('Poll', poll)
+        if venue.__class__ is dict:
+            venue = from_dicts('Venue', venue)
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
+        if new_chat_members.__class__ is list and holds_dicts(new_chat_members):
+            new_chat_members = from_dicts('[User]', new_chat_members)
+        if left_chat_member.__class__ is dict:
+            left_chat_member = from_dicts('User', left_chat_member)
+        if chat_owner_left.__class__ is dict:
+            chat_owner_left = from_dicts('ChatOwnerLeft', chat_owner_left)
+        if chat_owner_changed.__class__ is dict:
+            chat_owner_changed = from_dicts('ChatOwnerChanged', chat_owner_changed)
+        if new_chat_photo.__class__ is list and holds_dicts(new_chat_photo):
+            new_chat_photo = from_dicts('[PhotoSize]', new_chat_photo)
+        if message_auto_delete_timer_changed.__class__ is dict:
+            message_auto_delete_timer_changed = from_dicts('MessageAutoDeleteTimerChanged', message_auto_delete_timer_changed)
+        if pinned_message.__class__ is dict:
+            pinned_message = from_dicts('MaybeInaccessibleMessage', pinned_message)
+        if invoice.__class__ is dict:
+            invoice = from_dicts('Invoice', invoice)
+        if successful_payment.__class__ is dict:
+            successful_payment = from_dicts('SuccessfulPayment', successful_payment)
+        if refunded_payment.__class__ is dict:
+            refunded_payment = from_dicts('RefundedPayment', refunded_payment)
+        if users_shared.__class__ is dict:
+            users_shared = from_dicts('UsersShared', users_shared)
+        if user_shared.__class__ is dict:
+            user_shared = from_dicts('UserShared', user_shared)
+        if chat_shared.__class__ is dict:
+            chat_shared = from_dicts('ChatShared', chat_shared)
+        if gift.__class__ is dict:
+            gift = from_dicts('GiftInfo', gift)
+        if unique_gift.__class__ is dict:
+            unique_gift = from_dicts('UniqueGiftInfo', unique_gift)
+        if gift_upgrade_sent.__class__ is dict:
+            gift_upgrade_sent = from_dicts('GiftInfo', gift_upgrade_sent)
+        if write_access_allowed.__class__ is dict:
+            write_access_allowed = from_dicts('WriteAccessAllowed', write_access_allowed)
+        if passport_data.__class__ is dict:
+            passport_data = from_dicts('PassportData', passport_data)
+        if proximity_alert_triggered.__class__ is dict:
+            proximity_alert_triggered = from_dicts('ProximityAlertTriggered', proximity_alert_triggered)
+        if boost_added.__class__ is dict:
+            boost_added = from_dicts('ChatBoostAdded', boost_added)
+        if chat_background_set.__class__ is dict:
+            chat_background_set = from_dicts('ChatBackground', chat_background_set)
+        if checklist_tasks_done.__class__ is dict:
+            checklist_tasks_done = from_dicts('ChecklistTasksDone', checklist_tasks_done)
+        if checklist_tasks_added.__class__ is dict:
+            checklist_tasks_added = from_dicts('ChecklistTasksAdded', checklist_tasks_added)
+        if community_chat_added.__class__ is dict:
+            community_chat_added = from_dicts('CommunityChatAdded', community_chat_added)
+        if community_chat_joined.__class__ is dict:
+            community_chat_joined = from_dicts('CommunityChatJoined', community_chat_joined)
+        if community_chat_removed.__class__ is dict:
+            community_chat_removed = from_dicts('CommunityChatRemoved', community_chat_removed)
+        if direct_message_price_changed.__class__ is dict:
+            direct_message_price_changed = from_dicts('DirectMessagePriceChanged', direct_message_price_changed)
+        if forum_topic_created.__class__ is dict:
+            forum_topic_created = from_dicts('ForumTopicCreated', forum_topic_created)
+        if forum_topic_edited.__class__ is dict:
+            forum_topic_edited = from_dicts('ForumTopicEdited', forum_topic_edited)
+        if forum_topic_closed.__class__ is dict:
+            forum_topic_closed = from_dicts('ForumTopicClosed', forum_topic_closed)
+        if forum_topic_reopened.__class__ is dict:
+            forum_topic_reopened = from_dicts('ForumTopicReopened', forum_topic_reopened)
+        if general_forum_topic_hidden.__class__ is dict:
+            general_forum_topic_hidden = from_dicts('GeneralForumTopicHidden', general_forum_topic_hidden)
+        if general_forum_topic_unhidden.__class__ is dict:
+            general_forum_topic_unhidden = from_dicts('GeneralForumTopicUnhidden', general_forum_topic_unhidden)
+        if giveaway_created.__class__ is dict:
+            giveaway_created = from_dicts('GiveawayCreated', giveaway_created)
+        if giveaway.__class__ is dict:
+            giveaway = from_dicts('Giveaway', giveaway)
+        if giveaway_winners.__class__ is dict:
+            giveaway_winners = from_dicts('GiveawayWinners', giveaway_winners)
+        if giveaway_completed.__class__ is dict:
+            giveaway_completed = from_dicts('GiveawayCompleted', giveaway_completed)
+        if managed_bot_created.__class__ is dict:
+            managed_bot_created = from_dicts('ManagedBotCreated', managed_bot_created)
+        if paid_message_price_changed.__class__ is dict:
+            paid_message_price_changed = from_dicts('PaidMessagePriceChanged', paid_message_price_changed)
+        if poll_option_added.__class__ is dict:
+            poll_option_added = from_dicts('PollOptionAdded', poll_option_added)
+        if poll_option_deleted.__class__ is dict:
+            poll_option_deleted = from_dicts('PollOptionDeleted', poll_option_deleted)
+        if suggested_post_approved.__class__ is dict:
+            suggested_post_approved = from_dicts('SuggestedPostApproved', suggested_post_approved)
+        if suggested_post_approval_failed.__class__ is dict:
+            suggested_post_approval_failed = from_dicts('SuggestedPostApprovalFailed', suggested_post_approval_failed)
+        if suggested_post_declined.__class__ is dict:
+            suggested_post_declined = from_dicts('SuggestedPostDeclined', suggested_post_declined)
+        if suggested_post_paid.__class__ is dict:
+            suggested_post_paid = from_dicts('SuggestedPostPaid', suggested_post_paid)
+        if suggested_post_refunded.__class__ is dict:
+            suggested_post_refunded = from_dicts('SuggestedPostRefunded', suggested_post_refunded)
+        if video_chat_scheduled.__class__ is dict:
+            video_chat_scheduled = from_dicts('VideoChatScheduled', video_chat_scheduled)
+        if video_chat_started.__class__ is dict:
+            video_chat_started = from_dicts('VideoChatStarted', video_chat_started)
+        if video_chat_ended.__class__ is dict:
+            video_chat_ended = from_dicts('VideoChatEnded', video_chat_ended)
+        if video_chat_participants_invited.__class__ is dict:
+            video_chat_participants_invited = from_dicts('VideoChatParticipantsInvited', video_chat_participants_invited)
+        if web_app_data.__class__ is dict:
+            web_app_data = from_dicts('WebAppData', web_app_data)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         self.message_id = message_id
         self.message_thread_id = message_thread_id
         self.direct_messages_topic = direct_messages_topic
@@ -2873,6 +3139,8 @@ class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageHelpers, 
         date: int = 0,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
         self.chat = chat
         self.message_id = message_id
         self.date = date
@@ -2964,6 +3232,8 @@ class MessageEntity(TelegramObject, MessageEntityHelpers):
         date_time_format: str | None = None,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.type = type
         self.offset = offset
         self.length = length
@@ -3023,6 +3293,8 @@ class TextQuote(TelegramObject):
         is_manual: bool | None = None,
         **extra: Any,
     ) -> None:
+        if entities.__class__ is list and holds_dicts(entities):
+            entities = from_dicts('[MessageEntity]', entities)
         self.text = text
         self.entities = entities
         self.position = position
@@ -3213,6 +3485,54 @@ class ExternalReplyInfo(TelegramObject):
         venue: Venue | None = None,
         **extra: Any,
     ) -> None:
+        if origin.__class__ is dict:
+            origin = from_dicts('MessageOrigin', origin)
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if link_preview_options.__class__ is dict:
+            link_preview_options = from_dicts('LinkPreviewOptions', link_preview_options)
+        if animation.__class__ is dict:
+            animation = from_dicts('Animation', animation)
+        if audio.__class__ is dict:
+            audio = from_dicts('Audio', audio)
+        if document.__class__ is dict:
+            document = from_dicts('Document', document)
+        if live_photo.__class__ is dict:
+            live_photo = from_dicts('LivePhoto', live_photo)
+        if paid_media.__class__ is dict:
+            paid_media = from_dicts('PaidMediaInfo', paid_media)
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
+        if sticker.__class__ is dict:
+            sticker = from_dicts('Sticker', sticker)
+        if story.__class__ is dict:
+            story = from_dicts('Story', story)
+        if video.__class__ is dict:
+            video = from_dicts('Video', video)
+        if video_note.__class__ is dict:
+            video_note = from_dicts('VideoNote', video_note)
+        if voice.__class__ is dict:
+            voice = from_dicts('Voice', voice)
+        if checklist.__class__ is dict:
+            checklist = from_dicts('Checklist', checklist)
+        if contact.__class__ is dict:
+            contact = from_dicts('Contact', contact)
+        if dice.__class__ is dict:
+            dice = from_dicts('Dice', dice)
+        if game.__class__ is dict:
+            game = from_dicts('Game', game)
+        if giveaway.__class__ is dict:
+            giveaway = from_dicts('Giveaway', giveaway)
+        if giveaway_winners.__class__ is dict:
+            giveaway_winners = from_dicts('GiveawayWinners', giveaway_winners)
+        if invoice.__class__ is dict:
+            invoice = from_dicts('Invoice', invoice)
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
+        if poll.__class__ is dict:
+            poll = from_dicts('Poll', poll)
+        if venue.__class__ is dict:
+            venue = from_dicts('Venue', venue)
         self.origin = origin
         self.chat = chat
         self.message_id = message_id
@@ -3339,6 +3659,8 @@ class ReplyParameters(TelegramObject):
         poll_option_id: str | None = None,
         **extra: Any,
     ) -> None:
+        if quote_entities.__class__ is list and holds_dicts(quote_entities):
+            quote_entities = from_dicts('[MessageEntity]', quote_entities)
         self.message_id = message_id
         self.chat_id = chat_id
         self.ephemeral_message_id = ephemeral_message_id
@@ -3428,6 +3750,8 @@ class MessageOriginUser(MessageOrigin):
         sender_user: User,
         **extra: Any,
     ) -> None:
+        if sender_user.__class__ is dict:
+            sender_user = from_dicts('User', sender_user)
         self.type = type
         self.date = as_datetime(date)
         self.sender_user = sender_user
@@ -3516,6 +3840,8 @@ class MessageOriginChat(MessageOrigin):
         author_signature: str | None = None,
         **extra: Any,
     ) -> None:
+        if sender_chat.__class__ is dict:
+            sender_chat = from_dicts('Chat', sender_chat)
         self.type = type
         self.date = as_datetime(date)
         self.sender_chat = sender_chat
@@ -3569,6 +3895,8 @@ class MessageOriginChannel(MessageOrigin):
         author_signature: str | None = None,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
         self.type = type
         self.date = as_datetime(date)
         self.chat = chat
@@ -3708,6 +4036,8 @@ class Animation(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('PhotoSize', thumbnail)
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.width = width
@@ -3795,6 +4125,8 @@ class Audio(TelegramObject):
         thumbnail: PhotoSize | None = None,
         **extra: Any,
     ) -> None:
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('PhotoSize', thumbnail)
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.duration = duration
@@ -3864,6 +4196,8 @@ class Document(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('PhotoSize', thumbnail)
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.thumbnail = thumbnail
@@ -3942,6 +4276,8 @@ class LivePhoto(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
         self.photo = photo
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -3981,6 +4317,8 @@ class Story(TelegramObject):
         id: int,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
         self.chat = chat
         self.id = id
         self._extra = extra or None
@@ -4145,6 +4483,12 @@ class Video(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('PhotoSize', thumbnail)
+        if cover.__class__ is list and holds_dicts(cover):
+            cover = from_dicts('[PhotoSize]', cover)
+        if qualities.__class__ is list and holds_dicts(qualities):
+            qualities = from_dicts('[VideoQuality]', qualities)
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.width = width
@@ -4214,6 +4558,8 @@ class VideoNote(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('PhotoSize', thumbnail)
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.length = length
@@ -4310,6 +4656,8 @@ class PaidMediaInfo(TelegramObject):
         paid_media: list[PaidMedia],
         **extra: Any,
     ) -> None:
+        if paid_media.__class__ is list and holds_dicts(paid_media):
+            paid_media = from_dicts('[PaidMedia]', paid_media)
         self.star_count = star_count
         self.paid_media = paid_media
         self._extra = extra or None
@@ -4343,6 +4691,8 @@ class PaidMediaLivePhoto(PaidMedia):
         live_photo: LivePhoto,
         **extra: Any,
     ) -> None:
+        if live_photo.__class__ is dict:
+            live_photo = from_dicts('LivePhoto', live_photo)
         self.type = type
         self.live_photo = live_photo
         self._extra = extra or None
@@ -4376,6 +4726,8 @@ class PaidMediaPhoto(PaidMedia):
         photo: list[PhotoSize],
         **extra: Any,
     ) -> None:
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
         self.type = type
         self.photo = photo
         self._extra = extra or None
@@ -4456,6 +4808,8 @@ class PaidMediaVideo(PaidMedia):
         video: Video,
         **extra: Any,
     ) -> None:
+        if video.__class__ is dict:
+            video = from_dicts('Video', video)
         self.type = type
         self.video = video
         self._extra = extra or None
@@ -4661,6 +5015,26 @@ class PollMedia(TelegramObject):
         video: Video | None = None,
         **extra: Any,
     ) -> None:
+        if animation.__class__ is dict:
+            animation = from_dicts('Animation', animation)
+        if audio.__class__ is dict:
+            audio = from_dicts('Audio', audio)
+        if document.__class__ is dict:
+            document = from_dicts('Document', document)
+        if link.__class__ is dict:
+            link = from_dicts('Link', link)
+        if live_photo.__class__ is dict:
+            live_photo = from_dicts('LivePhoto', live_photo)
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
+        if sticker.__class__ is dict:
+            sticker = from_dicts('Sticker', sticker)
+        if venue.__class__ is dict:
+            venue = from_dicts('Venue', venue)
+        if video.__class__ is dict:
+            video = from_dicts('Video', video)
         self.animation = animation
         self.audio = audio
         self.document = document
@@ -4746,6 +5120,14 @@ class PollOption(TelegramObject):
         addition_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        if text_entities.__class__ is list and holds_dicts(text_entities):
+            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if media.__class__ is dict:
+            media = from_dicts('PollMedia', media)
+        if added_by_user.__class__ is dict:
+            added_by_user = from_dicts('User', added_by_user)
+        if added_by_chat.__class__ is dict:
+            added_by_chat = from_dicts('Chat', added_by_chat)
         self.persistent_id = persistent_id
         self.text = text
         self.text_entities = text_entities
@@ -4802,6 +5184,10 @@ class InputPollOption(TelegramObject):
         media: InputPollOptionMedia | None = None,
         **extra: Any,
     ) -> None:
+        if text_entities.__class__ is list and holds_dicts(text_entities):
+            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if media.__class__ is dict:
+            media = from_dicts('InputPollOptionMedia', media)
         self.text = text
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
@@ -4856,6 +5242,10 @@ class PollAnswer(TelegramObject):
         option_persistent_ids: list[str],
         **extra: Any,
     ) -> None:
+        if voter_chat.__class__ is dict:
+            voter_chat = from_dicts('Chat', voter_chat)
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.poll_id = poll_id
         self.voter_chat = voter_chat
         self.user = user
@@ -5022,6 +5412,18 @@ class Poll(TelegramObject):
         media: PollMedia | None = None,
         **extra: Any,
     ) -> None:
+        if question_entities.__class__ is list and holds_dicts(question_entities):
+            question_entities = from_dicts('[MessageEntity]', question_entities)
+        if options.__class__ is list and holds_dicts(options):
+            options = from_dicts('[PollOption]', options)
+        if explanation_entities.__class__ is list and holds_dicts(explanation_entities):
+            explanation_entities = from_dicts('[MessageEntity]', explanation_entities)
+        if explanation_media.__class__ is dict:
+            explanation_media = from_dicts('PollMedia', explanation_media)
+        if description_entities.__class__ is list and holds_dicts(description_entities):
+            description_entities = from_dicts('[MessageEntity]', description_entities)
+        if media.__class__ is dict:
+            media = from_dicts('PollMedia', media)
         self.id = id
         self.question = question
         self.question_entities = question_entities
@@ -5100,6 +5502,12 @@ class ChecklistTask(TelegramObject):
         completion_date: int | None = None,
         **extra: Any,
     ) -> None:
+        if text_entities.__class__ is list and holds_dicts(text_entities):
+            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if completed_by_user.__class__ is dict:
+            completed_by_user = from_dicts('User', completed_by_user)
+        if completed_by_chat.__class__ is dict:
+            completed_by_chat = from_dicts('Chat', completed_by_chat)
         self.id = id
         self.text = text
         self.text_entities = text_entities
@@ -5156,6 +5564,10 @@ class Checklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
+        if title_entities.__class__ is list and holds_dicts(title_entities):
+            title_entities = from_dicts('[MessageEntity]', title_entities)
+        if tasks.__class__ is list and holds_dicts(tasks):
+            tasks = from_dicts('[ChecklistTask]', tasks)
         self.title = title
         self.title_entities = title_entities
         self.tasks = tasks
@@ -5210,6 +5622,8 @@ class InputChecklistTask(TelegramObject):
         text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        if text_entities.__class__ is list and holds_dicts(text_entities):
+            text_entities = from_dicts('[MessageEntity]', text_entities)
         self.id = id
         self.text = text
         self.parse_mode = parse_mode
@@ -5274,6 +5688,10 @@ class InputChecklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
+        if title_entities.__class__ is list and holds_dicts(title_entities):
+            title_entities = from_dicts('[MessageEntity]', title_entities)
+        if tasks.__class__ is list and holds_dicts(tasks):
+            tasks = from_dicts('[InputChecklistTask]', tasks)
         self.title = title
         self.parse_mode = parse_mode
         self.title_entities = title_entities
@@ -5410,6 +5828,8 @@ class Venue(TelegramObject):
         google_place_type: str | None = None,
         **extra: Any,
     ) -> None:
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
         self.location = location
         self.title = title
         self.address = address
@@ -5490,6 +5910,10 @@ class ProximityAlertTriggered(TelegramObject):
         distance: int,
         **extra: Any,
     ) -> None:
+        if traveler.__class__ is dict:
+            traveler = from_dicts('User', traveler)
+        if watcher.__class__ is dict:
+            watcher = from_dicts('User', watcher)
         self.traveler = traveler
         self.watcher = watcher
         self.distance = distance
@@ -5550,6 +5974,8 @@ class ManagedBotCreated(TelegramObject):
             bot_user = extra.pop('bot')
         elif bot_user is None:
             raise TypeError("ManagedBotCreated() missing the required keyword argument 'bot_user' (or 'bot')")
+        if bot_user.__class__ is dict:
+            bot_user = from_dicts('User', bot_user)
         self.bot_user = bot_user
         self._extra = extra or None
 
@@ -5588,6 +6014,10 @@ class ManagedBotUpdated(TelegramObject):
             bot_user = extra.pop('bot')
         elif bot_user is None:
             raise TypeError("ManagedBotUpdated() missing the required keyword argument 'bot_user' (or 'bot')")
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
+        if bot_user.__class__ is dict:
+            bot_user = from_dicts('User', bot_user)
         self.user = user
         self.bot_user = bot_user
         self._extra = extra or None
@@ -5631,6 +6061,8 @@ class BotSubscriptionUpdated(TelegramObject):
         state: str,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.user = user
         self.invoice_payload = invoice_payload
         self.state = state
@@ -5671,6 +6103,8 @@ class MessageGenerationStopped(TelegramObject):
         draft_id: int,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
         self.chat = chat
         self.message_thread_id = message_thread_id
         self.draft_id = draft_id
@@ -5720,6 +6154,10 @@ class PollOptionAdded(TelegramObject):
         option_text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        if poll_message.__class__ is dict:
+            poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
+        if option_text_entities.__class__ is list and holds_dicts(option_text_entities):
+            option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
@@ -5770,6 +6208,10 @@ class PollOptionDeleted(TelegramObject):
         option_text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        if poll_message.__class__ is dict:
+            poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
+        if option_text_entities.__class__ is list and holds_dicts(option_text_entities):
+            option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
@@ -5952,6 +6394,8 @@ class BackgroundTypeFill(BackgroundType):
         dark_theme_dimming: int,
         **extra: Any,
     ) -> None:
+        if fill.__class__ is dict:
+            fill = from_dicts('BackgroundFill', fill)
         self.type = type
         self.fill = fill
         self.dark_theme_dimming = dark_theme_dimming
@@ -6006,6 +6450,8 @@ class BackgroundTypeWallpaper(BackgroundType):
         is_moving: bool | None = None,
         **extra: Any,
     ) -> None:
+        if document.__class__ is dict:
+            document = from_dicts('Document', document)
         self.type = type
         self.document = document
         self.dark_theme_dimming = dark_theme_dimming
@@ -6070,6 +6516,10 @@ class BackgroundTypePattern(BackgroundType):
         is_moving: bool | None = None,
         **extra: Any,
     ) -> None:
+        if document.__class__ is dict:
+            document = from_dicts('Document', document)
+        if fill.__class__ is dict:
+            fill = from_dicts('BackgroundFill', fill)
         self.type = type
         self.document = document
         self.fill = fill
@@ -6134,6 +6584,8 @@ class ChatBackground(TelegramObject):
         type: BackgroundType,
         **extra: Any,
     ) -> None:
+        if type.__class__ is dict:
+            type = from_dicts('BackgroundType', type)
         self.type = type
         self._extra = extra or None
 
@@ -6175,6 +6627,8 @@ class ChecklistTasksDone(TelegramObject):
         marked_as_not_done_task_ids: list[int] | None = None,
         **extra: Any,
     ) -> None:
+        if checklist_message.__class__ is dict:
+            checklist_message = from_dicts('Message', checklist_message)
         self.checklist_message = checklist_message
         self.marked_as_done_task_ids = marked_as_done_task_ids
         self.marked_as_not_done_task_ids = marked_as_not_done_task_ids
@@ -6211,6 +6665,10 @@ class ChecklistTasksAdded(TelegramObject):
         tasks: list[ChecklistTask],
         **extra: Any,
     ) -> None:
+        if checklist_message.__class__ is dict:
+            checklist_message = from_dicts('Message', checklist_message)
+        if tasks.__class__ is list and holds_dicts(tasks):
+            tasks = from_dicts('[ChecklistTask]', tasks)
         self.checklist_message = checklist_message
         self.tasks = tasks
         self._extra = extra or None
@@ -6238,6 +6696,8 @@ class CommunityChatAdded(TelegramObject):
         community: Community,
         **extra: Any,
     ) -> None:
+        if community.__class__ is dict:
+            community = from_dicts('Community', community)
         self.community = community
         self._extra = extra or None
 
@@ -6264,6 +6724,8 @@ class CommunityChatJoined(TelegramObject):
         community: Community,
         **extra: Any,
     ) -> None:
+        if community.__class__ is dict:
+            community = from_dicts('Community', community)
         self.community = community
         self._extra = extra or None
 
@@ -6489,6 +6951,8 @@ class SharedUser(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
         self.user_id = user_id
         self.first_name = first_name
         self.last_name = last_name
@@ -6526,6 +6990,8 @@ class UsersShared(TelegramObject):
         users: list[SharedUser],
         **extra: Any,
     ) -> None:
+        if users.__class__ is list and holds_dicts(users):
+            users = from_dicts('[SharedUser]', users)
         self.request_id = request_id
         self.users = users
         self._extra = extra or None
@@ -6583,6 +7049,8 @@ class ChatShared(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
         self.request_id = request_id
         self.chat_id = chat_id
         self.title = title
@@ -6731,6 +7199,8 @@ class VideoChatParticipantsInvited(TelegramObject):
         users: list[User],
         **extra: Any,
     ) -> None:
+        if users.__class__ is list and holds_dicts(users):
+            users = from_dicts('[User]', users)
         self.users = users
         self._extra = extra or None
 
@@ -6836,6 +7306,10 @@ class SuggestedPostApproved(TelegramObject):
         send_date: datetime | int,
         **extra: Any,
     ) -> None:
+        if suggested_post_message.__class__ is dict:
+            suggested_post_message = from_dicts('Message', suggested_post_message)
+        if price.__class__ is dict:
+            price = from_dicts('SuggestedPostPrice', price)
         self.suggested_post_message = suggested_post_message
         self.price = price
         self.send_date = as_datetime(send_date)
@@ -6874,6 +7348,10 @@ class SuggestedPostApprovalFailed(TelegramObject):
         price: SuggestedPostPrice,
         **extra: Any,
     ) -> None:
+        if suggested_post_message.__class__ is dict:
+            suggested_post_message = from_dicts('Message', suggested_post_message)
+        if price.__class__ is dict:
+            price = from_dicts('SuggestedPostPrice', price)
         self.suggested_post_message = suggested_post_message
         self.price = price
         self._extra = extra or None
@@ -6909,6 +7387,8 @@ class SuggestedPostDeclined(TelegramObject):
         comment: str | None = None,
         **extra: Any,
     ) -> None:
+        if suggested_post_message.__class__ is dict:
+            suggested_post_message = from_dicts('Message', suggested_post_message)
         self.suggested_post_message = suggested_post_message
         self.comment = comment
         self._extra = extra or None
@@ -6962,6 +7442,10 @@ class SuggestedPostPaid(TelegramObject):
         star_amount: StarAmount | None = None,
         **extra: Any,
     ) -> None:
+        if suggested_post_message.__class__ is dict:
+            suggested_post_message = from_dicts('Message', suggested_post_message)
+        if star_amount.__class__ is dict:
+            star_amount = from_dicts('StarAmount', star_amount)
         self.suggested_post_message = suggested_post_message
         self.currency = currency
         self.amount = amount
@@ -7002,6 +7486,8 @@ class SuggestedPostRefunded(TelegramObject):
         reason: str,
         **extra: Any,
     ) -> None:
+        if suggested_post_message.__class__ is dict:
+            suggested_post_message = from_dicts('Message', suggested_post_message)
         self.suggested_post_message = suggested_post_message
         self.reason = reason
         self._extra = extra or None
@@ -7115,6 +7601,8 @@ class Giveaway(TelegramObject):
         premium_subscription_month_count: int | None = None,
         **extra: Any,
     ) -> None:
+        if chats.__class__ is list and holds_dicts(chats):
+            chats = from_dicts('[Chat]', chats)
         self.chats = chats
         self.winners_selection_date = as_datetime(winners_selection_date)
         self.winner_count = winner_count
@@ -7223,6 +7711,10 @@ class GiveawayWinners(TelegramObject):
         prize_description: str | None = None,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if winners.__class__ is list and holds_dicts(winners):
+            winners = from_dicts('[User]', winners)
         self.chat = chat
         self.giveaway_message_id = giveaway_message_id
         self.winners_selection_date = as_datetime(winners_selection_date)
@@ -7281,6 +7773,8 @@ class GiveawayCompleted(TelegramObject):
         is_star_giveaway: bool | None = None,
         **extra: Any,
     ) -> None:
+        if giveaway_message.__class__ is dict:
+            giveaway_message = from_dicts('Message', giveaway_message)
         self.winner_count = winner_count
         self.unclaimed_prize_count = unclaimed_prize_count
         self.giveaway_message = giveaway_message
@@ -7427,6 +7921,8 @@ class SuggestedPostInfo(TelegramObject):
         send_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        if price.__class__ is dict:
+            price = from_dicts('SuggestedPostPrice', price)
         self.state = state
         self.price = price
         self.send_date = as_datetime(send_date)
@@ -7464,6 +7960,8 @@ class SuggestedPostParameters(TelegramObject):
         send_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        if price.__class__ is dict:
+            price = from_dicts('SuggestedPostPrice', price)
         self.price = price
         self.send_date = as_datetime(send_date)
         self._extra = extra or None
@@ -7502,6 +8000,8 @@ class DirectMessagesTopic(TelegramObject):
         user: User | None = None,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.topic_id = topic_id
         self.user = user
         self._extra = extra or None
@@ -7535,6 +8035,8 @@ class UserProfilePhotos(TelegramObject):
         photos: list[list[PhotoSize]],
         **extra: Any,
     ) -> None:
+        if photos.__class__ is list and holds_dicts(photos):
+            photos = from_dicts('[[PhotoSize]]', photos)
         self.total_count = total_count
         self.photos = photos
         self._extra = extra or None
@@ -7568,6 +8070,8 @@ class UserProfileAudios(TelegramObject):
         audios: list[Audio],
         **extra: Any,
     ) -> None:
+        if audios.__class__ is list and holds_dicts(audios):
+            audios = from_dicts('[Audio]', audios)
         self.total_count = total_count
         self.audios = audios
         self._extra = extra or None
@@ -7736,6 +8240,8 @@ class ReplyKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
+        if keyboard.__class__ is list and holds_dicts(keyboard):
+            keyboard = from_dicts('[[KeyboardButton]]', keyboard)
         self.keyboard = keyboard
         self.is_persistent = is_persistent
         self.resize_keyboard = resize_keyboard
@@ -7855,6 +8361,18 @@ class KeyboardButton(TelegramObject):
         web_app: WebAppInfo | None = None,
         **extra: Any,
     ) -> None:
+        if request_users.__class__ is dict:
+            request_users = from_dicts('KeyboardButtonRequestUsers', request_users)
+        if request_user.__class__ is dict:
+            request_user = from_dicts('KeyboardButtonRequestUser', request_user)
+        if request_chat.__class__ is dict:
+            request_chat = from_dicts('KeyboardButtonRequestChat', request_chat)
+        if request_managed_bot.__class__ is dict:
+            request_managed_bot = from_dicts('KeyboardButtonRequestManagedBot', request_managed_bot)
+        if request_poll.__class__ is dict:
+            request_poll = from_dicts('KeyboardButtonPollType', request_poll)
+        if web_app.__class__ is dict:
+            web_app = from_dicts('WebAppInfo', web_app)
         self.text = text
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.style = style
@@ -8046,6 +8564,10 @@ class KeyboardButtonRequestChat(TelegramObject):
         request_photo: bool | None = None,
         **extra: Any,
     ) -> None:
+        if user_administrator_rights.__class__ is dict:
+            user_administrator_rights = from_dicts('ChatAdministratorRights', user_administrator_rights)
+        if bot_administrator_rights.__class__ is dict:
+            bot_administrator_rights = from_dicts('ChatAdministratorRights', bot_administrator_rights)
         self.request_id = request_id
         self.chat_is_channel = chat_is_channel
         self.chat_is_forum = chat_is_forum
@@ -8209,6 +8731,8 @@ class InlineKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
+        if inline_keyboard.__class__ is list and holds_dicts(inline_keyboard):
+            inline_keyboard = from_dicts('[[InlineKeyboardButton]]', inline_keyboard)
         self.inline_keyboard = inline_keyboard
         self.force_reply = force_reply
         self._extra = extra or None
@@ -8349,6 +8873,18 @@ class InlineKeyboardButton(TelegramObject):
         disabled: DisabledButton | None = None,
         **extra: Any,
     ) -> None:
+        if web_app.__class__ is dict:
+            web_app = from_dicts('WebAppInfo', web_app)
+        if login_url.__class__ is dict:
+            login_url = from_dicts('LoginUrl', login_url)
+        if switch_inline_query_chosen_chat.__class__ is dict:
+            switch_inline_query_chosen_chat = from_dicts('SwitchInlineQueryChosenChat', switch_inline_query_chosen_chat)
+        if copy_text.__class__ is dict:
+            copy_text = from_dicts('CopyTextButton', copy_text)
+        if callback_game.__class__ is dict:
+            callback_game = from_dicts('CallbackGame', callback_game)
+        if disabled.__class__ is dict:
+            disabled = from_dicts('DisabledButton', disabled)
         self.text = text
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.style = style
@@ -8597,6 +9133,10 @@ class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("CallbackQuery() missing the required keyword argument 'from_user' (or 'from')")
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if message.__class__ is dict:
+            message = from_dicts('MaybeInaccessibleMessage', message)
         self.id = id
         self.from_user = from_user
         self.message = message
@@ -8840,6 +9380,8 @@ class ChatInviteLink(TelegramObject):
         subscription_price: int | None = None,
         **extra: Any,
     ) -> None:
+        if creator.__class__ is dict:
+            creator = from_dicts('User', creator)
         self.invite_link = invite_link
         self.creator = creator
         self.creates_join_request = creates_join_request
@@ -9094,6 +9636,16 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("ChatMemberUpdated() missing the required keyword argument 'from_user' (or 'from')")
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if old_chat_member.__class__ is dict:
+            old_chat_member = from_dicts('ChatMember', old_chat_member)
+        if new_chat_member.__class__ is dict:
+            new_chat_member = from_dicts('ChatMember', new_chat_member)
+        if invite_link.__class__ is dict:
+            invite_link = from_dicts('ChatInviteLink', invite_link)
         self.chat = chat
         self.from_user = from_user
         self.date = as_datetime(date)
@@ -9146,6 +9698,8 @@ class ChatMemberOwner(ChatMember):
         custom_title: str | None = None,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.status = status
         self.user = user
         self.is_anonymous = is_anonymous
@@ -9323,6 +9877,8 @@ class ChatMemberAdministrator(ChatMember):
         custom_title: str | None = None,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.status = status
         self.user = user
         self.can_be_edited = can_be_edited
@@ -9388,6 +9944,8 @@ class ChatMemberMember(ChatMember):
         until_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.status = status
         self.tag = tag
         self.user = user
@@ -9541,6 +10099,8 @@ class ChatMemberRestricted(ChatMember):
         until_date: datetime | int,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.status = status
         self.tag = tag
         self.user = user
@@ -9593,6 +10153,8 @@ class ChatMemberLeft(ChatMember):
         user: User,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.status = status
         self.user = user
         self._extra = extra or None
@@ -9635,6 +10197,8 @@ class ChatMemberBanned(ChatMember):
         until_date: datetime | int,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.status = status
         self.user = user
         self.until_date = as_datetime(until_date)
@@ -9713,6 +10277,12 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("ChatJoinRequest() missing the required keyword argument 'from_user' (or 'from')")
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if invite_link.__class__ is dict:
+            invite_link = from_dicts('ChatInviteLink', invite_link)
         self.chat = chat
         self.from_user = from_user
         self.user_chat_id = user_chat_id
@@ -9940,6 +10510,8 @@ class BusinessIntro(TelegramObject):
         sticker: Sticker | None = None,
         **extra: Any,
     ) -> None:
+        if sticker.__class__ is dict:
+            sticker = from_dicts('Sticker', sticker)
         self.title = title
         self.message = message
         self.sticker = sticker
@@ -9974,6 +10546,8 @@ class BusinessLocation(TelegramObject):
         location: Location | None = None,
         **extra: Any,
     ) -> None:
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
         self.address = address
         self.location = location
         self._extra = extra or None
@@ -10044,6 +10618,8 @@ class BusinessOpeningHours(TelegramObject):
         opening_hours: list[BusinessOpeningHoursInterval],
         **extra: Any,
     ) -> None:
+        if opening_hours.__class__ is list and holds_dicts(opening_hours):
+            opening_hours = from_dicts('[BusinessOpeningHoursInterval]', opening_hours)
         self.time_zone_name = time_zone_name
         self.opening_hours = opening_hours
         self._extra = extra or None
@@ -10251,6 +10827,8 @@ class StoryAreaTypeLocation(StoryAreaType):
         address: LocationAddress | None = None,
         **extra: Any,
     ) -> None:
+        if address.__class__ is dict:
+            address = from_dicts('LocationAddress', address)
         self.type = type
         self.latitude = latitude
         self.longitude = longitude
@@ -10299,6 +10877,8 @@ class StoryAreaTypeSuggestedReaction(StoryAreaType):
         is_flipped: bool | None = None,
         **extra: Any,
     ) -> None:
+        if reaction_type.__class__ is dict:
+            reaction_type = from_dicts('ReactionType', reaction_type)
         self.type = type
         self.reaction_type = reaction_type
         self.is_dark = is_dark
@@ -10450,6 +11030,10 @@ class StoryArea(TelegramObject):
         type: StoryAreaType,
         **extra: Any,
     ) -> None:
+        if position.__class__ is dict:
+            position = from_dicts('StoryAreaPosition', position)
+        if type.__class__ is dict:
+            type = from_dicts('StoryAreaType', type)
         self.position = position
         self.type = type
         self._extra = extra or None
@@ -10483,6 +11067,8 @@ class ChatLocation(TelegramObject):
         address: str,
         **extra: Any,
     ) -> None:
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
         self.location = location
         self.address = address
         self._extra = extra or None
@@ -10613,6 +11199,8 @@ class ReactionCount(TelegramObject):
         total_count: int,
         **extra: Any,
     ) -> None:
+        if type.__class__ is dict:
+            type = from_dicts('ReactionType', type)
         self.type = type
         self.total_count = total_count
         self._extra = extra or None
@@ -10676,6 +11264,16 @@ class MessageReactionUpdated(TelegramObject):
         new_reaction: list[ReactionType],
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
+        if actor_chat.__class__ is dict:
+            actor_chat = from_dicts('Chat', actor_chat)
+        if old_reaction.__class__ is list and holds_dicts(old_reaction):
+            old_reaction = from_dicts('[ReactionType]', old_reaction)
+        if new_reaction.__class__ is list and holds_dicts(new_reaction):
+            new_reaction = from_dicts('[ReactionType]', new_reaction)
         self.chat = chat
         self.message_id = message_id
         self.user = user
@@ -10726,6 +11324,10 @@ class MessageReactionCountUpdated(TelegramObject):
         reactions: list[ReactionCount],
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if reactions.__class__ is list and holds_dicts(reactions):
+            reactions = from_dicts('[ReactionCount]', reactions)
         self.chat = chat
         self.message_id = message_id
         self.date = as_datetime(date)
@@ -10934,6 +11536,12 @@ class Gift(TelegramObject):
         publisher_chat: Chat | None = None,
         **extra: Any,
     ) -> None:
+        if sticker.__class__ is dict:
+            sticker = from_dicts('Sticker', sticker)
+        if background.__class__ is dict:
+            background = from_dicts('GiftBackground', background)
+        if publisher_chat.__class__ is dict:
+            publisher_chat = from_dicts('Chat', publisher_chat)
         self.id = id
         self.sticker = sticker
         self.star_count = star_count
@@ -10972,6 +11580,8 @@ class Gifts(TelegramObject):
         gifts: list[Gift],
         **extra: Any,
     ) -> None:
+        if gifts.__class__ is list and holds_dicts(gifts):
+            gifts = from_dicts('[Gift]', gifts)
         self.gifts = gifts
         self._extra = extra or None
 
@@ -11020,6 +11630,8 @@ class UniqueGiftModel(TelegramObject):
         rarity: str | None = None,
         **extra: Any,
     ) -> None:
+        if sticker.__class__ is dict:
+            sticker = from_dicts('Sticker', sticker)
         self.name = name
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
@@ -11061,6 +11673,8 @@ class UniqueGiftSymbol(TelegramObject):
         rarity_per_mille: int,
         **extra: Any,
     ) -> None:
+        if sticker.__class__ is dict:
+            sticker = from_dicts('Sticker', sticker)
         self.name = name
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
@@ -11148,6 +11762,8 @@ class UniqueGiftBackdrop(TelegramObject):
         rarity_per_mille: int,
         **extra: Any,
     ) -> None:
+        if colors.__class__ is dict:
+            colors = from_dicts('UniqueGiftBackdropColors', colors)
         self.name = name
         self.colors = colors
         self.rarity_per_mille = rarity_per_mille
@@ -11312,6 +11928,16 @@ class UniqueGift(TelegramObject):
         publisher_chat: Chat | None = None,
         **extra: Any,
     ) -> None:
+        if model.__class__ is dict:
+            model = from_dicts('UniqueGiftModel', model)
+        if symbol.__class__ is dict:
+            symbol = from_dicts('UniqueGiftSymbol', symbol)
+        if backdrop.__class__ is dict:
+            backdrop = from_dicts('UniqueGiftBackdrop', backdrop)
+        if colors.__class__ is dict:
+            colors = from_dicts('UniqueGiftColors', colors)
+        if publisher_chat.__class__ is dict:
+            publisher_chat = from_dicts('Chat', publisher_chat)
         self.gift_id = gift_id
         self.base_name = base_name
         self.name = name
@@ -11411,6 +12037,10 @@ class GiftInfo(TelegramObject):
         unique_gift_number: int | None = None,
         **extra: Any,
     ) -> None:
+        if gift.__class__ is dict:
+            gift = from_dicts('Gift', gift)
+        if entities.__class__ is list and holds_dicts(entities):
+            entities = from_dicts('[MessageEntity]', entities)
         self.gift = gift
         self.owned_gift_id = owned_gift_id
         self.convert_star_count = convert_star_count
@@ -11516,6 +12146,10 @@ class UniqueGiftInfo(TelegramObject):
         next_transfer_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        if gift.__class__ is dict:
+            gift = from_dicts('UniqueGift', gift)
+        if entities.__class__ is list and holds_dicts(entities):
+            entities = from_dicts('[MessageEntity]', entities)
         self.gift = gift
         self.origin = origin
         self.text = text
@@ -11650,6 +12284,12 @@ class OwnedGiftRegular(OwnedGift):
         unique_gift_number: int | None = None,
         **extra: Any,
     ) -> None:
+        if gift.__class__ is dict:
+            gift = from_dicts('Gift', gift)
+        if sender_user.__class__ is dict:
+            sender_user = from_dicts('User', sender_user)
+        if entities.__class__ is list and holds_dicts(entities):
+            entities = from_dicts('[MessageEntity]', entities)
         self.type = type
         self.gift = gift
         self.owned_gift_id = owned_gift_id
@@ -11748,6 +12388,10 @@ class OwnedGiftUnique(OwnedGift):
         next_transfer_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        if gift.__class__ is dict:
+            gift = from_dicts('UniqueGift', gift)
+        if sender_user.__class__ is dict:
+            sender_user = from_dicts('User', sender_user)
         self.type = type
         self.gift = gift
         self.owned_gift_id = owned_gift_id
@@ -11794,6 +12438,8 @@ class OwnedGifts(TelegramObject):
         next_offset: str | None = None,
         **extra: Any,
     ) -> None:
+        if gifts.__class__ is list and holds_dicts(gifts):
+            gifts = from_dicts('[OwnedGift]', gifts)
         self.total_count = total_count
         self.gifts = gifts
         self.next_offset = next_offset
@@ -11828,6 +12474,8 @@ class BotAccessSettings(TelegramObject):
         added_users: list[User] | None = None,
         **extra: Any,
     ) -> None:
+        if added_users.__class__ is list and holds_dicts(added_users):
+            added_users = from_dicts('[User]', added_users)
         self.is_access_restricted = is_access_restricted
         self.added_users = added_users
         self._extra = extra or None
@@ -12327,6 +12975,8 @@ class MenuButtonWebApp(MenuButton):
         web_app: WebAppInfo,
         **extra: Any,
     ) -> None:
+        if web_app.__class__ is dict:
+            web_app = from_dicts('WebAppInfo', web_app)
         self.type = type
         self.text = text
         self.web_app = web_app
@@ -12388,6 +13038,8 @@ class ChatBoostSourcePremium(ChatBoostSource):
         user: User,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.source = source
         self.user = user
         self._extra = extra or None
@@ -12423,6 +13075,8 @@ class ChatBoostSourceGiftCode(ChatBoostSource):
         user: User,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.source = source
         self.user = user
         self._extra = extra or None
@@ -12482,6 +13136,8 @@ class ChatBoostSourceGiveaway(ChatBoostSource):
         is_unclaimed: bool | None = None,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.source = source
         self.giveaway_message_id = giveaway_message_id
         self.user = user
@@ -12532,6 +13188,8 @@ class ChatBoost(TelegramObject):
         source: ChatBoostSource,
         **extra: Any,
     ) -> None:
+        if source.__class__ is dict:
+            source = from_dicts('ChatBoostSource', source)
         self.boost_id = boost_id
         self.add_date = as_datetime(add_date)
         self.expiration_date = as_datetime(expiration_date)
@@ -12567,6 +13225,10 @@ class ChatBoostUpdated(TelegramObject):
         boost: ChatBoost,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if boost.__class__ is dict:
+            boost = from_dicts('ChatBoost', boost)
         self.chat = chat
         self.boost = boost
         self._extra = extra or None
@@ -12612,6 +13274,10 @@ class ChatBoostRemoved(TelegramObject):
         source: ChatBoostSource,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if source.__class__ is dict:
+            source = from_dicts('ChatBoostSource', source)
         self.chat = chat
         self.boost_id = boost_id
         self.remove_date = as_datetime(remove_date)
@@ -12643,6 +13309,8 @@ class ChatOwnerLeft(TelegramObject):
         new_owner: User | None = None,
         **extra: Any,
     ) -> None:
+        if new_owner.__class__ is dict:
+            new_owner = from_dicts('User', new_owner)
         self.new_owner = new_owner
         self._extra = extra or None
 
@@ -12669,6 +13337,8 @@ class ChatOwnerChanged(TelegramObject):
         new_owner: User,
         **extra: Any,
     ) -> None:
+        if new_owner.__class__ is dict:
+            new_owner = from_dicts('User', new_owner)
         self.new_owner = new_owner
         self._extra = extra or None
 
@@ -12695,6 +13365,8 @@ class UserChatBoosts(TelegramObject):
         boosts: list[ChatBoost],
         **extra: Any,
     ) -> None:
+        if boosts.__class__ is list and holds_dicts(boosts):
+            boosts = from_dicts('[ChatBoost]', boosts)
         self.boosts = boosts
         self._extra = extra or None
 
@@ -12883,6 +13555,10 @@ class BusinessConnection(TelegramObject):
         is_enabled: bool,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
+        if rights.__class__ is dict:
+            rights = from_dicts('BusinessBotRights', rights)
         self.id = id
         self.user = user
         self.user_chat_id = user_chat_id
@@ -12928,6 +13604,8 @@ class BusinessMessagesDeleted(TelegramObject):
         message_ids: list[int],
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
         self.business_connection_id = business_connection_id
         self.chat = chat
         self.message_ids = message_ids
@@ -13187,6 +13865,12 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('InputFile', thumbnail)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -13288,6 +13972,12 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         title: str | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('InputFile', thumbnail)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -13377,6 +14067,12 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         disable_content_type_detection: bool | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('InputFile', thumbnail)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -13499,6 +14195,12 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if photo.__class__ is dict:
+            photo = from_dicts('InputFile', photo)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
         self.type = type
         self.media = media
         self.photo = photo
@@ -13625,6 +14327,10 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
         self.type = type
         self.media = media
         self.caption = caption
@@ -13674,6 +14380,8 @@ class InputMediaSticker(InputPollOptionMedia):
         emoji: str | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
         self.type = type
         self.media = media
         self.emoji = emoji
@@ -13886,6 +14594,14 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('InputFile', thumbnail)
+        if cover.__class__ is dict:
+            cover = from_dicts('InputFile', cover)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -13966,6 +14682,10 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
         duration: int | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
         self.type = type
         self.media = media
         self.caption = caption
@@ -14036,6 +14756,10 @@ class InputPaidMediaLivePhoto(InputPaidMedia):
         photo: InputFile | str,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if photo.__class__ is dict:
+            photo = from_dicts('InputFile', photo)
         self.type = type
         self.media = media
         self.photo = photo
@@ -14075,6 +14799,8 @@ class InputPaidMediaPhoto(InputPaidMedia):
         media: InputFile | str,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
         self.type = type
         self.media = media
         self._extra = extra or None
@@ -14167,6 +14893,12 @@ class InputPaidMediaVideo(InputPaidMedia):
         supports_streaming: bool | None = None,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputFile', media)
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('InputFile', thumbnail)
+        if cover.__class__ is dict:
+            cover = from_dicts('InputFile', cover)
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -14211,6 +14943,8 @@ class InputProfilePhotoStatic(InputProfilePhoto):
         photo: InputFile | str,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is dict:
+            photo = from_dicts('InputFile', photo)
         self.type = type
         self.photo = photo
         self._extra = extra or None
@@ -14256,6 +14990,8 @@ class InputProfilePhotoAnimated(InputProfilePhoto):
         main_frame_timestamp: float | None = None,
         **extra: Any,
     ) -> None:
+        if animation.__class__ is dict:
+            animation = from_dicts('InputFile', animation)
         self.type = type
         self.animation = animation
         self.main_frame_timestamp = main_frame_timestamp
@@ -14295,6 +15031,8 @@ class InputStoryContentPhoto(InputStoryContent):
         photo: InputFile | str,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is dict:
+            photo = from_dicts('InputFile', photo)
         self.type = type
         self.photo = photo
         self._extra = extra or None
@@ -14354,6 +15092,8 @@ class InputStoryContentVideo(InputStoryContent):
         is_animation: bool | None = None,
         **extra: Any,
     ) -> None:
+        if video.__class__ is dict:
+            video = from_dicts('InputFile', video)
         self.type = type
         self.video = video
         self.duration = duration
@@ -14477,6 +15217,12 @@ class Sticker(TelegramObject, StickerShortcuts):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('PhotoSize', thumbnail)
+        if premium_animation.__class__ is dict:
+            premium_animation = from_dicts('File', premium_animation)
+        if mask_position.__class__ is dict:
+            mask_position = from_dicts('MaskPosition', mask_position)
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.type = type
@@ -14542,6 +15288,10 @@ class StickerSet(TelegramObject):
         thumbnail: PhotoSize | None = None,
         **extra: Any,
     ) -> None:
+        if stickers.__class__ is list and holds_dicts(stickers):
+            stickers = from_dicts('[Sticker]', stickers)
+        if thumbnail.__class__ is dict:
+            thumbnail = from_dicts('PhotoSize', thumbnail)
         self.name = name
         self.title = title
         self.sticker_type = sticker_type
@@ -14658,6 +15408,10 @@ class InputSticker(TelegramObject):
         keywords: list[str] | None = None,
         **extra: Any,
     ) -> None:
+        if sticker.__class__ is dict:
+            sticker = from_dicts('InputFile', sticker)
+        if mask_position.__class__ is dict:
+            mask_position = from_dicts('MaskPosition', mask_position)
         self.sticker = sticker
         self.format = format
         self.emoji_list = emoji_list
@@ -14694,6 +15448,8 @@ class RichMessage(TelegramObject):
         is_rtl: bool | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[RichBlock]', blocks)
         self.blocks = blocks
         self.is_rtl = is_rtl
         self._extra = extra or None
@@ -14761,6 +15517,10 @@ class InputRichMessage(TelegramObject):
         skip_entity_detection: bool | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[InputRichBlock]', blocks)
+        if media.__class__ is list and holds_dicts(media):
+            media = from_dicts('[InputRichMessageMedia]', media)
         self.blocks = blocks
         self.html = html
         self.markdown = markdown
@@ -14800,6 +15560,8 @@ class InputRichMessageMedia(TelegramObject):
         media: InputRichMessageMediaUnion,
         **extra: Any,
     ) -> None:
+        if media.__class__ is dict:
+            media = from_dicts('InputRichMessageMediaUnion', media)
         self.id = id
         self.media = media
         self._extra = extra or None
@@ -14915,6 +15677,18 @@ class RichMessageButton(TelegramObject):
         disabled: DisabledButton | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
+        if web_app.__class__ is dict:
+            web_app = from_dicts('WebAppInfo', web_app)
+        if login_url.__class__ is dict:
+            login_url = from_dicts('LoginUrl', login_url)
+        if switch_inline_query_chosen_chat.__class__ is dict:
+            switch_inline_query_chosen_chat = from_dicts('SwitchInlineQueryChosenChat', switch_inline_query_chosen_chat)
+        if copy_text.__class__ is dict:
+            copy_text = from_dicts('CopyTextButton', copy_text)
+        if disabled.__class__ is dict:
+            disabled = from_dicts('DisabledButton', disabled)
         self.text = text
         self.style = style
         self.url = url
@@ -14957,6 +15731,8 @@ class RichTextBold(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -14990,6 +15766,8 @@ class RichTextItalic(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15023,6 +15801,8 @@ class RichTextUnderline(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15056,6 +15836,8 @@ class RichTextStrikethrough(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15089,6 +15871,8 @@ class RichTextSpoiler(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15136,6 +15920,8 @@ class RichTextDateTime(RichText):
         date_time_format: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.unix_time = unix_time
@@ -15177,6 +15963,10 @@ class RichTextTextMention(RichText):
         user: User,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.type = type
         self.text = text
         self.user = user
@@ -15211,6 +16001,8 @@ class RichTextSubscript(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15244,6 +16036,8 @@ class RichTextSuperscript(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15277,6 +16071,8 @@ class RichTextMarked(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15310,6 +16106,8 @@ class RichTextCode(RichText):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -15424,6 +16222,8 @@ class RichTextUrl(RichText):
         url: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.url = url
@@ -15464,6 +16264,8 @@ class RichTextEmailAddress(RichText):
         email_address: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.email_address = email_address
@@ -15504,6 +16306,8 @@ class RichTextPhoneNumber(RichText):
         phone_number: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.phone_number = phone_number
@@ -15544,6 +16348,8 @@ class RichTextBankCardNumber(RichText):
         bank_card_number: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.bank_card_number = bank_card_number
@@ -15584,6 +16390,8 @@ class RichTextMention(RichText):
         username: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.username = username
@@ -15624,6 +16432,8 @@ class RichTextHashtag(RichText):
         hashtag: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.hashtag = hashtag
@@ -15664,6 +16474,8 @@ class RichTextCashtag(RichText):
         cashtag: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.cashtag = cashtag
@@ -15704,6 +16516,8 @@ class RichTextBotCommand(RichText):
         bot_command: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.bot_command = bot_command
@@ -15738,6 +16552,8 @@ class RichTextButton(RichText):
         button: RichMessageButton,
         **extra: Any,
     ) -> None:
+        if button.__class__ is dict:
+            button = from_dicts('RichMessageButton', button)
         self.type = type
         self.button = button
         self._extra = extra or None
@@ -15812,6 +16628,8 @@ class RichTextAnchorLink(RichText):
         anchor_name: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.anchor_name = anchor_name
@@ -15852,6 +16670,8 @@ class RichTextReference(RichText):
         name: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.name = name
@@ -15892,6 +16712,8 @@ class RichTextReferenceLink(RichText):
         reference_name: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.reference_name = reference_name
@@ -15926,6 +16748,10 @@ class RichBlockCaption(TelegramObject):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
+        if credit.__class__ is dict:
+            credit = from_dicts('RichText', credit)
         self.text = text
         self.credit = credit
         self._extra = extra or None
@@ -15984,6 +16810,8 @@ class RichBlockTableCell(TelegramObject):
         valign: str,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.text = text
         self.is_header = is_header
         self.colspan = colspan
@@ -16048,6 +16876,8 @@ class RichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[RichBlock]', blocks)
         self.label = label
         self.blocks = blocks
         self.has_checkbox = has_checkbox
@@ -16085,6 +16915,8 @@ class RichBlockParagraph(RichBlock):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -16124,6 +16956,8 @@ class RichBlockSectionHeading(RichBlock):
         size: int,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.size = size
@@ -16164,6 +16998,8 @@ class RichBlockPreformatted(RichBlock):
         language: str | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.language = language
@@ -16198,6 +17034,8 @@ class RichBlockFooter(RichBlock):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -16324,6 +17162,8 @@ class RichBlockList(RichBlock):
         items: list[RichBlockListItem],
         **extra: Any,
     ) -> None:
+        if items.__class__ is list and holds_dicts(items):
+            items = from_dicts('[RichBlockListItem]', items)
         self.type = type
         self.items = items
         self._extra = extra or None
@@ -16363,6 +17203,10 @@ class RichBlockBlockQuotation(RichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[RichBlock]', blocks)
+        if credit.__class__ is dict:
+            credit = from_dicts('RichText', credit)
         self.type = type
         self.blocks = blocks
         self.credit = credit
@@ -16404,6 +17248,10 @@ class RichBlockExpandableBlockQuotation(RichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
+        if credit.__class__ is dict:
+            credit = from_dicts('RichText', credit)
         self.type = type
         self.text = text
         self.credit = credit
@@ -16444,6 +17292,10 @@ class RichBlockPullQuotation(RichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
+        if credit.__class__ is dict:
+            credit = from_dicts('RichText', credit)
         self.type = type
         self.text = text
         self.credit = credit
@@ -16484,6 +17336,10 @@ class RichBlockCollage(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[RichBlock]', blocks)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
@@ -16524,6 +17380,10 @@ class RichBlockSlideshow(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[RichBlock]', blocks)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
@@ -16582,6 +17442,10 @@ class RichBlockTable(RichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if cells.__class__ is list and holds_dicts(cells):
+            cells = from_dicts('[[RichBlockTableCell]]', cells)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichText', caption)
         self.type = type
         self.cells = cells
         self.is_bordered = is_bordered
@@ -16631,6 +17495,10 @@ class RichBlockDetails(RichBlock):
         is_open: bool | None = None,
         **extra: Any,
     ) -> None:
+        if summary.__class__ is dict:
+            summary = from_dicts('RichText', summary)
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[RichBlock]', blocks)
         self.type = type
         self.summary = summary
         self.blocks = blocks
@@ -16690,6 +17558,10 @@ class RichBlockMap(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.location = location
         self.zoom = zoom
@@ -16736,6 +17608,8 @@ class RichBlockButtons(RichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
+        if buttons.__class__ is list and holds_dicts(buttons):
+            buttons = from_dicts('[RichMessageButton]', buttons)
         self.type = type
         self.buttons = buttons
         self.align = align
@@ -16782,6 +17656,10 @@ class RichBlockAnimation(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if animation.__class__ is dict:
+            animation = from_dicts('Animation', animation)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.animation = animation
         self.has_spoiler = has_spoiler
@@ -16823,6 +17701,10 @@ class RichBlockAudio(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if audio.__class__ is dict:
+            audio = from_dicts('Audio', audio)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.audio = audio
         self.caption = caption
@@ -16863,6 +17745,10 @@ class RichBlockDocument(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if document.__class__ is dict:
+            document = from_dicts('Document', document)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.document = document
         self.caption = caption
@@ -16909,6 +17795,10 @@ class RichBlockPhoto(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.photo = photo
         self.has_spoiler = has_spoiler
@@ -16956,6 +17846,10 @@ class RichBlockVideo(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if video.__class__ is dict:
+            video = from_dicts('Video', video)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.video = video
         self.has_spoiler = has_spoiler
@@ -16997,6 +17891,10 @@ class RichBlockVoiceNote(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if voice_note.__class__ is dict:
+            voice_note = from_dicts('Voice', voice_note)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
@@ -17036,6 +17934,8 @@ class RichBlockThinking(RichBlock):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -17090,6 +17990,8 @@ class InputRichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[InputRichBlock]', blocks)
         self.blocks = blocks
         self.has_checkbox = has_checkbox
         self.is_checked = is_checked
@@ -17126,6 +18028,8 @@ class InputRichBlockParagraph(InputRichBlock):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -17165,6 +18069,8 @@ class InputRichBlockSectionHeading(InputRichBlock):
         size: int,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.size = size
@@ -17205,6 +18111,8 @@ class InputRichBlockPreformatted(InputRichBlock):
         language: str | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self.language = language
@@ -17239,6 +18147,8 @@ class InputRichBlockFooter(InputRichBlock):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -17365,6 +18275,8 @@ class InputRichBlockList(InputRichBlock):
         items: list[InputRichBlockListItem],
         **extra: Any,
     ) -> None:
+        if items.__class__ is list and holds_dicts(items):
+            items = from_dicts('[InputRichBlockListItem]', items)
         self.type = type
         self.items = items
         self._extra = extra or None
@@ -17404,6 +18316,10 @@ class InputRichBlockBlockQuotation(InputRichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[InputRichBlock]', blocks)
+        if credit.__class__ is dict:
+            credit = from_dicts('RichText', credit)
         self.type = type
         self.blocks = blocks
         self.credit = credit
@@ -17445,6 +18361,10 @@ class InputRichBlockExpandableBlockQuotation(InputRichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
+        if credit.__class__ is dict:
+            credit = from_dicts('RichText', credit)
         self.type = type
         self.text = text
         self.credit = credit
@@ -17485,6 +18405,10 @@ class InputRichBlockPullQuotation(InputRichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
+        if credit.__class__ is dict:
+            credit = from_dicts('RichText', credit)
         self.type = type
         self.text = text
         self.credit = credit
@@ -17525,6 +18449,10 @@ class InputRichBlockCollage(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[InputRichBlock]', blocks)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
@@ -17565,6 +18493,10 @@ class InputRichBlockSlideshow(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[InputRichBlock]', blocks)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
@@ -17623,6 +18555,10 @@ class InputRichBlockTable(InputRichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        if cells.__class__ is list and holds_dicts(cells):
+            cells = from_dicts('[[RichBlockTableCell]]', cells)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichText', caption)
         self.type = type
         self.cells = cells
         self.is_bordered = is_bordered
@@ -17672,6 +18608,10 @@ class InputRichBlockDetails(InputRichBlock):
         is_open: bool | None = None,
         **extra: Any,
     ) -> None:
+        if summary.__class__ is dict:
+            summary = from_dicts('RichText', summary)
+        if blocks.__class__ is list and holds_dicts(blocks):
+            blocks = from_dicts('[InputRichBlock]', blocks)
         self.type = type
         self.summary = summary
         self.blocks = blocks
@@ -17732,6 +18672,10 @@ class InputRichBlockMap(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.location = location
         self.zoom = zoom
@@ -17778,6 +18722,8 @@ class InputRichBlockButtons(InputRichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
+        if buttons.__class__ is list and holds_dicts(buttons):
+            buttons = from_dicts('[RichMessageButton]', buttons)
         self.type = type
         self.buttons = buttons
         self.align = align
@@ -17818,6 +18764,10 @@ class InputRichBlockAnimation(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if animation.__class__ is dict:
+            animation = from_dicts('InputMediaAnimation', animation)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.animation = animation
         self.caption = caption
@@ -17858,6 +18808,10 @@ class InputRichBlockAudio(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if audio.__class__ is dict:
+            audio = from_dicts('InputMediaAudio', audio)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.audio = audio
         self.caption = caption
@@ -17898,6 +18852,10 @@ class InputRichBlockDocument(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if document.__class__ is dict:
+            document = from_dicts('InputMediaDocument', document)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.document = document
         self.caption = caption
@@ -17938,6 +18896,10 @@ class InputRichBlockPhoto(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is dict:
+            photo = from_dicts('InputMediaPhoto', photo)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.photo = photo
         self.caption = caption
@@ -17978,6 +18940,10 @@ class InputRichBlockVideo(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if video.__class__ is dict:
+            video = from_dicts('InputMediaVideo', video)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.video = video
         self.caption = caption
@@ -18018,6 +18984,10 @@ class InputRichBlockVoiceNote(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        if voice_note.__class__ is dict:
+            voice_note = from_dicts('InputMediaVoiceNote', voice_note)
+        if caption.__class__ is dict:
+            caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
@@ -18057,6 +19027,8 @@ class InputRichBlockThinking(InputRichBlock):
         text: str | list[Any] | RichText,
         **extra: Any,
     ) -> None:
+        if text.__class__ is dict:
+            text = from_dicts('RichText', text)
         self.type = type
         self.text = text
         self._extra = extra or None
@@ -18124,6 +19096,10 @@ class InlineQuery(TelegramObject, InlineQueryShortcuts):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("InlineQuery() missing the required keyword argument 'from_user' (or 'from')")
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
         self.id = id
         self.from_user = from_user
         self.query = query
@@ -18180,6 +19156,8 @@ class InlineQueryResultsButton(TelegramObject):
         start_parameter: str | None = None,
         **extra: Any,
     ) -> None:
+        if web_app.__class__ is dict:
+            web_app = from_dicts('WebAppInfo', web_app)
         self.text = text
         self.web_app = web_app
         self.start_parameter = start_parameter
@@ -18262,6 +19240,10 @@ class InlineQueryResultArticle(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         self.type = type
         self.id = id
         self.title = title
@@ -18382,6 +19364,12 @@ class InlineQueryResultPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.photo_url = photo_url
@@ -18513,6 +19501,12 @@ class InlineQueryResultGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.gif_url = gif_url
@@ -18645,6 +19639,12 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.mpeg4_url = mpeg4_url
@@ -18784,6 +19784,12 @@ class InlineQueryResultVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.video_url = video_url
@@ -18892,6 +19898,12 @@ class InlineQueryResultAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.audio_url = audio_url
@@ -18989,6 +20001,12 @@ class InlineQueryResultVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.voice_url = voice_url
@@ -19109,6 +20127,12 @@ class InlineQueryResultDocument(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.title = title
@@ -19234,6 +20258,10 @@ class InlineQueryResultLocation(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.latitude = latitude
@@ -19360,6 +20388,10 @@ class InlineQueryResultVenue(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.latitude = latitude
@@ -19462,6 +20494,10 @@ class InlineQueryResultContact(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.phone_number = phone_number
@@ -19516,6 +20552,8 @@ class InlineQueryResultGame(InlineQueryResult):
         reply_markup: InlineKeyboardMarkup | None = None,
         **extra: Any,
     ) -> None:
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         self.type = type
         self.id = id
         self.game_short_name = game_short_name
@@ -19612,6 +20650,12 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.photo_file_id = photo_file_id
@@ -19708,6 +20752,12 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.gif_file_id = gif_file_id
@@ -19804,6 +20854,12 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.mpeg4_file_id = mpeg4_file_id
@@ -19865,6 +20921,10 @@ class InlineQueryResultCachedSticker(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.sticker_file_id = sticker_file_id
@@ -19956,6 +21016,12 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.title = title
@@ -20058,6 +21124,12 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.video_file_id = video_file_id
@@ -20149,6 +21221,12 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.voice_file_id = voice_file_id
@@ -20232,6 +21310,12 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        if caption_entities.__class__ is list and holds_dicts(caption_entities):
+            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if reply_markup.__class__ is dict:
+            reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
+        if input_message_content.__class__ is dict:
+            input_message_content = from_dicts('InputMessageContent', input_message_content)
         self.type = type
         self.id = id
         self.audio_file_id = audio_file_id
@@ -20288,6 +21372,10 @@ class InputTextMessageContent(InputMessageContent):
         link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         **extra: Any,
     ) -> None:
+        if entities.__class__ is list and holds_dicts(entities):
+            entities = from_dicts('[MessageEntity]', entities)
+        if link_preview_options.__class__ is dict:
+            link_preview_options = from_dicts('LinkPreviewOptions', link_preview_options)
         self.message_text = message_text
         self.parse_mode = parse_mode
         self.entities = entities
@@ -20317,6 +21405,8 @@ class InputRichMessageContent(InputMessageContent):
         rich_message: InputRichMessage,
         **extra: Any,
     ) -> None:
+        if rich_message.__class__ is dict:
+            rich_message = from_dicts('InputRichMessage', rich_message)
         self.rich_message = rich_message
         self._extra = extra or None
 
@@ -20685,6 +21775,8 @@ class InputInvoiceMessageContent(InputMessageContent):
         is_flexible: bool | None = None,
         **extra: Any,
     ) -> None:
+        if prices.__class__ is list and holds_dicts(prices):
+            prices = from_dicts('[LabeledPrice]', prices)
         self.title = title
         self.description = description
         self.payload = payload
@@ -20765,6 +21857,10 @@ class ChosenInlineResult(TelegramObject):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("ChosenInlineResult() missing the required keyword argument 'from_user' (or 'from')")
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if location.__class__ is dict:
+            location = from_dicts('Location', location)
         self.result_id = result_id
         self.from_user = from_user
         self.location = location
@@ -20968,6 +22064,8 @@ class OrderInfo(TelegramObject):
         shipping_address: ShippingAddress | None = None,
         **extra: Any,
     ) -> None:
+        if shipping_address.__class__ is dict:
+            shipping_address = from_dicts('ShippingAddress', shipping_address)
         self.name = name
         self.phone_number = phone_number
         self.email = email
@@ -21009,6 +22107,8 @@ class ShippingOption(TelegramObject):
         prices: list[LabeledPrice],
         **extra: Any,
     ) -> None:
+        if prices.__class__ is list and holds_dicts(prices):
+            prices = from_dicts('[LabeledPrice]', prices)
         self.id = id
         self.title = title
         self.prices = prices
@@ -21096,6 +22196,8 @@ class SuccessfulPayment(TelegramObject):
         provider_payment_charge_id: str,
         **extra: Any,
     ) -> None:
+        if order_info.__class__ is dict:
+            order_info = from_dicts('OrderInfo', order_info)
         self.currency = currency
         self.total_amount = total_amount
         self.invoice_payload = invoice_payload
@@ -21214,6 +22316,10 @@ class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("ShippingQuery() missing the required keyword argument 'from_user' (or 'from')")
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if shipping_address.__class__ is dict:
+            shipping_address = from_dicts('ShippingAddress', shipping_address)
         self.id = id
         self.from_user = from_user
         self.invoice_payload = invoice_payload
@@ -21288,6 +22394,10 @@ class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("PreCheckoutQuery() missing the required keyword argument 'from_user' (or 'from')")
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
+        if order_info.__class__ is dict:
+            order_info = from_dicts('OrderInfo', order_info)
         self.id = id
         self.from_user = from_user
         self.currency = currency
@@ -21331,6 +22441,8 @@ class PaidMediaPurchased(TelegramObject):
             from_user = extra.pop('from')
         elif from_user is None:
             raise TypeError("PaidMediaPurchased() missing the required keyword argument 'from_user' (or 'from')")
+        if from_user.__class__ is dict:
+            from_user = from_dicts('User', from_user)
         self.from_user = from_user
         self.paid_media_payload = paid_media_payload
         self._extra = extra or None
@@ -21482,6 +22594,10 @@ class AffiliateInfo(TelegramObject):
         nanostar_amount: int | None = None,
         **extra: Any,
     ) -> None:
+        if affiliate_user.__class__ is dict:
+            affiliate_user = from_dicts('User', affiliate_user)
+        if affiliate_chat.__class__ is dict:
+            affiliate_chat = from_dicts('Chat', affiliate_chat)
         self.affiliate_user = affiliate_user
         self.affiliate_chat = affiliate_chat
         self.commission_per_mille = commission_per_mille
@@ -21582,6 +22698,14 @@ class TransactionPartnerUser(TransactionPartner):
         premium_subscription_duration: int | None = None,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
+        if affiliate.__class__ is dict:
+            affiliate = from_dicts('AffiliateInfo', affiliate)
+        if paid_media.__class__ is list and holds_dicts(paid_media):
+            paid_media = from_dicts('[PaidMedia]', paid_media)
+        if gift.__class__ is dict:
+            gift = from_dicts('Gift', gift)
         self.type = type
         self.transaction_type = transaction_type
         self.user = user
@@ -21629,6 +22753,10 @@ class TransactionPartnerChat(TransactionPartner):
         gift: Gift | None = None,
         **extra: Any,
     ) -> None:
+        if chat.__class__ is dict:
+            chat = from_dicts('Chat', chat)
+        if gift.__class__ is dict:
+            gift = from_dicts('Gift', gift)
         self.type = type
         self.chat = chat
         self.gift = gift
@@ -21672,6 +22800,8 @@ class TransactionPartnerAffiliateProgram(TransactionPartner):
         commission_per_mille: int,
         **extra: Any,
     ) -> None:
+        if sponsor_user.__class__ is dict:
+            sponsor_user = from_dicts('User', sponsor_user)
         self.type = type
         self.sponsor_user = sponsor_user
         self.commission_per_mille = commission_per_mille
@@ -21706,6 +22836,8 @@ class TransactionPartnerFragment(TransactionPartner):
         withdrawal_state: RevenueWithdrawalState | None = None,
         **extra: Any,
     ) -> None:
+        if withdrawal_state.__class__ is dict:
+            withdrawal_state = from_dicts('RevenueWithdrawalState', withdrawal_state)
         self.type = type
         self.withdrawal_state = withdrawal_state
         self._extra = extra or None
@@ -21860,6 +22992,10 @@ class StarTransaction(TelegramObject):
         receiver: TransactionPartner | None = None,
         **extra: Any,
     ) -> None:
+        if source.__class__ is dict:
+            source = from_dicts('TransactionPartner', source)
+        if receiver.__class__ is dict:
+            receiver = from_dicts('TransactionPartner', receiver)
         self.id = id
         self.amount = amount
         self.nanostar_amount = nanostar_amount
@@ -21891,6 +23027,8 @@ class StarTransactions(TelegramObject):
         transactions: list[StarTransaction],
         **extra: Any,
     ) -> None:
+        if transactions.__class__ is list and holds_dicts(transactions):
+            transactions = from_dicts('[StarTransaction]', transactions)
         self.transactions = transactions
         self._extra = extra or None
 
@@ -21925,6 +23063,10 @@ class PassportData(TelegramObject):
         credentials: EncryptedCredentials,
         **extra: Any,
     ) -> None:
+        if data.__class__ is list and holds_dicts(data):
+            data = from_dicts('[EncryptedPassportElement]', data)
+        if credentials.__class__ is dict:
+            credentials = from_dicts('EncryptedCredentials', credentials)
         self.data = data
         self.credentials = credentials
         self._extra = extra or None
@@ -22082,6 +23224,16 @@ class EncryptedPassportElement(TelegramObject):
         hash: str,
         **extra: Any,
     ) -> None:
+        if files.__class__ is list and holds_dicts(files):
+            files = from_dicts('[PassportFile]', files)
+        if front_side.__class__ is dict:
+            front_side = from_dicts('PassportFile', front_side)
+        if reverse_side.__class__ is dict:
+            reverse_side = from_dicts('PassportFile', reverse_side)
+        if selfie.__class__ is dict:
+            selfie = from_dicts('PassportFile', selfie)
+        if translation.__class__ is list and holds_dicts(translation):
+            translation = from_dicts('[PassportFile]', translation)
         self.type = type
         self.data = data
         self.phone_number = phone_number
@@ -22655,6 +23807,12 @@ class Game(TelegramObject):
         animation: Animation | None = None,
         **extra: Any,
     ) -> None:
+        if photo.__class__ is list and holds_dicts(photo):
+            photo = from_dicts('[PhotoSize]', photo)
+        if text_entities.__class__ is list and holds_dicts(text_entities):
+            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if animation.__class__ is dict:
+            animation = from_dicts('Animation', animation)
         self.title = title
         self.description = description
         self.photo = photo
@@ -22714,6 +23872,8 @@ class GameHighScore(TelegramObject):
         score: int,
         **extra: Any,
     ) -> None:
+        if user.__class__ is dict:
+            user = from_dicts('User', user)
         self.position = position
         self.user = user
         self.score = score

@@ -40,6 +40,8 @@ __all__ = [
     "TelegramObject",
     "UnionRule",
     "as_datetime",
+    "from_dicts",
+    "holds_dicts",
     "json_value",
     "split_alternatives",
 ]
@@ -379,6 +381,28 @@ def as_datetime(value: datetime | int | None) -> datetime | None:
     if isinstance(value, int):
         return _EPOCH + timedelta(seconds=value)
     return value
+
+
+def from_dicts(expr: str, value: Any) -> Any:
+    """Dicts given to a constructor where a Bot API type belongs (``Update(**raw)``,
+    ``Message(chat={...})``) turned into that type, as aiogram's models validate them;
+    objects inside a list stay as given. ``expr`` is the field's type expression
+    (``"Chat"``, ``"[PhotoSize]"``). Generated ``__init__`` methods call it only when a
+    dict, or a list holding one, was given."""
+    if value.__class__ is list:
+        inner = expr[1:-1]
+        return [from_dicts(inner, x) if x.__class__ in (dict, list) else x for x in value]
+    from ..decoding import convert
+
+    return convert(expr, value)
+
+
+def holds_dicts(items: list[Any]) -> bool:
+    """Whether a list given to a constructor holds a dict, at any depth."""
+    for item in items:
+        if item.__class__ is dict or (item.__class__ is list and holds_dicts(item)):
+            return True
+    return False
 
 
 def _bind_all(value: Any, bot: Bot) -> None:

@@ -119,10 +119,6 @@ DECORATIONS = (
 )
 
 # -- gaps still open --------------------------------------------------------------------------
-NESTED_DICTS = (
-    "not yet: a type's constructor keeps nested dicts as given (Update(**raw)); aiogram's "
-    "pydantic models validate them into types (tgfast.convert(Update, raw) does)"
-)
 DISPATCHER_ARGS = (
     "run_polling of aiogram's MockedBot with no answer queued: its session raises "
     "IndexError for getUpdates, which tgfast's poller lets through (a session's own bug "
@@ -196,14 +192,6 @@ EXCLUDED: dict[str, str] = {
     + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_concurrent_updates_limit": DISPATCHER_PRIVATE,
     _T
     + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_exception_handler_catch_exceptions": FROZEN,
-    _T
-    + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_feed_update_dispatcher_kwarg_override": NESTED_DICTS,
-    _T
-    + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_feed_update_dispatcher_workflow_data_override": NESTED_DICTS,
-    _T
-    + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_feed_update_injects_dispatcher": NESTED_DICTS,
-    _T
-    + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_feed_update_polling_parity": NESTED_DICTS,
     _T
     + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_feed_webhook_update_fast_process_error": LOG_TEXT,
     _T + "test_dispatcher/test_dispatcher.py::TestDispatcher::test_init": DISPATCHER_PRIVATE,

@@ -153,6 +153,16 @@ def _init(name: str, fields: list[Field], model: Model) -> Iterator[str]:
                 f'            raise TypeError("{name}() missing the required keyword argument '
                 f"'{f.attr}' (or '{f.key}')\")\n"
             )
+    # a dict given where a Bot API type belongs (``Update(**raw)``) becomes that type, as
+    # aiogram's models validate it; an object given costs one class check
+    for f in fields:
+        if not f.tp.strip("[")[:1].isupper():
+            continue
+        if f.tp.startswith("["):
+            yield f"        if {f.attr}.__class__ is list and holds_dicts({f.attr}):\n"
+        else:
+            yield f"        if {f.attr}.__class__ is dict:\n"
+        yield f"            {f.attr} = from_dicts({f.tp!r}, {f.attr})\n"
     for f in fields:
         value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
         yield f"        self.{f.attr} = {value}\n"
@@ -196,7 +206,7 @@ def render_types(model: Model) -> str:
         "from ._shortcuts import (\n",
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",
-        "from .base import TelegramObject, UnionRule, as_datetime\n",
+        "from .base import TelegramObject, UnionRule, as_datetime, from_dicts, holds_dicts\n",
         "from .helpers import (\n",
         *(f"    {name},\n" for name in sorted(set(model.helpers.values()))),
         ")\n",
