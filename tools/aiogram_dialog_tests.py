@@ -49,6 +49,7 @@ REQUIREMENTS = [
     "pytest==9.0.2",
     "pytest-asyncio==1.3.0",
     "pytest-repeat==0.9.4",
+    "pytest-timeout",  # a test that hangs fails alone instead of stopping the whole run
 ]
 # tgfast's own dependencies, as the checkout declares them (pyproject.toml)
 TGFAST_DEPENDENCIES = [r for r in requires("tgfast") or [] if "extra ==" not in r]
@@ -118,7 +119,7 @@ def run_suite(python: Path, sdist: Path, *, standin: bool, supply: bool = False)
         start += SUPPLY_MISSING
     code = (
         f"{start}\nimport sys, pytest\nsys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
-        f"'--continue-on-collection-errors', '--junitxml={report}', 'tests']))"
+        f"'--continue-on-collection-errors', '--timeout=60', '--junitxml={report}', 'tests']))"
     )
     env = {**os.environ, "PYTHONPATH": str(sdist / "src")}
     subprocess.run([str(python), "-c", code], cwd=sdist, env=env, capture_output=True, timeout=900)
