@@ -8,7 +8,7 @@ import os
 import re
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
@@ -99,6 +99,7 @@ class Bot(BotAPI):
     __slots__ = (
         "__token",
         "__weakref__",
+        "_api_counts",
         "_me",
         "_own_session",
         "_redact",
@@ -158,6 +159,22 @@ class Bot(BotAPI):
         self._me: User | None = None
         self.on_api_call: Callable[[str, int], object] | None = None
         self.api_call_hooks: list[ApiCallHook] = []
+        self._api_counts: dict[tuple[str, int], int] | None = None
+
+    def _count_calls(self, counts: dict[tuple[str, int], int]) -> bool:
+        """Count every attempt in ``counts[method, status]`` (0: no answer), as the
+        serving layer's metrics do: a dict bumped in place, where a hook would build an
+        ``ApiCall`` and make a call per attempt. False: another dict counts already."""
+        if self._api_counts is None:
+            self._api_counts = counts
+        return self._api_counts is counts
+
+    def _attempted(self, method: str, status: int) -> None:
+        """An attempt that did not succeed, or a success with hooks: tell the counters."""
+        if self._api_counts is not None:
+            self._api_counts[method, status] += 1
+        if self.on_api_call is not None:
+            self.on_api_call(method, status)
 
     @property
     def token(self) -> str:
@@ -185,14 +202,19 @@ class Bot(BotAPI):
     def __hash__(self) -> int:
         return hash(self.__token)
 
-    async def __call__(self, method: TelegramMethod[T], request_timeout: float | None = None) -> T:
-        """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``."""
+    def __call__(
+        self, method: TelegramMethod[T], request_timeout: float | None = None
+    ) -> Coroutine[Any, Any, T]:
+        """Send a method object: ``await bot(SendMessage(chat_id=1, text="hi"))``.
+
+        Not ``async def`` itself: it returns the coroutine that sends, so that no
+        coroutine of its own stands between the caller and that one on every step."""
         session = self.session
         if type(session).make_request is not _MAKE_REQUEST or session.middleware._middlewares:
-            return await session(self, method, timeout=request_timeout)  # not the direct path
+            return session(self, method, timeout=request_timeout)  # not the direct path
         params = method.build(self.defaults)
         returns: Returns[T] = method.__tg_returns__
-        return await self._call(
+        return self._call(
             method.__api_method__, params, returns, request_timeout, method.__uploads__, direct=True
         )
 
@@ -241,9 +263,16 @@ class Bot(BotAPI):
         if uploads:
             params, files = prepare(params, defaults)
         body = dumps(params, defaults) if not files else None
-        timeout = self._timeout(session, method, params, request_timeout)
         # the fast transport takes JSON calls; uploads go through its aiohttp session
-        fast = session.post_json if body is not None and isinstance(session, FastSession) else None
+        if body is not None and isinstance(session, FastSession):
+            fast = session.post_json
+            if request_timeout is None and method != "getUpdates":
+                seconds = session.client_timeout.total  # the common case, no object made
+            else:
+                seconds = self._timeout(session, method, params, request_timeout).total
+        else:
+            fast = None
+            timeout = self._timeout(session, method, params, request_timeout)
         retried = failures = 0
         error: TelegramNetworkError | TelegramAPIError
         hooks = self.api_call_hooks
@@ -251,7 +280,7 @@ class Bot(BotAPI):
             started = _perf() if hooks else 0.0
             try:
                 if fast is not None and body is not None:
-                    status, raw = await fast(url, body, timeout.total)
+                    status, raw = await fast(url, body, seconds)
                 else:
                     if files:
                         form = multipart(params, files, defaults)
@@ -264,8 +293,9 @@ class Bot(BotAPI):
                         raw = await response.read()
                         status = response.status
             except _NETWORK_ERRORS as exc:
-                if self.on_api_call is not None:
-                    self.on_api_call(method, 0)
+                self._attempted(method, 0)
+                if fast is not None:
+                    timeout = self._timeout(session, method, params, request_timeout)
                 error = TelegramNetworkError(method, self._describe(exc, timeout))
                 if hooks:
                     self._report(method, 0, started, error, retried + failures)
@@ -276,18 +306,22 @@ class Bot(BotAPI):
                     failures += 1
                     continue
                 raise error from None
-            if self.on_api_call is not None:
-                self.on_api_call(method, status)
             if status == 200:
                 try:
                     answer = orjson.loads(raw)
                 except orjson.JSONDecodeError:
                     answer = None
                 if type(answer) is dict and answer.get("ok") is True:
+                    counts = self._api_counts
+                    if counts is not None:
+                        counts[method, 200] += 1
+                    if self.on_api_call is not None:
+                        self.on_api_call(method, 200)
                     if hooks:
                         self._report(method, status, started, None, retried + failures)
                     result: T = bind(convert(returns.expr, answer.get("result")), self)
                     return result
+            self._attempted(method, status)
             error = self._api_error(method, status, raw)
             if hooks:
                 self._report(method, status, started, error, retried + failures)

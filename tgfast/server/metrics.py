@@ -100,7 +100,8 @@ class Metrics:
     ``/metrics`` serves (its default one; None: tgfast's alone).
     ``received``/``handled``/``failed``/``unhandled`` are by update kind; ``rejected``
     by reason (``Rejected``); ``api_calls`` by ``(method, HTTP status)``, 0 meaning
-    no answer (fed by a ``Bot.api_call_hooks`` hook). Gauges are read when rendered.
+    no answer (bumped by the ``Bot`` itself, see ``UpdateProcessor``). Gauges are read
+    when rendered.
     """
 
     def __init__(
@@ -115,22 +116,21 @@ class Metrics:
         self.unhandled: defaultdict[str, int] = defaultdict(int)
         self.rejected: defaultdict[str, int] = defaultdict(int)
         self.api_calls: defaultdict[tuple[str, int], int] = defaultdict(int)
-        self.flood_waits = 0
         self.latency = Histogram()
         self._gauges: dict[str, tuple[str, Callable[[], float]]] = {}
 
     def on_api_call(self, call: ApiCall) -> None:
         """A ``Bot.api_call_hooks`` hook: counts the attempt."""
-        status = call.status
-        self.api_calls[call.method, status] += 1
-        if status == 429:
-            self.flood_waits += 1
+        self.api_calls[call.method, call.status] += 1
 
     def api_call(self, method: str, status: int) -> None:
         """One attempt of ``method`` answered with ``status``."""
         self.api_calls[method, status] += 1
-        if status == 429:
-            self.flood_waits += 1
+
+    @property
+    def flood_waits(self) -> int:
+        """Answers 429 (flood control), whichever the method."""
+        return sum(n for (_method, status), n in self.api_calls.items() if status == 429)
 
     def gauge(self, name: str, help: str, read: Callable[[], float]) -> None:
         """Report ``read()`` as ``<namespace>_<name>`` on every scrape (the last one

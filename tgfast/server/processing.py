@@ -135,7 +135,10 @@ class UpdateProcessor:
         self._claim_now = None if in_memory is None else in_memory.claim_now
         self._journal = seen_store if isinstance(seen_store, Journal) else None
         self.metrics = metrics if metrics is not None else Metrics()
-        if self.metrics.on_api_call not in bot.api_call_hooks:  # beside the app's own hooks
+        if (
+            not bot._count_calls(self.metrics.api_calls)  # counted in place, else a hook
+            and self.metrics.on_api_call not in bot.api_call_hooks
+        ):
             bot.api_call_hooks.append(self.metrics.on_api_call)
         if tracing.tracer is not None:  # OpenTelemetry: spans around handlers and calls
             tracing.attach(dispatcher, bot)
@@ -252,9 +255,8 @@ class UpdateProcessor:
         claim_now = self._claim_now
         if claim_now is None:
             return None
-        refused = self._refusal()
-        if refused is not None:
-            return refused
+        if self._closed or self.in_flight >= self.max_in_flight:
+            return self._refusal()
         claim = claim_now(self._bot_id, update.update_id)
         if claim is not Claim.NEW:
             if claim is Claim.DONE:
@@ -280,7 +282,8 @@ class UpdateProcessor:
         return Admission.ACCEPTED
 
     def _refusal(self) -> Admission | None:
-        """``CLOSED`` while draining, ``FULL`` at the bound (counted), else None."""
+        """``CLOSED`` while draining, ``FULL`` at the bound (counted), else None (the
+        test is written out in ``offer``, the webhook's path: keep the two alike)."""
         if self._closed:
             self.metrics.rejected[Rejected.DRAINING] += 1
             return Admission.CLOSED
@@ -301,14 +304,14 @@ class UpdateProcessor:
         if concurrency == "sequential":
             key = _SEQUENTIAL_KEY
         elif concurrency == "full" or key is None:
-            task = asyncio.get_running_loop().create_task(self._process(job))
+            task = asyncio.get_running_loop().create_task(self._run(job, None))
             self._loose.add(task)
             task.add_done_callback(self._loose.discard)
             return
         queue = self._queues.get(key)
         if queue is None:
-            queue = self._queues[key] = deque((job,))
-            self._workers[key] = asyncio.get_running_loop().create_task(self._drain(key, queue))
+            self._queues[key] = deque()
+            self._workers[key] = asyncio.get_running_loop().create_task(self._run(job, key))
         else:
             queue.append(job)
 
@@ -322,65 +325,86 @@ class UpdateProcessor:
 
     # -- handling ----------------------------------------------------------------------
 
-    async def _drain(self, key: Hashable, queue: deque[_Job]) -> None:
-        try:
-            while queue:
-                await self._process(queue.popleft())
-        finally:
-            del self._queues[key]
-            del self._workers[key]
+    async def _run(self, job: _Job, key: Hashable | None) -> None:
+        """Handle ``job``, then the jobs queued behind it under ``key`` (None: it alone).
 
-    async def _process(self, job: _Job) -> None:
-        update, kind, waiter = job
+        One coroutine for the lot, with the handling written out in it: every step of
+        every handler (each await that resumes it) passes through this frame, so a
+        coroutine more here would be a frame more on each of them."""
+        queue = None if key is None else self._queues[key]
         if current_bot.get() is not self.bot:
             # always in a task of ours (own context): set once, feed_update then skips it
             current_bot.set(self.bot)
-        current_update.set(update)  # the update's fields on what its handler logs
+        feed = self._feed
         try:
-            started = _perf()
-            try:
-                if tracing.tracer is None:
-                    result = await self._feed(self.bot, update)
-                else:
-                    result = await tracing.traced_feed(self._feed, self.bot, update, kind)
-            except Exception as exc:  # feed_update logs handler errors itself: a bug here
-                log.error("update %s: dispatcher raised %r", update.update_id, exc, exc_info=exc)
-                result = FAILED
-            metrics = self.metrics
-            elapsed = _perf() - started
-            metrics.latency.observe(elapsed)
-            if log.isEnabledFor(_DEBUG):
-                log.debug("update %s (%s): %s in %.1f ms", update.update_id, kind,
-                          _outcome(result), elapsed * 1000)  # fmt: skip
-            if result is UNHANDLED:
-                metrics.unhandled[kind] += 1
-            elif result is FAILED:
-                metrics.failed[kind] += 1
-            elif isinstance(result, TelegramMethod):
-                if waiter is not None and not waiter.done() and self._replyable(result):
-                    waiter.set_result(result)  # the webhook response carries it
-                    metrics.handled[kind] += 1
-                else:
-                    if waiter is not None and not waiter.done():
-                        waiter.set_result(None)  # acknowledge now, call below
-                    if await self._send(update, result):
-                        metrics.handled[kind] += 1
-                    else:
+            while True:
+                update, kind, waiter = job
+                current_update.set(update)  # the update's fields on what its handler logs
+                try:
+                    started = _perf()
+                    try:
+                        if tracing.tracer is None:
+                            result = await feed(self.bot, update)
+                        else:
+                            result = await tracing.traced_feed(feed, self.bot, update, kind)
+                    except Exception as exc:  # feed_update logs handler errors: a bug here
+                        log.error("update %s: dispatcher raised %r", update.update_id, exc,
+                                  exc_info=exc)  # fmt: skip
+                        result = FAILED
+                    metrics = self.metrics
+                    elapsed = _perf() - started
+                    metrics.latency.observe(elapsed)
+                    if log.isEnabledFor(_DEBUG):
+                        log.debug("update %s (%s): %s in %.1f ms", update.update_id, kind,
+                                  _outcome(result), elapsed * 1000)  # fmt: skip
+                    if result is UNHANDLED:
+                        metrics.unhandled[kind] += 1
+                    elif result is FAILED:
                         metrics.failed[kind] += 1
-            else:
-                metrics.handled[kind] += 1
-        except asyncio.CancelledError:
-            self._abandoned.append(update.update_id)
-            raise
-        else:
-            if self._mark_now is not None:
-                self._mark_now(self._bot_id, update.update_id)
-            elif self.seen is not None:
-                self._mark_done(update.update_id)
+                    elif result is not None and isinstance(result, TelegramMethod):
+                        await self._reply(update, kind, waiter, result)
+                    else:
+                        metrics.handled[kind] += 1
+                except asyncio.CancelledError:
+                    self._abandoned.append(update.update_id)
+                    raise
+                else:
+                    if self._mark_now is not None:
+                        self._mark_now(self._bot_id, update.update_id)
+                    elif self.seen is not None:
+                        self._mark_done(update.update_id)
+                finally:
+                    if waiter is not None and not waiter.done():
+                        waiter.set_result(None)
+                    self._finish()
+                if not queue:
+                    return
+                job = queue.popleft()
         finally:
-            if waiter is not None and not waiter.done():
-                waiter.set_result(None)
-            self._finish()
+            if key is not None:
+                del self._queues[key]
+                del self._workers[key]
+
+    async def _reply(
+        self,
+        update: Update,
+        kind: str,
+        waiter: asyncio.Future[TelegramMethod[Any] | None] | None,
+        method: TelegramMethod[Any],
+    ) -> None:
+        """A handler returned a method: the webhook response carries it when it can,
+        else it is called; counted handled or failed."""
+        metrics = self.metrics
+        if waiter is not None and not waiter.done() and self._replyable(method):
+            waiter.set_result(method)
+            metrics.handled[kind] += 1
+            return
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)  # acknowledge now, call below
+        if await self._send(update, method):
+            metrics.handled[kind] += 1
+        else:
+            metrics.failed[kind] += 1
 
     def _finish(self) -> None:
         n = self.in_flight = self.in_flight - 1

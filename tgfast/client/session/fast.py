@@ -49,6 +49,7 @@ TRANSPORTS: Final = ("aiohttp", "fast")
 """The values of ``TGFAST_TRANSPORT`` and ``--transport``."""
 
 _request_bytes = _http.request_bytes
+_running_loop = asyncio.get_running_loop
 _TIMER_SLACK = 0.001  # a timer may fire this early (the loop's clock ticks in milliseconds)
 
 
@@ -81,19 +82,16 @@ class _Pool:
     def watch(
         self, conn: Any, answer: asyncio.Future[Any], deadline: float, seconds: float
     ) -> None:
-        """Fail ``answer`` with a timeout at ``deadline`` (loop time) unless ``unwatch``ed
-        first. One timer for the pool, at the earliest deadline, instead of one timer
-        made and cancelled per call: with one timeout for every call it is armed about
-        once per timeout, whatever the rate."""
+        """Fail ``answer`` with a timeout at ``deadline`` (loop time) unless taken out
+        of ``deadlines`` first. One timer for the pool, at the earliest deadline, instead
+        of one timer made and cancelled per call: with one timeout for every call it is
+        armed about once per timeout, whatever the rate."""
         self.deadlines[conn] = (answer, deadline, seconds)
         if deadline < self.timer_at:
             if self.timer is not None:
                 self.timer.cancel()
             self.timer = self.loop.call_at(deadline, self._on_timer)
             self.timer_at = deadline
-
-    def unwatch(self, conn: Any) -> None:
-        self.deadlines.pop(conn, None)
 
     def _on_timer(self) -> None:
         self.timer, self.timer_at = None, math.inf
@@ -260,16 +258,17 @@ class FastSession(AiohttpSession):
         if target is None or target[2] is not url:
             target = self._target(url)
         pool, prefix, _ = target
-        loop = asyncio.get_running_loop()
-        if pool.loop is not loop:  # used from another event loop: start over in this one
+        loop = pool.loop
+        if loop is not _running_loop():  # used from another event loop: start over in this one
             self._drop_pools()
             pool, prefix, _ = self._target(url)
-        if timeout is None:
-            conn = await pool.acquire(loop)
-        else:
-            now = loop.time()
-            conn = pool.take(now)
-            if conn is None:
+            loop = pool.loop
+        now = loop.time()
+        conn = pool.take(now)
+        if conn is None:
+            if timeout is None:
+                conn = await pool.acquire(loop)
+            else:
                 conn = await asyncio.wait_for(pool.acquire(loop), timeout)
                 timeout = max(timeout - (loop.time() - now), 0.001)
                 now = loop.time()
@@ -283,7 +282,7 @@ class FastSession(AiohttpSession):
             raise
         finally:
             if timeout is not None:
-                pool.unwatch(conn)
+                pool.deadlines.pop(conn, None)  # not watched any more (gone if it fired)
             pool.give_back(conn)
         return answer
 
