@@ -314,13 +314,11 @@ def test_the_ops_contender(tmp_path: Path) -> None:
 
 def test_go_minimal_and_the_fast_transport(tmp_path: Path) -> None:
     """Issue #26's contenders: the Go bot (built from benchmarks/e2e/go_echo by the
-    harness), the minimal Python floor (with its raw client and with aiohttp's) and
-    tgfast over its fast transport."""
-    data, markdown = run_harness(
-        tmp_path, ["go", "minimal", "minimal-aiohttp", "tgfast-fast"], "--mode", "webhook"
-    )
-    pairs = {("go", "webhook"), ("minimal", "webhook"), ("minimal-aiohttp", "webhook"),
-             ("tgfast-fast", "webhook")}  # fmt: skip
+    harness), the minimal Python floor (with its raw client, with a task per update,
+    and with aiohttp's client) and tgfast over its fast transport."""
+    names = ["go", "minimal", "minimal-async", "minimal-aiohttp", "tgfast-fast"]
+    data, markdown = run_harness(tmp_path, names, "--mode", "webhook")
+    pairs = {(name, "webhook") for name in names}
     check_every_update_echoed(data, markdown, pairs)
     assert "#### Against the Go bot" in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("| tgfast-fast | webhook |")]

@@ -22,12 +22,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-NAMES = ("go", "minimal", "minimal-aiohttp", "floor", "aiogram", "tgfast", "tgfast-fast",
-         "tgfast-ref", "tgfast-ops")  # fmt: skip
+NAMES = ("go", "minimal", "minimal-async", "minimal-aiohttp", "floor", "aiogram", "tgfast",
+         "tgfast-fast", "tgfast-ref", "tgfast-ops")  # fmt: skip
 MODES = ("webhook", "polling")
 # (contender, mode) pairs the benchmark knows; go, minimal and the floor are webhook
 # handlers only. ``go``: net/http echo bot (go_echo/); ``minimal``: uvloop + llhttp, raw
-# client (minimal_echo.py); ``minimal-aiohttp``: the same server with aiohttp's client
+# client (minimal_echo.py); ``minimal-async``: the same with a task and a coroutine per
+# update, as a framework's handler (the least a coroutine handler costs on asyncio);
+# ``minimal-aiohttp``: the same server with aiohttp's client
 # (what tgfast's default session is held to); ``floor``: bare aiohttp; ``tgfast-fast``: tgfast with
 # ``--transport fast``; ``tgfast-ref``: tgfast from ``--ref-path`` (another build, e.g. an
 # older commit), to compare two builds in one run; ``tgfast-ops``: tgfast as an operated
@@ -36,6 +38,7 @@ MODES = ("webhook", "polling")
 PAIRS = (
     ("go", "webhook"),
     ("minimal", "webhook"),
+    ("minimal-async", "webhook"),
     ("minimal-aiohttp", "webhook"),
     ("floor", "webhook"),
     ("aiogram", "webhook"),
@@ -90,10 +93,11 @@ def command(name: str, mode: str, launch: Launch) -> list[str]:
         return [py, str(HERE / "aiogram_echo.py"), mode, *served, "--loop", launch.loop]
     if name == "go" and mode == "webhook":
         return [str(go_binary()), *served]
-    if name in ("minimal", "minimal-aiohttp") and mode == "webhook":
+    if name in ("minimal", "minimal-async", "minimal-aiohttp") and mode == "webhook":
         client = "aiohttp" if name == "minimal-aiohttp" else "raw"
+        model = "task" if name == "minimal-async" else "callback"
         return [py, str(HERE / "minimal_echo.py"), *served, "--loop", launch.loop,
-                "--client", client]  # fmt: skip
+                "--client", client, "--model", model]  # fmt: skip
     if name in ("tgfast", "tgfast-fast", "tgfast-ref", "tgfast-ops"):
         transport = ["--transport", "fast"] if name == "tgfast-fast" else []
         app = "tgfast_echo:dp"

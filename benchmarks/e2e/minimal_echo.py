@@ -2,6 +2,7 @@
 
     python minimal_echo.py --port P --path /webhook --secret S --token T --api-url URL
     python minimal_echo.py ... --client aiohttp      # the same server, aiohttp's client
+    python minimal_echo.py ... --model task          # a task and a coroutine per update
 
 uvloop, an ``asyncio.Protocol`` server over llhttp (httptools) that answers from
 prebuilt bytes, and a raw keep-alive client: a pool of connections, each request a
@@ -9,6 +10,12 @@ prebuilt head plus the orjson body, each answer read by llhttp's response parser
 The secret is compared in constant time; an update with a text message is answered
 200 at once and echoed with ``sendMessage`` 10 ms later (``call_later``: no task per
 update). Only what the echo needs: no body limit, no timeouts, no retries.
+
+``--model task`` (the ``minimal-async`` contender) keeps the raw client but gives each
+update what a framework's handler has: an ``asyncio`` task running an ``async def``
+that awaits the sleep, then awaits its call's answer (a future the client resolves)
+and reads it with ``orjson``. What that shape costs on asyncio, with no framework in
+it, is the least any bot whose handlers are coroutines can cost.
 
 ``--client aiohttp`` (the ``minimal-aiohttp`` contender) sends the echo with one bare
 ``aiohttp.ClientSession.post`` per update instead (a task each, as a coroutine needs):
@@ -82,7 +89,10 @@ class WebhookProtocol(asyncio.Protocol):
         self.transport.write(OK)
         message = update.get("message")
         if message is not None and "text" in message:
-            bot.loop.call_later(SLEEP, bot.send, message["chat"]["id"], message["text"])
+            if bot.tasks_per_update:
+                bot.spawn(bot.handle(message["chat"]["id"], message["text"]))
+            else:
+                bot.loop.call_later(SLEEP, bot.send, message["chat"]["id"], message["text"])
 
 
 class ClientProtocol(asyncio.Protocol):
@@ -92,6 +102,8 @@ class ClientProtocol(asyncio.Protocol):
         self.pool = pool
         self.parser = httptools.HttpResponseParser(self)
         self.transport: Any = None
+        self.waiter: asyncio.Future[bytes] | None = None  # --model task: the answer's
+        self.body: list[bytes] = []
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport
@@ -99,7 +111,16 @@ class ClientProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.parser.feed_data(data)
 
+    def on_body(self, body: bytes) -> None:
+        if self.waiter is not None:
+            self.body.append(body)
+
     def on_message_complete(self) -> None:
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None
+            waiter.set_result(b"".join(self.body))
+            self.body = []
         self.pool.release(self)
 
     def connection_lost(self, exc: BaseException | None) -> None:
@@ -113,26 +134,33 @@ class Pool:
         self.loop, self.host, self.port, self.limit = loop, host, port, limit
         self.idle: list[ClientProtocol] = []
         self.open = 0
-        self.queue: deque[bytes] = deque()
+        self.queue: deque[tuple[bytes, asyncio.Future[bytes] | None]] = deque()
 
-    def send(self, request: bytes) -> None:
+    def send(self, request: bytes, waiter: asyncio.Future[bytes] | None = None) -> None:
+        """Write ``request`` on a free connection; ``waiter`` gets the answer's body."""
         if self.idle:
-            self.idle.pop().transport.write(request)
+            self._write(self.idle.pop(), request, waiter)
         elif self.open < self.limit:
             self.open += 1
-            self.loop.create_task(self._connect(request))
+            self.loop.create_task(self._connect(request, waiter))
         else:
-            self.queue.append(request)
+            self.queue.append((request, waiter))
 
-    async def _connect(self, request: bytes) -> None:
+    def _write(
+        self, conn: ClientProtocol, request: bytes, waiter: asyncio.Future[bytes] | None
+    ) -> None:
+        conn.waiter = waiter
+        conn.transport.write(request)
+
+    async def _connect(self, request: bytes, waiter: asyncio.Future[bytes] | None) -> None:
         _, conn = await self.loop.create_connection(
             lambda: ClientProtocol(self), self.host, self.port
         )
-        conn.transport.write(request)
+        self._write(conn, request, waiter)
 
     def release(self, conn: ClientProtocol) -> None:
         if self.queue:
-            conn.transport.write(self.queue.popleft())
+            self._write(conn, *self.queue.popleft())
         else:
             self.idle.append(conn)
 
@@ -156,6 +184,7 @@ class Echo:
         ).encode()
         self.endpoint = f"{args.api_url.rstrip('/')}/bot{args.token}/sendMessage"
         self.session: Any = None  # aiohttp's client (--client aiohttp)
+        self.tasks_per_update = args.model == "task"
         self.tasks: set[asyncio.Task[None]] = set()
 
     def send(self, chat_id: int, text: str) -> None:
@@ -163,9 +192,21 @@ class Echo:
         if self.session is None:
             self.pool.send(b"%s%d\r\n\r\n%s" % (self.head, len(body), body))
             return
-        task = self.loop.create_task(self.post(body))
+        self.spawn(self.post(body))
+
+    def spawn(self, coro: Any) -> None:
+        task = self.loop.create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    async def handle(self, chat_id: int, text: str) -> None:
+        """--model task: the echo as a coroutine, its call's answer awaited and read."""
+        await asyncio.sleep(SLEEP)
+        body = orjson.dumps({"chat_id": chat_id, "text": text})
+        answer = self.loop.create_future()
+        self.pool.send(b"%s%d\r\n\r\n%s" % (self.head, len(body), body), answer)
+        if not orjson.loads(await answer).get("ok"):
+            raise RuntimeError("the Bot API refused the echo")
 
     async def post(self, body: bytes) -> None:
         async with self.session.post(self.endpoint, data=body, headers=JSON) as resp:
@@ -192,5 +233,6 @@ async def main(args: Any) -> None:
 if __name__ == "__main__":
     cli = botcli.parser("The minimal Python floor: uvloop + llhttp, raw client.")
     cli.add_argument("--client", choices=("raw", "aiohttp"), default="raw")
+    cli.add_argument("--model", choices=("callback", "task"), default="callback")
     arguments = cli.parse_args()
     botcli.run(lambda: main(arguments), arguments.loop)
