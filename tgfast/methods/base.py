@@ -84,10 +84,11 @@ def _set_keywords(
     filled: tuple[str, ...] = (),
     name: str = "",
 ) -> dict[str, Any] | None:
-    """Set each keyword that is a parameter of ``method``; return ``extra`` with the
-    others added, as a new dict (``extra`` may be another object's), or ``extra`` itself
-    when there are none. A keyword in ``filled`` (a shortcut's own) is refused, with
-    Python's words for a keyword given twice to ``name``."""
+    """aiogram's keyword rule, for a declared method's ``__init__`` and a shortcut's
+    ``**kwargs``: a parameter of ``method`` is set, another keyword kept. Returns ``extra``
+    with those added, as a new dict (``extra`` may be another object's), or ``extra``
+    itself when there are none. A keyword in ``filled`` (one a shortcut fills itself) is
+    refused, with Python's words for a keyword given twice to ``name``."""
     attrs = method.__tg_attrs__
     unknown: dict[str, Any] = {}
     for key, value in kwargs.items():
@@ -135,7 +136,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
 
     __tg_attrs__: ClassVar[frozenset[str]] = frozenset()
     """The attributes of ``__tg_fields__``: which keywords are parameters."""
-    __tg_required__: ClassVar[tuple[str, ...]] = ()
+    __tg_required__: ClassVar[frozenset[str]] = frozenset()
     """The attributes of the required parameters, for ``__init__`` to check."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -145,15 +146,15 @@ class TelegramMethod(TelegramObject, Generic[T]):
             _declare(cls)  # a method declared as aiogram's are: annotations, __returning__
         cls.__tg_returns__ = Returns(cls.__returns__)
         cls.__tg_attrs__ = frozenset(attr for _key, attr, _tp, _req in cls.__tg_fields__)
-        cls.__tg_required__ = tuple(attr for _key, attr, _tp, req in cls.__tg_fields__ if req)
+        cls.__tg_required__ = frozenset(attr for _key, attr, _tp, req in cls.__tg_fields__ if req)
 
     def __init__(self, **kwargs: Any) -> None:
         """The parameters by keyword, for a method class declared as aiogram's are (the
         generated ones have their own ``__init__``): a declared one is set, another
         kept and sent, as the generated classes do."""
         extra = _set_keywords(self, kwargs, None)
-        missing = [attr for attr in self.__tg_required__ if attr not in kwargs]
-        if missing:
+        if not kwargs.keys() >= self.__tg_required__:
+            missing = [a for _k, a, _t, req in self.__tg_fields__ if req and a not in kwargs]
             raise TypeError(f"{type(self).__name__}() missing the parameters {missing}")
         self._extra = extra
         self._bot = None
