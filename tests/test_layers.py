@@ -70,6 +70,9 @@ BACK_EDGES: dict[tuple[str, str], str] = {
     "to a constructor decode: the decoder builds these types)",
     ("tgfast.types.binding", "tgfast.client"): _TC + " (the bot a shortcut calls)",
     ("tgfast.methods.base", "tgfast.client"): _TC + " (the bot that sends a method)",
+    ("tgfast.methods.base", "tgfast._speedups._decode_shared"): _LAZY + " (a method declared "
+    "as aiogram's are: its __returning__ type read as a type expression, as the decoder reads "
+    "types)",
     ("tgfast.dispatcher.dispatcher", "tgfast.server.runner"): _RUN,
     ("tgfast.dispatcher.start_polling", "tgfast.server.polling"): _RUN,
     ("tgfast.dispatcher.start_polling", "tgfast.server.processing"): _RUN,

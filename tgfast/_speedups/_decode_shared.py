@@ -13,7 +13,7 @@ import sys
 import types as _pytypes
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Union
 
 from ..errors import DecodeError
 from ..types.base import TelegramObject
@@ -204,15 +204,33 @@ PRIMITIVES: dict[str, tuple[Converter, str, tuple[type, ...]]] = {
 }
 
 
-def expr_of(tp: Any) -> str:
-    """A class, ``list[X]``, a primitive type or a type expression -> the expression."""
-    if isinstance(tp, str):
+def expr_of(tp: Any, *, result: bool = False) -> str:
+    """A class, ``list[X]``, a union, a primitive type or a type expression -> the
+    expression: ``list[Message]`` -> ``"[Message]"``, ``Message | bool`` ->
+    ``"Message|bool"``.
+
+    ``result=True`` reads a method's ``__returning__``, a Python type (a string is
+    refused): ``None`` is ``""`` there (no value, as ``methods.base.result_type`` reads it
+    back) and is left out of a union (``Message | None`` -> ``"Message"``). The decoder
+    has no expression for null, so without ``result`` a ``None`` is refused.
+    """
+    if isinstance(tp, str) and not result:
         return tp
-    if isinstance(tp, _pytypes.GenericAlias) and tp.__origin__ is list:
-        return f"[{expr_of(tp.__args__[0])}]"
     if tp in (int, str, bool, float):
         name: str = tp.__name__
         return name
     if isinstance(tp, type) and issubclass(tp, TelegramObject):
         return tp.__name__
+    if result and (tp is None or tp is type(None)):
+        return ""
+    args: tuple[Any, ...] = getattr(tp, "__args__", ())
+    origin = getattr(tp, "__origin__", None)
+    if origin is list and len(args) == 1:
+        return f"[{expr_of(args[0], result=result)}]"
+    if args and (isinstance(tp, _pytypes.UnionType) or origin is Union):
+        return "|".join(alt for alt in (expr_of(arg, result=result) for arg in args) if alt)
+    if result:
+        raise TypeError(
+            f"a method cannot return {tp!r}: a Bot API type, a list of one, a primitive"
+        )
     raise TypeError(f"cannot decode into {tp!r}")

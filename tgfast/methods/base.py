@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from types import UnionType
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import orjson
 
 from ..defaults import Default, DefaultBotProperties
 from ..errors import TgfastError
-from ..types.base import TelegramObject, json_value
+from ..types.base import TelegramObject, json_value, split_alternatives
 from ..types.binding import current_bot
 
 if TYPE_CHECKING:
@@ -48,8 +47,9 @@ def result_type(expr: str) -> Any:
     ``list[Message]``, ``"Message|bool"`` -> ``Message | bool``."""
     from .. import types
 
-    if "|" in expr:
-        parts = [result_type(part) for part in expr.split("|")]
+    alternatives = split_alternatives(expr)
+    if len(alternatives) > 1:
+        parts = [result_type(part) for part in alternatives]
         union = parts[0]
         for part in parts[1:]:
             union = union | part
@@ -64,9 +64,11 @@ def _declare(cls: type[TelegramMethod[Any]]) -> None:
     """Read a method class declared as aiogram's are: its annotated names are its
     parameters (required unless the class gives a default), ``__returning__`` the type
     of its result. Bots declare a Bot API method their framework lacks this way."""
+    from .._speedups._decode_shared import expr_of
+
     returning = vars(cls).get("__returning__")
     if returning is not None and "__returns__" not in vars(cls):
-        cls.__returns__ = _expr_of(returning)
+        cls.__returns__ = expr_of(returning, result=True)
     rows = [
         (name, name, "", name not in vars(cls))
         for name, hint in vars(cls).get("__annotations__", {}).items()
@@ -75,20 +77,30 @@ def _declare(cls: type[TelegramMethod[Any]]) -> None:
     cls.__tg_fields__ = (*cls.__tg_fields__, *rows)
 
 
-def _expr_of(tp: Any) -> str:
-    """A result's Python type -> its type expression: ``list[Message]`` -> ``[Message]``."""
-    if tp in (int, str, bool, float):
-        return str(tp.__name__)
-    if tp is None or tp is type(None):
-        return ""
-    if isinstance(tp, type) and issubclass(tp, TelegramObject):
-        return tp.__name__
-    args: tuple[Any, ...] = getattr(tp, "__args__", ())
-    if getattr(tp, "__origin__", None) is list and len(args) == 1:
-        return f"[{_expr_of(args[0])}]"
-    if args and (isinstance(tp, UnionType) or getattr(tp, "__origin__", None) is Union):
-        return "|".join(alt for alt in map(_expr_of, args) if alt)
-    raise TypeError(f"a method cannot return {tp!r}: a Bot API type, a list of one, a primitive")
+def _set_keywords(
+    method: TelegramMethod[Any],
+    kwargs: dict[str, Any],
+    extra: dict[str, Any] | None,
+    filled: tuple[str, ...] = (),
+    name: str = "",
+) -> dict[str, Any] | None:
+    """aiogram's keyword rule, for a declared method's ``__init__`` and a shortcut's
+    ``**kwargs``: a parameter of ``method`` is set, another keyword kept. Returns ``extra``
+    with those added, as a new dict (``extra`` may be another object's), or ``extra``
+    itself when there are none. A keyword in ``filled`` (one a shortcut fills itself) is
+    refused, with Python's words for a keyword given twice to ``name``."""
+    attrs = method.__tg_attrs__
+    unknown: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if key in filled:
+            raise TypeError(f"{name}() got multiple values for keyword argument {key!r}")
+        if key in attrs:
+            setattr(method, key, value)
+        else:
+            unknown[key] = value
+    if not unknown:
+        return extra
+    return {**extra, **unknown} if extra else unknown
 
 
 class _Returning:
@@ -124,6 +136,8 @@ class TelegramMethod(TelegramObject, Generic[T]):
 
     __tg_attrs__: ClassVar[frozenset[str]] = frozenset()
     """The attributes of ``__tg_fields__``: which keywords are parameters."""
+    __tg_required__: ClassVar[frozenset[str]] = frozenset()
+    """The attributes of the required parameters, for ``__init__`` to check."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -132,21 +146,17 @@ class TelegramMethod(TelegramObject, Generic[T]):
             _declare(cls)  # a method declared as aiogram's are: annotations, __returning__
         cls.__tg_returns__ = Returns(cls.__returns__)
         cls.__tg_attrs__ = frozenset(attr for _key, attr, _tp, _req in cls.__tg_fields__)
+        cls.__tg_required__ = frozenset(attr for _key, attr, _tp, req in cls.__tg_fields__ if req)
 
     def __init__(self, **kwargs: Any) -> None:
         """The parameters by keyword, for a method class declared as aiogram's are (the
         generated ones have their own ``__init__``): a declared one is set, another
         kept and sent, as the generated classes do."""
-        extra: dict[str, Any] = {}
-        for key, value in kwargs.items():
-            if key in self.__tg_attrs__:
-                setattr(self, key, value)
-            else:
-                extra[key] = value
-        missing = [a for _k, a, _t, req in self.__tg_fields__ if req and a not in kwargs]
-        if missing:
+        extra = _set_keywords(self, kwargs, None)
+        if not kwargs.keys() >= self.__tg_required__:
+            missing = [a for _k, a, _t, req in self.__tg_fields__ if req and a not in kwargs]
             raise TypeError(f"{type(self).__name__}() missing the parameters {missing}")
-        self._extra = extra or None
+        self._extra = extra
         self._bot = None
 
     def _take_keywords(self, kwargs: dict[str, Any], filled: tuple[str, ...], name: str) -> None:
@@ -154,15 +164,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
         aiogram's ``**kwargs`` do: a parameter the shortcut does not offer is set, an
         unknown keyword kept and sent; one the shortcut fills itself is refused, with
         Python's words for a keyword given twice."""
-        extra = self._extra
-        for key, value in kwargs.items():
-            if key in filled:
-                raise TypeError(f"{name}() got multiple values for keyword argument {key!r}")
-            if key in self.__tg_attrs__:
-                setattr(self, key, value)
-            else:
-                extra = {**extra, key: value} if extra else {key: value}
-        self._extra = extra
+        self._extra = _set_keywords(self, kwargs, self._extra, filled, name)
 
     def _send_extra(self, params: dict[str, Any]) -> None:
         """Add the keywords this method does not know to ``params`` (its own win)."""
