@@ -9,6 +9,7 @@ import asyncio
 import gzip
 import ssl
 import subprocess
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,6 +34,7 @@ from tgfast.server import (
     WebhookServer,
     serve_webhook,
 )
+from tgfast.server.intake import retry_after_spread
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -315,7 +317,10 @@ async def test_overload_is_refused_with_503_and_what_was_taken_is_handled(
 
         answers = await asyncio.gather(*(post(n) for n in range(1, 21)))
         assert sorted(status for status, _ in answers) == [200] * 5 + [503] * 15
-        assert all(after == "1" for status, after in answers if status == 503)
+        # retry_after=1: the refusals name 1 and 2 s in turn, so they do not come back
+        # in one wave
+        waits = Counter(after for status, after in answers if status == 503)
+        assert waits == {"1": 8, "2": 7}
         release.set()
         await server.processor.join()
         taken = sorted(f"u{n}" for n, (status, _) in enumerate(answers, 1) if status == 200)
@@ -335,6 +340,89 @@ async def test_overload_is_refused_with_503_and_what_was_taken_is_handled(
         await server.drain()
     assert sorted(handled) == sorted(f"u{n}" for n in range(1, 21))  # every one, once
     assert server.metrics.rejected["overloaded"] == refusals
+
+
+def heads(written: bytes) -> list[tuple[int, dict[bytes, bytes]]]:
+    """The answers in ``written`` (bodiless or with ``Content-Length``): status, headers."""
+    out = []
+    while written:
+        head, _, rest = written.partition(b"\r\n\r\n")
+        status_line, *lines = head.split(b"\r\n")
+        fields = dict(line.split(b": ", 1) for line in lines)
+        out.append((int(status_line[9:12]), fields))
+        written = rest[int(fields.get(b"Content-Length", b"0")) :]
+    return out
+
+
+def test_retry_after_spreads_from_the_least_wait_to_twice_it() -> None:
+    assert retry_after_spread(1) == (1, 2)
+    for least in range(1, 100):
+        waits = retry_after_spread(least)
+        assert waits[0] == least and waits[-1] == 2 * least and 2 <= len(waits) <= 4
+        assert list(waits) == sorted(set(waits))  # distinct, increasing
+    assert retry_after_spread(0) == (0,)  # "at once" stays at once
+
+
+async def test_refusals_spread_their_retry_after_and_keep_the_connection(
+    intake: ModuleType, bot: Any
+) -> None:
+    """At the in-flight bound every refusal is a 503 from prebuilt answers whose
+    Retry-After names 1 and 2 s in turn, on a connection kept open: the refused updates,
+    sent again on it once there is room, are taken, and each is handled once."""
+    dp = Dispatcher()
+    release = asyncio.Event()
+    handled: list[str] = []
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        await release.wait()
+        handled.append(message.text or "")
+
+    server = WebhookServer(dp, bot, secret_token=SECRET, max_in_flight=1, http="tgfast")
+    protocol = intake.WebhookProtocol(server._intake_state(intake))
+    transport = Recorder()
+    protocol.connection_made(transport)
+    updates = [request(orjson.dumps(message(n, n, f"u{n}"))) for n in range(1, 6)]
+    for update in updates:  # the first holds the one slot, the other four are refused
+        protocol.data_received(update)
+    answers = heads(bytes(transport.written))
+    assert [status for status, _ in answers] == [200, 503, 503, 503, 503]
+    assert [fields[b"Retry-After"] for _, fields in answers[1:]] == [b"1", b"2", b"1", b"2"]
+    assert not transport.closed and b"Connection: close" not in transport.written
+    assert transport.reading and server.metrics.rejected["overloaded"] == 4
+    release.set()
+    await server.processor.join()
+    del transport.written[:]
+    for update in updates[1:]:  # delivered again on the same connection, one at a time
+        protocol.data_received(update)
+        await server.processor.join()
+    assert [status for status, _ in heads(bytes(transport.written))] == [200] * 4
+    assert not transport.closed
+    assert sorted(handled) == [f"u{n}" for n in range(1, 6)]  # each once
+    protocol.connection_lost(None)
+    await server.abort()
+
+
+async def test_aiohttp_refusals_spread_their_retry_after_too(
+    bot: Any, http: aiohttp.ClientSession
+) -> None:
+    dp = Dispatcher()
+    release = asyncio.Event()
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        await release.wait()
+
+    options = {"secret_token": SECRET, "max_in_flight": 1, "http": "aiohttp", "retry_after": 2}
+    async with served(dp, bot, **options) as server:
+        url, headers = server.url or "", {SECRET_HEADER: SECRET}
+        waits = []
+        for n in range(1, 7):
+            async with http.post(url, data=orjson.dumps(message(n, n, "x")), headers=headers) as r:
+                waits.append((r.status, r.headers.get("Retry-After")))
+        assert waits == [(200, None), *[(503, w) for w in ("2", "3", "4", "2", "3")]]
+        release.set()
+        await server.drain()
 
 
 @pytest.fixture

@@ -38,6 +38,8 @@ class RunResult:
     cpu_pct: float = math.nan  # bot CPU while sending, % of one core
     # echoes per second over the whole seconds of the send phase (the first left out)
     echo_rates: list[int] = field(default_factory=list)
+    # per second of the schedule: new, retries, refused, handled, bot_cpu_pct, others_pct
+    timeline: list[dict[str, float | None]] = field(default_factory=list)
     cpu_per_update_ms: float = math.nan  # bot CPU over the whole run / updates echoed
     refused: int = 0  # 503/429 answers
     retries: int = 0  # re-sends (after a refusal, an error or a lost connection)
@@ -573,3 +575,27 @@ def overload_table(clean: RunResult, over: RunResult) -> str:
          f"{fmt_pct(over.cpu_pct)}, {_ms(over.cpu_per_update_ms)}"],
     ]  # fmt: skip
     return md_table(["overload", "figure"], rows)
+
+
+def overload_seconds_table(clean: RunResult, over: RunResult) -> str:
+    """The overload run second by second: what was offered (new updates and re-sends of
+    refused ones), refused and handled, and how the bot's core was shared: a low second
+    with the bot's CPU low and the neighbours' high was taken from it; one with the
+    bot's CPU high and few updates handled was spent badly."""
+    rows = []
+    for s in over.timeline:
+        handled = int(s["handled"] or 0)
+        cpu, others = s["bot_cpu_pct"], s["others_pct"]
+        per_update = (
+            _ms(10 * cpu / handled) if cpu is not None and handled else "—"
+        )  # % of a core over one second = 10 ms per %
+        rows.append([
+            f"{int(s['second'] or 0)}", f"{int(s['new'] or 0):,}", f"{int(s['retries'] or 0):,}",
+            f"{int(s['refused'] or 0):,}", f"{handled:,}",
+            f"{handled / clean.rate:.2f}" if clean.rate else "—",
+            "—" if cpu is None else f"{cpu:.0f} %", "—" if others is None else f"{others:.0f} %",
+            per_update,
+        ])  # fmt: skip
+    header = ["second", "new due", "re-sent", "refused", "handled", "handled / clean",
+              "bot CPU", "others on the bot's core", "bot CPU / handled"]  # fmt: skip
+    return md_table(header, rows)

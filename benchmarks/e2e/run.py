@@ -284,8 +284,12 @@ async def _measured_run(
     lb0, all0 = (balancer.cpu_seconds() if balancer else 0.0), core_busy_seconds(-1)
     kv0 = redis.cpu_seconds() if redis else 0.0
     wall0 = clock()
+    sampler = asyncio.get_running_loop().create_task(
+        _sample_cpu(bot, bot_cpu, wall0, settings.duration)
+    )
     t0 = await pace(rate, tracker, emit)
     send_end = clock()
+    samples = await sampler
     cpu1, harness1 = bot.cpu_seconds(), time.process_time()
     lb1 = balancer.cpu_seconds() if balancer else 0.0
     hcore1 = core_busy_seconds(HARNESS_CPU)
@@ -323,13 +327,9 @@ async def _measured_run(
     other = sum(v for k, v in tracker.statuses.items() if k not in (200, 503, 429))
     result.sent = tracker.sent()
     result.echoed = in_time
-    seconds = int(schedule_end - t0)
-    per_second = [0] * seconds
-    for t in tracker.echoed:
-        k = int(t - t0) if t else -1
-        if 0 <= k < seconds:
-            per_second[k] += 1
-    result.echo_rates = per_second[1:]
+    seconds = round(tracker.n / rate)  # whole seconds of the schedule
+    result.echo_rates = _per_second(tracker.echoed, t0, seconds)[1:]
+    result.timeline = _timeline(tracker, t0, seconds, samples)
     result.p50_ms = percentile(lat, 0.50)
     result.p99_ms = percentile(lat, 0.99)
     result.max_ms = lat[-1] if lat else math.nan
@@ -368,6 +368,55 @@ async def _measured_run(
     result.api_connections = feed.sink.connections - conns0
     if feed.poster is not None and (other or tracker.connection_errors):
         result.last_error = feed.poster.last_error
+
+
+def _per_second(times: list[float], t0: float, seconds: int) -> list[int]:
+    """How many of ``times`` (0.0: none) fall in each whole second from ``t0``."""
+    counts = [0] * seconds
+    for t in times:
+        k = int(t - t0) if t else -1
+        if 0 <= k < seconds:
+            counts[k] += 1
+    return counts
+
+
+async def _sample_cpu(
+    bot: Bot, bot_cpu: int | None, t0: float, duration: float
+) -> list[tuple[float, float, float | None]]:
+    """(time, the bot's CPU seconds, its core's busy seconds) at ``t0`` and each whole
+    second after it through the send phase: what the bot and its neighbours took, second
+    by second."""
+    clock = time.perf_counter
+    samples = [(clock(), bot.cpu_seconds(), core_busy_seconds(bot_cpu))]
+    for k in range(1, math.ceil(duration) + 1):
+        await asyncio.sleep(max(0.0, t0 + k - clock()))
+        samples.append((clock(), bot.cpu_seconds(), core_busy_seconds(bot_cpu)))
+    return samples
+
+
+def _timeline(
+    tracker: Tracker, t0: float, seconds: int, samples: list[tuple[float, float, float | None]]
+) -> list[dict[str, float | None]]:
+    """Per whole second of the schedule: new updates due, re-sends, refusals, updates
+    handled (echoed), the bot's CPU and what other processes took of its core (% of it)."""
+    due = _per_second(tracker.due, t0, seconds)
+    retries = _per_second(tracker.retry_times, t0, seconds)
+    refused = _per_second(tracker.refusal_times, t0, seconds)
+    handled = _per_second(tracker.echoed, t0, seconds)
+    rows: list[dict[str, float | None]] = []
+    for k in range(seconds):
+        row: dict[str, float | None] = {
+            "second": k, "new": due[k], "retries": retries[k], "refused": refused[k],
+            "handled": handled[k], "bot_cpu_pct": None, "others_pct": None,
+        }  # fmt: skip
+        if k + 1 < len(samples):
+            (ta, cpu_a, core_a), (tb, cpu_b, core_b) = samples[k], samples[k + 1]
+            span = max(1e-9, tb - ta)
+            row["bot_cpu_pct"] = 100 * (cpu_b - cpu_a) / span
+            if core_a is not None and core_b is not None:
+                row["others_pct"] = max(0.0, 100 * ((core_b - core_a) - (cpu_b - cpu_a)) / span)
+        rows.append(row)
+    return rows
 
 
 # --------------------------------------------------------------------------
@@ -997,6 +1046,8 @@ def _overload_main(
     )
     print(f"\n#### Overload: {over.contender} at twice its clean rate{burn}\n")
     print(report.overload_table(clean, over))
+    print("\nSecond by second (from the first update due):\n")
+    print(report.overload_seconds_table(clean, over))
     print(f"\nRun took {time.perf_counter() - started:.0f} s.", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({

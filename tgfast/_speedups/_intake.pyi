@@ -25,7 +25,8 @@ class IntakeState:
     duplicate: Any
     path: bytes
     ok: bytes
-    unavailable: bytes
+    unavailable: tuple[bytes, ...]
+    turn: int
     wrong_method: bytes
     too_large: bytes
     secret_refused: bytes
@@ -47,7 +48,7 @@ class IntakeState:
         path: bytes,
         secret: bytes | None,
         secret_refused: bytes,
-        retry_after: bytes,
+        retry_after: tuple[bytes, ...],
         max_body_size: int,
         read_budget: int,
         header_timeout: float,
@@ -58,6 +59,7 @@ class IntakeState:
         allows: Any,
         access_log: bool,
     ) -> None: ...
+    def refusal(self) -> bytes: ...
 
 @disjoint_base
 class WebhookProtocol:

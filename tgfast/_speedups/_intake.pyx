@@ -32,11 +32,14 @@ cdef Py_ssize_t _MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond
 
 cdef class IntakeState:
     """What every connection of one server shares: its settings, prebuilt answers and
-    the counts of open connections and of body bytes being read."""
+    the counts of open connections and of body bytes being read; ``retry_after``: the
+    ``Retry-After`` values 503s name in turn (see ``_intake_py``)."""
 
     cdef public object server, loop, processor, rejected, reclaimer, allows
     cdef public object decode, accepted, duplicate
-    cdef public bytes path, ok, unavailable, wrong_method, too_large, secret_refused
+    cdef public bytes path, ok, wrong_method, too_large, secret_refused
+    cdef public tuple unavailable
+    cdef public Py_ssize_t turn
     cdef public object secret
     cdef public Py_ssize_t max_body_size, read_budget, reading, max_connections
     cdef public double header_timeout, body_timeout, keepalive_timeout
@@ -83,10 +86,20 @@ cdef class IntakeState:
         self.allows = allows
         self.access_log = access_log
         self.ok = response(200)
-        self.unavailable = response(503, headers=[("Retry-After", retry_after.decode())])
+        self.unavailable = tuple(
+            response(503, headers=[("Retry-After", wait.decode())]) for wait in retry_after
+        )
+        self.turn = 0
         self.wrong_method = response(405, headers=[("Allow", "POST")])
         self.too_large = response(413, close=True)
         self.secret_refused = secret_refused
+
+    cpdef bytes refusal(self):
+        """The next 503 answer: the ``Retry-After`` values in turn."""
+        cdef tuple answers = self.unavailable
+        cdef Py_ssize_t turn = self.turn
+        self.turn = turn + 1 if turn + 1 < len(answers) else 0
+        return answers[turn]
 
 
 cdef class WebhookProtocol:
@@ -277,7 +290,7 @@ cdef class WebhookProtocol:
         processor = state.processor
         if processor._closed or processor.in_flight >= processor.max_in_flight:
             rejected["draining" if processor._closed else "overloaded"] += 1
-            self.verdict = state.unavailable
+            self.verdict = state.refusal()
             return
         if self.length > state.max_body_size:
             rejected["too_large"] += 1
@@ -354,7 +367,7 @@ cdef class WebhookProtocol:
                 if admission is state.accepted or admission is state.duplicate:
                     self._answer(state.ok, keep)
                 else:
-                    self._answer(state.unavailable, keep)
+                    self._answer(state.refusal(), keep)
                 return
         self.busy = True
         self._pause(_BUSY_READ)
@@ -370,7 +383,7 @@ cdef class WebhookProtocol:
             answer = task.result()
         except BaseException as exc:  # noqa: BLE001 - cancelled at shutdown, or a bug
             self.state.server.failed(exc)
-            answer = self.state.unavailable
+            answer = self.state.refusal()
             keep = False
         self._answer(answer, keep)
         pending = self.pending
@@ -429,7 +442,7 @@ cdef class WebhookProtocol:
             state.rejected["read_budget"] += 1
             state.reclaimer.note(reserved)
             self.chunks = []
-            self._refuse_now(state.unavailable)
+            self._refuse_now(state.refusal())
             return
         state.reading += reserved
         self.reserved = reserved

@@ -54,14 +54,18 @@ _MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond: 400
 
 class IntakeState:
     """What every connection of one server shares: its settings, prebuilt answers and
-    the counts of open connections and of body bytes being read."""
+    the counts of open connections and of body bytes being read.
+
+    ``retry_after``: the ``Retry-After`` values (seconds, ASCII) that 503s name in turn,
+    one prebuilt answer each (``unavailable``): the updates refused together come back
+    spread over that span, not in one wave."""
 
     __slots__ = (
         "allows", "body_timeout", "connections", "header_timeout", "keepalive_timeout",
         "loop", "max_body_size", "max_connections", "ok", "path", "processor", "read_budget",
         "reading", "reclaimer", "rejected", "reply_mode", "secret", "secret_refused", "server",
         "too_large", "unavailable", "wrong_method", "access_log", "decode", "accepted",
-        "duplicate",
+        "duplicate", "turn",
     )  # fmt: skip
 
     def __init__(
@@ -71,7 +75,7 @@ class IntakeState:
         path: bytes,
         secret: bytes | None,
         secret_refused: bytes,
-        retry_after: bytes,
+        retry_after: tuple[bytes, ...],
         max_body_size: int,
         read_budget: int,
         header_timeout: float,
@@ -104,10 +108,20 @@ class IntakeState:
         self.allows = allows
         self.access_log = access_log
         self.ok = response(200)
-        self.unavailable = response(503, headers=[("Retry-After", retry_after.decode())])
+        self.unavailable = tuple(
+            response(503, headers=[("Retry-After", wait.decode())]) for wait in retry_after
+        )
+        self.turn = 0
         self.wrong_method = response(405, headers=[("Allow", "POST")])
         self.too_large = response(413, close=True)
         self.secret_refused = secret_refused
+
+    def refusal(self) -> bytes:
+        """The next 503 answer: the ``Retry-After`` values in turn."""
+        answers = self.unavailable
+        turn = self.turn
+        self.turn = turn + 1 if turn + 1 < len(answers) else 0
+        return answers[turn]
 
 
 class WebhookProtocol(asyncio.Protocol):
@@ -293,7 +307,7 @@ class WebhookProtocol(asyncio.Protocol):
         processor = state.processor
         if processor._closed or processor.in_flight >= processor.max_in_flight:
             rejected["draining" if processor._closed else "overloaded"] += 1
-            self.verdict = state.unavailable
+            self.verdict = state.refusal()
             return
         if self.length > state.max_body_size:
             rejected["too_large"] += 1
@@ -366,7 +380,7 @@ class WebhookProtocol(asyncio.Protocol):
                 if admission is state.accepted or admission is state.duplicate:
                     self._answer(state.ok, keep)
                 else:
-                    self._answer(state.unavailable, keep)
+                    self._answer(state.refusal(), keep)
                 return
         self.busy = True
         self._pause(_BUSY_READ)
@@ -381,7 +395,7 @@ class WebhookProtocol(asyncio.Protocol):
             answer = task.result()
         except BaseException as exc:  # noqa: BLE001 - cancelled at shutdown, or a bug
             self.state.server.failed(exc)
-            answer = self.state.unavailable
+            answer = self.state.refusal()
             keep = False
         self._answer(answer, keep)
         pending = self.pending
@@ -445,7 +459,7 @@ class WebhookProtocol(asyncio.Protocol):
             state.rejected["read_budget"] += 1
             state.reclaimer.note(reserved)
             self.chunks = []
-            self._refuse_now(state.unavailable)
+            self._refuse_now(state.refusal())
             return
         state.reading += reserved
         self.reserved = reserved
