@@ -328,7 +328,7 @@ async def _measured_run(
     result.sent = tracker.sent()
     result.echoed = in_time
     seconds = round(tracker.n / rate)  # whole seconds of the schedule
-    result.echo_rates = _per_second(tracker.echoed, t0, seconds)[1:]
+    result.echo_rates = _per_second(tracker.echoed, t0, seconds)
     result.timeline = _timeline(tracker, t0, seconds, samples)
     result.p50_ms = percentile(lat, 0.50)
     result.p99_ms = percentile(lat, 0.99)
