@@ -445,11 +445,16 @@ def _progress(r: RunResult, took: float) -> str:
     head = f"[e2e] {r.rate:>6g}/s {r.contender:>7} {mode:<7} try {r.tries} "
     if r.error:
         return head + f"ERROR {r.error[:200]} ({took:.1f} s)"
-    return head + (
+    line = head + (
         f"sent {r.sent} echoed {r.echoed} p99 {report.fmt_ms(r.p99_ms)} "
         f"cpu/upd {r.cpu_per_update_ms:.3f} ms refused {r.refused} acked-lost {r.acked_lost} "
         f"others {disturbance(r):.0f} % ({took:.1f} s)"
     )
+    if r.refused and r.timeline:  # an overloaded try, kept or not: its seconds
+        line += "\n        handled/s (others on the bot's core): " + " ".join(
+            f"{s['handled']:g} ({s['others_pct'] or 0:.0f} %)" for s in r.timeline
+        )
+    return line
 
 
 async def measure_quietly(
