@@ -363,44 +363,109 @@ def test_retry_after_spreads_from_the_least_wait_to_twice_it() -> None:
     assert retry_after_spread(0) == (0,)  # "at once" stays at once
 
 
-async def test_refusals_spread_their_retry_after_and_keep_the_connection(
+async def test_a_connection_refused_at_the_bound_is_kept_and_parked_until_there_is_room(
     intake: ModuleType, bot: Any
 ) -> None:
-    """At the in-flight bound every refusal is a 503 from prebuilt answers whose
-    Retry-After names 1 and 2 s in turn, on a connection kept open: the refused updates,
-    sent again on it once there is room, are taken, and each is handled once."""
+    """At the in-flight bound a request is answered 503 from a prebuilt answer, whose
+    Retry-After names 1 and 2 s in turn, on a connection kept open but no longer read
+    (parked) until the processor has room; then the refused updates, sent again on it,
+    are taken and each is handled once. Closing (drain) resumes a parked connection,
+    whose next request is refused at once without parking it again."""
     dp = Dispatcher()
-    release = asyncio.Event()
+    gates: dict[str, asyncio.Event] = {}
     handled: list[str] = []
 
     @dp.message()
     async def slow(message: Message) -> None:
-        await release.wait()
-        handled.append(message.text or "")
+        text = message.text or ""
+        if text in gates:
+            await gates[text].wait()
+        handled.append(text)
 
     server = WebhookServer(dp, bot, secret_token=SECRET, max_in_flight=1, http="tgfast")
-    protocol = intake.WebhookProtocol(server._intake_state(intake))
-    transport = Recorder()
-    protocol.connection_made(transport)
-    updates = [request(orjson.dumps(message(n, n, f"u{n}"))) for n in range(1, 6)]
-    for update in updates:  # the first holds the one slot, the other four are refused
-        protocol.data_received(update)
-    answers = heads(bytes(transport.written))
-    assert [status for status, _ in answers] == [200, 503, 503, 503, 503]
-    assert [fields[b"Retry-After"] for _, fields in answers[1:]] == [b"1", b"2", b"1", b"2"]
-    assert not transport.closed and b"Connection: close" not in transport.written
-    assert transport.reading and server.metrics.rejected["overloaded"] == 4
-    release.set()
+    state = server._intake_state(intake)
+
+    def connect() -> tuple[Any, Recorder]:
+        protocol, transport = intake.WebhookProtocol(state), Recorder()
+        protocol.connection_made(transport)
+        return protocol, transport
+
+    def update(n: int) -> bytes:
+        return request(orjson.dumps(message(n, n, f"u{n}")))
+
+    async def settle() -> None:
+        for _ in range(20):  # a few turns of the loop: the waker resumes what it may
+            await asyncio.sleep(0)
+
+    (one, one_t), (two, two_t) = connect(), connect()
+    gates["u1"] = asyncio.Event()
+    one.data_received(update(1))  # taken: holds the one slot
+    two.data_received(update(2))  # refused, parked
+    assert not two_t.reading and one_t.reading
+    two.data_received(update(3))  # was on its way already: refused, still parked
+    one.data_received(update(4))  # refused, parked too
+    assert not one_t.reading and list(state.parked) == [two, one]
+    answers = heads(bytes(one_t.written)) + heads(bytes(two_t.written))
+    assert [status for status, _ in answers] == [200, 503, 503, 503]
+    assert [fields[b"Retry-After"] for _, fields in answers[1:]] == [b"1", b"1", b"2"]
+    assert not one_t.closed and not two_t.closed
+    assert b"Connection: close" not in one_t.written + two_t.written
+    assert server.metrics.rejected["overloaded"] == 3
+    await settle()
+    assert not one_t.reading and not two_t.reading  # still full: nothing resumed
+    gates["u1"].set()
     await server.processor.join()
-    del transport.written[:]
-    for update in updates[1:]:  # delivered again on the same connection, one at a time
-        protocol.data_received(update)
+    await settle()
+    assert one_t.reading and two_t.reading and not state.parked
+    del one_t.written[:], two_t.written[:]
+    for protocol, n in ((two, 2), (two, 3), (one, 4)):  # delivered again, one at a time
+        protocol.data_received(update(n))
         await server.processor.join()
-    assert [status for status, _ in heads(bytes(transport.written))] == [200] * 4
-    assert not transport.closed
-    assert sorted(handled) == [f"u{n}" for n in range(1, 6)]  # each once
+    assert [s for s, _ in heads(bytes(one_t.written) + bytes(two_t.written))] == [200] * 3
+    assert sorted(handled) == ["u1", "u2", "u3", "u4"]  # each once
+
+    gates["u5"] = asyncio.Event()
+    one.data_received(update(5))  # holds the slot
+    two.data_received(update(6))  # refused, parked
+    assert not two_t.reading
+    server.processor.close()  # draining: the parked connection is read again
+    await settle()
+    assert two_t.reading and not state.parked
+    del two_t.written[:]
+    two.data_received(update(7))  # refused while draining: answered, not parked
+    assert [s for s, _ in heads(bytes(two_t.written))] == [503] and two_t.reading
+    gates["u5"].set()
+    await server.drain()
+    assert sorted(handled) == ["u1", "u2", "u3", "u4", "u5"]
+    for protocol in (one, two):
+        protocol.connection_lost(None)
+    state.close()
+
+
+async def test_a_parked_connection_that_goes_away_is_forgotten(
+    intake: ModuleType, bot: Any
+) -> None:
+    dp = Dispatcher()
+    release = asyncio.Event()
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        await release.wait()
+
+    server = WebhookServer(dp, bot, secret_token=SECRET, max_in_flight=1, http="tgfast")
+    state = server._intake_state(intake)
+    protocol, transport = intake.WebhookProtocol(state), Recorder()
+    protocol.connection_made(transport)
+    protocol.data_received(request(orjson.dumps(message(1, 1, "a"))))
+    protocol.data_received(request(orjson.dumps(message(2, 2, "b"))))
+    assert list(state.parked) == [protocol] and state.waker is not None
     protocol.connection_lost(None)
-    await server.abort()
+    assert not state.parked
+    release.set()
+    await server.drain()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert state.waker is None  # nothing left to wake: the waker is done
 
 
 async def test_aiohttp_refusals_spread_their_retry_after_too(

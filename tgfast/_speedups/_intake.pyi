@@ -6,6 +6,7 @@ Checked against the compiled module by ``tests/test_stubs.py`` (``mypy.stubtest`
 """
 
 import asyncio
+from collections import deque
 from typing import Any
 
 from typing_extensions import disjoint_base
@@ -27,6 +28,8 @@ class IntakeState:
     ok: bytes
     unavailable: tuple[bytes, ...]
     turn: int
+    parked: deque[WebhookProtocol]
+    waker: asyncio.Task[None] | None
     wrong_method: bytes
     too_large: bytes
     secret_refused: bytes
@@ -60,6 +63,8 @@ class IntakeState:
         access_log: bool,
     ) -> None: ...
     def refusal(self) -> bytes: ...
+    def park(self, protocol: WebhookProtocol) -> None: ...
+    def close(self) -> None: ...
 
 @disjoint_base
 class WebhookProtocol:
@@ -80,4 +85,5 @@ class WebhookProtocol:
     def on_headers_complete(self) -> None: ...
     def on_body(self, chunk: bytes) -> None: ...
     def on_message_complete(self) -> None: ...
+    def unpark(self) -> None: ...
     def close(self) -> None: ...

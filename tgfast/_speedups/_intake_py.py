@@ -16,6 +16,13 @@ connection's opening (or a kept-alive request's first byte) to a complete head,
 ``body_timeout`` from the head to the body's end (408), ``keepalive_timeout`` idle
 between requests. ``IntakeState.connections`` bounds the open connections.
 
+At the in-flight bound a request is answered 503 from its head (the body is skipped),
+with ``Retry-After`` values in turn (``IntakeState.refusal``), on a connection kept
+alive; that connection is then parked (``IntakeState.park``): not read until the
+processor has room, one connection per free slot. A client that sends again at once
+(as a webhook client does with its few connections) waits in the socket instead of
+being refused over and over, so that refusing costs the work in flight no CPU.
+
 The rare paths (health, metrics, logs, 400s) call back into the ``WebhookServer``.
 """
 
@@ -38,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["IntakeState", "WebhookProtocol"]
 
 _HEAD, _BODY, _IDLE = 0, 1, 2  # where the parser is in a request
-_BUSY_READ, _WRITE_FULL = 1, 2  # why reading is paused (bits)
+_BUSY_READ, _WRITE_FULL, _PARKED = 1, 2, 4  # why reading is paused (bits)
 _NEVER = float("inf")
 _DISCARD_FACTOR = 8  # a refused body is skipped up to this many times max_body_size
 
@@ -65,7 +72,7 @@ class IntakeState:
         "loop", "max_body_size", "max_connections", "ok", "path", "processor", "read_budget",
         "reading", "reclaimer", "rejected", "reply_mode", "secret", "secret_refused", "server",
         "too_large", "unavailable", "wrong_method", "access_log", "decode", "accepted",
-        "duplicate", "turn",
+        "duplicate", "turn", "parked", "waker",
     )  # fmt: skip
 
     def __init__(
@@ -112,6 +119,8 @@ class IntakeState:
             response(503, headers=[("Retry-After", wait.decode())]) for wait in retry_after
         )
         self.turn = 0
+        self.parked: deque[WebhookProtocol] = deque()
+        self.waker: asyncio.Task[None] | None = None
         self.wrong_method = response(405, headers=[("Allow", "POST")])
         self.too_large = response(413, close=True)
         self.secret_refused = secret_refused
@@ -123,6 +132,38 @@ class IntakeState:
         self.turn = turn + 1 if turn + 1 < len(answers) else 0
         return answers[turn]
 
+    def park(self, protocol: WebhookProtocol) -> None:
+        """Hold a connection just refused at the in-flight bound: nothing more is read
+        from it until the processor has room, so that a client sending again at once
+        waits in the socket, at no cost, instead of being refused again and again (the
+        refusals would take the CPU the work in flight needs)."""
+        self.parked.append(protocol)
+        if self.waker is None:
+            self.waker = self.loop.create_task(self._wake())
+
+    async def _wake(self) -> None:
+        """Resume parked connections, first parked first, one per free slot: at each
+        turn of the loop as many as there is room for, so that their requests are read
+        (and take the room) before more are resumed. Closing resumes them all: their
+        requests are answered 503 at once."""
+        processor = self.processor
+        parked = self.parked
+        try:
+            while parked:
+                room = await processor.wait_for_room()
+                for _ in range(len(parked) if processor._closed else min(room, len(parked))):
+                    parked.popleft().unpark()
+                await asyncio.sleep(0)  # one turn of the loop: the resumed ones are read
+        finally:
+            self.waker = None
+
+    def close(self) -> None:
+        """The server stops: no more waking (its connections are closed)."""
+        self.parked.clear()
+        if self.waker is not None:
+            self.waker.cancel()
+            self.waker = None
+
 
 class WebhookProtocol(asyncio.Protocol):
     """One connection; see the module docstring."""
@@ -131,7 +172,7 @@ class WebhookProtocol(asyncio.Protocol):
         "busy", "chunks", "deadline", "discarded", "encoding", "forwarded",
         "given", "head_timed", "length", "loop", "parser", "paused", "peer",
         "pending", "phase", "reserved", "size", "state", "timer", "timer_at", "transport",
-        "url", "verdict", "close_after", "closing", "expect", "head_size",
+        "url", "verdict", "close_after", "closing", "expect", "head_size", "full",
     )  # fmt: skip
 
     def __init__(self, state: IntakeState) -> None:
@@ -165,6 +206,7 @@ class WebhookProtocol(asyncio.Protocol):
         self.reserved = 0
         self.head_size = 0
         self.expect = False
+        self.full = False  # refused at the in-flight bound: park once answered
 
     # -- the connection ------------------------------------------------------------------
 
@@ -190,6 +232,12 @@ class WebhookProtocol(asyncio.Protocol):
             state.server.aborted()
             state.reclaimer.note(max(self.size, self.reserved))
         self._release()
+        if self.paused & _PARKED:
+            self.paused &= ~_PARKED
+            try:
+                state.parked.remove(self)
+            except ValueError:
+                pass  # the waker took it already
         self.closing = True
         if self.transport is not None:  # Python 3.10's TLS transport counts as open until
             self.transport.close()  # closed by hand, and warns when collected
@@ -308,6 +356,7 @@ class WebhookProtocol(asyncio.Protocol):
         if processor._closed or processor.in_flight >= processor.max_in_flight:
             rejected["draining" if processor._closed else "overloaded"] += 1
             self.verdict = state.refusal()
+            self.full = not processor._closed
             return
         if self.length > state.max_body_size:
             rejected["too_large"] += 1
@@ -342,6 +391,7 @@ class WebhookProtocol(asyncio.Protocol):
         chunks = self.chunks
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         encoding = self.encoding
+        full = self.full
         self._release()
         self._reset()
         if self.busy:
@@ -351,6 +401,9 @@ class WebhookProtocol(asyncio.Protocol):
             return
         if verdict is not None:
             self._answer(verdict, keep)
+            if full and not self.closing and not self.paused & _PARKED:
+                self._pause(_PARKED)
+                self.state.park(self)
         else:
             self._take(body, encoding, keep)
 
@@ -505,6 +558,10 @@ class WebhookProtocol(asyncio.Protocol):
         self.paused &= ~reason
         if was and not self.paused and self.transport is not None:
             self.transport.resume_reading()
+
+    def unpark(self) -> None:
+        """The processor has room: read this connection again."""
+        self._resume(_PARKED)
 
     def close(self) -> None:
         """Close the connection (server shutdown)."""

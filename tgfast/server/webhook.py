@@ -456,6 +456,7 @@ class WebhookServer(UpdateIntake):
             waited += 0.05
         for connection in list(connections):
             connection.close()
+        self._state.close()  # no parked connection is left to resume
         try:  # Python 3.12+ waits for the connections, whose clients may not read
             await asyncio.wait_for(server.wait_closed(), _STOP_WAIT)
         except asyncio.TimeoutError:
