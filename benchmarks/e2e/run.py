@@ -96,6 +96,7 @@ NGINX_QUICK_RATES = (400, 1500, 3000)
 WARMUP_RATE = 200.0
 VERSUS_GO = ("go", "minimal", "minimal-aiohttp", "floor", "tgfast", "tgfast-fast", "aiogram")
 VERSUS_GO_RATES = (1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
+OVERLOAD_DRAIN_FACTOR = 6  # the overload run's extended drain: up to this x its duration
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
 
 
@@ -530,7 +531,14 @@ async def overload(settings: Settings, bot_cpu: int | None) -> tuple[list[RunRes
         held = [r for r in results if r.holds(report.TGFAST_P99_MS)]
         if not held:
             raise SystemExit(f"{name} held none of the rates {settings.rates}: sweep lower")
-        longer = dataclasses.replace(settings, duration=settings.overload_duration)
+        # Twice the clean rate for D seconds leaves about D seconds of the bot's work waiting
+        # (at Telegram: here, in the generator) when the schedule ends, more when
+        # neighbours slow the bot: the extended drain gets room for it, so that an update
+        # still queued or in flight when the drain is cut is not counted lost or undelivered.
+        longer = dataclasses.replace(
+            settings, duration=settings.overload_duration,
+            drain_max=max(settings.drain_max, OVERLOAD_DRAIN_FACTOR * settings.overload_duration),
+        )  # fmt: skip
         over = await measure_quietly(sink, name, mode, 2 * held[-1].rate, longer, bot_cpu)
     finally:
         await sink.close()
