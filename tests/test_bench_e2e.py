@@ -221,6 +221,9 @@ async def test_refusals_are_retried_until_delivered() -> None:
     assert set(seen.values()) == {2}
     assert tracker.connections <= 4  # kept alive, never more than the pool
     assert poster.max_retry_after == 0.05
+    # when each refusal came back and each re-send left: the overload run's seconds
+    assert len(tracker.refusal_times) == len(tracker.retry_times) == 50
+    assert min(tracker.retry_times) >= min(tracker.refusal_times) + 0.05
 
 
 def _result(name: str, rate: float, *, lost: int = 0, p99: float = 20.0, cpu: float = 0.3,
@@ -282,6 +285,26 @@ def test_overload_verdicts() -> None:
     assert "890/s = 0.89: FAIL" in report.overload_table(clean, over)
     over.acked_lost = 1
     assert "0 / 1 / 0: FAIL" in report.overload_table(clean, over)
+    # twice the clean rate refused nothing: not an overload, the bar is not judged
+    calm = _result("tgfast-fast", 2000)
+    calm.echo_rates = [2000, 2000]
+    assert "2,000/s = 2.00: n/a" in report.overload_table(clean, calm)
+
+
+def test_overload_seconds_table() -> None:
+    """The overload run second by second: offered, refused, handled, and the bot's core
+    (its CPU, the neighbours' share, CPU per update handled)."""
+    clean = _result("tgfast-fast", 1000)
+    over = _result("tgfast-fast", 2000, refused=300)
+    over.timeline = [
+        {"second": 0, "new": 2000, "retries": 0, "refused": 100, "handled": 1000,
+         "bot_cpu_pct": 30.0, "others_pct": 70.0},
+        {"second": 1, "new": 2000, "retries": 100, "refused": 200, "handled": 0,
+         "bot_cpu_pct": None, "others_pct": None},
+    ]  # fmt: skip
+    rows = report.overload_seconds_table(clean, over).splitlines()[2:]
+    assert rows[0] == "| 0 | 2,000 | 0 | 100 | 1,000 | 1.00 | 30 % | 70 % | 0.300 ms |"
+    assert rows[1] == "| 1 | 2,000 | 100 | 200 | 0 | 0.00 | — | — | — |"
 
 
 def test_table_round_trip() -> None:

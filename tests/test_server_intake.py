@@ -9,6 +9,7 @@ import asyncio
 import gzip
 import ssl
 import subprocess
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -33,6 +34,7 @@ from tgfast.server import (
     WebhookServer,
     serve_webhook,
 )
+from tgfast.server.intake import retry_after_spread
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -315,7 +317,10 @@ async def test_overload_is_refused_with_503_and_what_was_taken_is_handled(
 
         answers = await asyncio.gather(*(post(n) for n in range(1, 21)))
         assert sorted(status for status, _ in answers) == [200] * 5 + [503] * 15
-        assert all(after == "1" for status, after in answers if status == 503)
+        # retry_after=1: the refusals name 1 and 2 s in turn, so they do not come back
+        # in one wave
+        waits = Counter(after for status, after in answers if status == 503)
+        assert waits == {"1": 8, "2": 7}
         release.set()
         await server.processor.join()
         taken = sorted(f"u{n}" for n, (status, _) in enumerate(answers, 1) if status == 200)
@@ -335,6 +340,154 @@ async def test_overload_is_refused_with_503_and_what_was_taken_is_handled(
         await server.drain()
     assert sorted(handled) == sorted(f"u{n}" for n in range(1, 21))  # every one, once
     assert server.metrics.rejected["overloaded"] == refusals
+
+
+def heads(written: bytes) -> list[tuple[int, dict[bytes, bytes]]]:
+    """The answers in ``written`` (bodiless or with ``Content-Length``): status, headers."""
+    out = []
+    while written:
+        head, _, rest = written.partition(b"\r\n\r\n")
+        status_line, *lines = head.split(b"\r\n")
+        fields = dict(line.split(b": ", 1) for line in lines)
+        out.append((int(status_line[9:12]), fields))
+        written = rest[int(fields.get(b"Content-Length", b"0")) :]
+    return out
+
+
+def test_retry_after_spreads_from_the_least_wait_to_twice_it() -> None:
+    assert retry_after_spread(1) == (1, 2)
+    for least in range(1, 100):
+        waits = retry_after_spread(least)
+        assert waits[0] == least and waits[-1] == 2 * least and 2 <= len(waits) <= 4
+        assert list(waits) == sorted(set(waits))  # distinct, increasing
+    assert retry_after_spread(0) == (0,)  # "at once" stays at once
+
+
+async def test_a_connection_refused_at_the_bound_is_kept_and_parked_until_there_is_room(
+    intake: ModuleType, bot: Any
+) -> None:
+    """At the in-flight bound a request is answered 503 from a prebuilt answer, whose
+    Retry-After names 1 and 2 s in turn, on a connection kept open but no longer read
+    (parked) until the processor has room; then the refused updates, sent again on it,
+    are taken and each is handled once. Closing (drain) resumes a parked connection,
+    whose next request is refused at once without parking it again."""
+    dp = Dispatcher()
+    gates: dict[str, asyncio.Event] = {}
+    handled: list[str] = []
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        text = message.text or ""
+        if text in gates:
+            await gates[text].wait()
+        handled.append(text)
+
+    server = WebhookServer(dp, bot, secret_token=SECRET, max_in_flight=1, http="tgfast")
+    state = server._intake_state(intake)
+
+    def connect() -> tuple[Any, Recorder]:
+        protocol, transport = intake.WebhookProtocol(state), Recorder()
+        protocol.connection_made(transport)
+        return protocol, transport
+
+    def update(n: int) -> bytes:
+        return request(orjson.dumps(message(n, n, f"u{n}")))
+
+    async def settle() -> None:
+        for _ in range(20):  # a few turns of the loop: the waker resumes what it may
+            await asyncio.sleep(0)
+
+    (one, one_t), (two, two_t) = connect(), connect()
+    gates["u1"] = asyncio.Event()
+    one.data_received(update(1))  # taken: holds the one slot
+    two.data_received(update(2))  # refused, parked
+    assert not two_t.reading and one_t.reading
+    two.data_received(update(3))  # was on its way already: refused, still parked
+    one.data_received(update(4))  # refused, parked too
+    assert not one_t.reading and list(state.parked) == [two, one]
+    answers = heads(bytes(one_t.written)) + heads(bytes(two_t.written))
+    assert [status for status, _ in answers] == [200, 503, 503, 503]
+    assert [fields[b"Retry-After"] for _, fields in answers[1:]] == [b"1", b"1", b"2"]
+    assert not one_t.closed and not two_t.closed
+    assert b"Connection: close" not in one_t.written + two_t.written
+    assert server.metrics.rejected["overloaded"] == 3
+    await settle()
+    assert not one_t.reading and not two_t.reading  # still full: nothing resumed
+    gates["u1"].set()
+    await server.processor.join()
+    await settle()
+    assert one_t.reading and two_t.reading and not state.parked
+    del one_t.written[:], two_t.written[:]
+    for protocol, n in ((two, 2), (two, 3), (one, 4)):  # delivered again, one at a time
+        protocol.data_received(update(n))
+        await server.processor.join()
+    assert [s for s, _ in heads(bytes(one_t.written) + bytes(two_t.written))] == [200] * 3
+    assert sorted(handled) == ["u1", "u2", "u3", "u4"]  # each once
+
+    gates["u5"] = asyncio.Event()
+    one.data_received(update(5))  # holds the slot
+    two.data_received(update(6))  # refused, parked
+    assert not two_t.reading
+    server.processor.close()  # draining: the parked connection is read again
+    await settle()
+    assert two_t.reading and not state.parked
+    del two_t.written[:]
+    two.data_received(update(7))  # refused while draining: answered, not parked
+    assert [s for s, _ in heads(bytes(two_t.written))] == [503] and two_t.reading
+    gates["u5"].set()
+    await server.drain()
+    assert sorted(handled) == ["u1", "u2", "u3", "u4", "u5"]
+    for protocol in (one, two):
+        protocol.connection_lost(None)
+    state.close()
+
+
+async def test_a_parked_connection_that_goes_away_is_forgotten(
+    intake: ModuleType, bot: Any
+) -> None:
+    dp = Dispatcher()
+    release = asyncio.Event()
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        await release.wait()
+
+    server = WebhookServer(dp, bot, secret_token=SECRET, max_in_flight=1, http="tgfast")
+    state = server._intake_state(intake)
+    protocol, transport = intake.WebhookProtocol(state), Recorder()
+    protocol.connection_made(transport)
+    protocol.data_received(request(orjson.dumps(message(1, 1, "a"))))
+    protocol.data_received(request(orjson.dumps(message(2, 2, "b"))))
+    assert list(state.parked) == [protocol] and state.waker is not None
+    protocol.connection_lost(None)
+    assert not state.parked
+    release.set()
+    await server.drain()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert state.waker is None  # nothing left to wake: the waker is done
+
+
+async def test_aiohttp_refusals_spread_their_retry_after_too(
+    bot: Any, http: aiohttp.ClientSession
+) -> None:
+    dp = Dispatcher()
+    release = asyncio.Event()
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        await release.wait()
+
+    options = {"secret_token": SECRET, "max_in_flight": 1, "http": "aiohttp", "retry_after": 2}
+    async with served(dp, bot, **options) as server:
+        url, headers = server.url or "", {SECRET_HEADER: SECRET}
+        waits = []
+        for n in range(1, 7):
+            async with http.post(url, data=orjson.dumps(message(n, n, "x")), headers=headers) as r:
+                waits.append((r.status, r.headers.get("Retry-After")))
+        assert waits == [(200, None), *[(503, w) for w in ("2", "3", "4", "2", "3")]]
+        release.set()
+        await server.drain()
 
 
 @pytest.fixture

@@ -158,7 +158,9 @@ class WebhookPoster:
 
         def fire() -> None:
             self.timers.discard(handle)  # type: ignore[arg-type]
-            self.tracker.retries += 1
+            tracker = self.tracker
+            tracker.retries += 1
+            tracker.retry_times.append(time.perf_counter())
             self.submit(i)
 
         handle = asyncio.get_running_loop().call_later(after, fire)
@@ -172,6 +174,7 @@ class WebhookPoster:
             tracker.acked[i] = 1
         elif status in (503, 429):
             tracker.refused[i] = 1
+            tracker.refusal_times.append(time.perf_counter())
             self._retry(i, _retry_after(msg))
         else:
             self.last_error = f"{msg.start.decode(errors='replace')} {msg.body[:200]!r}"

@@ -49,6 +49,8 @@ class Tracker:
     connection_errors: int = 0  # connect failures and connections lost mid-request
     connections: int = 0  # TCP connections the generator opened
     lags: list[float] = field(default_factory=list)  # harness lateness per scheduled send
+    refusal_times: list[float] = field(default_factory=list)  # when each 503/429 came back
+    retry_times: list[float] = field(default_factory=list)  # when each re-send was made
     echoes: int = 0  # every echo that matched this block, duplicates included
     unique: int = 0  # updates echoed at least once
 

@@ -96,6 +96,7 @@ NGINX_QUICK_RATES = (400, 1500, 3000)
 WARMUP_RATE = 200.0
 VERSUS_GO = ("go", "minimal", "minimal-aiohttp", "floor", "tgfast", "tgfast-fast", "aiogram")
 VERSUS_GO_RATES = (1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
+OVERLOAD_DRAIN_FACTOR = 6  # the overload run's extended drain: up to this x its duration
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
 
 
@@ -284,8 +285,12 @@ async def _measured_run(
     lb0, all0 = (balancer.cpu_seconds() if balancer else 0.0), core_busy_seconds(-1)
     kv0 = redis.cpu_seconds() if redis else 0.0
     wall0 = clock()
+    sampler = asyncio.get_running_loop().create_task(
+        _sample_cpu(bot, bot_cpu, wall0, settings.duration)
+    )
     t0 = await pace(rate, tracker, emit)
     send_end = clock()
+    samples = await sampler
     cpu1, harness1 = bot.cpu_seconds(), time.process_time()
     lb1 = balancer.cpu_seconds() if balancer else 0.0
     hcore1 = core_busy_seconds(HARNESS_CPU)
@@ -323,13 +328,9 @@ async def _measured_run(
     other = sum(v for k, v in tracker.statuses.items() if k not in (200, 503, 429))
     result.sent = tracker.sent()
     result.echoed = in_time
-    seconds = int(schedule_end - t0)
-    per_second = [0] * seconds
-    for t in tracker.echoed:
-        k = int(t - t0) if t else -1
-        if 0 <= k < seconds:
-            per_second[k] += 1
-    result.echo_rates = per_second[1:]
+    seconds = round(tracker.n / rate)  # whole seconds of the schedule
+    result.echo_rates = _per_second(tracker.echoed, t0, seconds)
+    result.timeline = _timeline(tracker, t0, seconds, samples)
     result.p50_ms = percentile(lat, 0.50)
     result.p99_ms = percentile(lat, 0.99)
     result.max_ms = lat[-1] if lat else math.nan
@@ -370,6 +371,55 @@ async def _measured_run(
         result.last_error = feed.poster.last_error
 
 
+def _per_second(times: list[float], t0: float, seconds: int) -> list[int]:
+    """How many of ``times`` (0.0: none) fall in each whole second from ``t0``."""
+    counts = [0] * seconds
+    for t in times:
+        k = int(t - t0) if t else -1
+        if 0 <= k < seconds:
+            counts[k] += 1
+    return counts
+
+
+async def _sample_cpu(
+    bot: Bot, bot_cpu: int | None, t0: float, duration: float
+) -> list[tuple[float, float, float | None]]:
+    """(time, the bot's CPU seconds, its core's busy seconds) at ``t0`` and each whole
+    second after it through the send phase: what the bot and its neighbours took, second
+    by second."""
+    clock = time.perf_counter
+    samples = [(clock(), bot.cpu_seconds(), core_busy_seconds(bot_cpu))]
+    for k in range(1, math.ceil(duration) + 1):
+        await asyncio.sleep(max(0.0, t0 + k - clock()))
+        samples.append((clock(), bot.cpu_seconds(), core_busy_seconds(bot_cpu)))
+    return samples
+
+
+def _timeline(
+    tracker: Tracker, t0: float, seconds: int, samples: list[tuple[float, float, float | None]]
+) -> list[dict[str, float | None]]:
+    """Per whole second of the schedule: new updates due, re-sends, refusals, updates
+    handled (echoed), the bot's CPU and what other processes took of its core (% of it)."""
+    due = _per_second(tracker.due, t0, seconds)
+    retries = _per_second(tracker.retry_times, t0, seconds)
+    refused = _per_second(tracker.refusal_times, t0, seconds)
+    handled = _per_second(tracker.echoed, t0, seconds)
+    rows: list[dict[str, float | None]] = []
+    for k in range(seconds):
+        row: dict[str, float | None] = {
+            "second": k, "new": due[k], "retries": retries[k], "refused": refused[k],
+            "handled": handled[k], "bot_cpu_pct": None, "others_pct": None,
+        }  # fmt: skip
+        if k + 1 < len(samples):
+            (ta, cpu_a, core_a), (tb, cpu_b, core_b) = samples[k], samples[k + 1]
+            span = max(1e-9, tb - ta)
+            row["bot_cpu_pct"] = 100 * (cpu_b - cpu_a) / span
+            if core_a is not None and core_b is not None:
+                row["others_pct"] = max(0.0, 100 * ((core_b - core_a) - (cpu_b - cpu_a)) / span)
+        rows.append(row)
+    return rows
+
+
 # --------------------------------------------------------------------------
 # the sweep
 # --------------------------------------------------------------------------
@@ -396,11 +446,16 @@ def _progress(r: RunResult, took: float) -> str:
     head = f"[e2e] {r.rate:>6g}/s {r.contender:>7} {mode:<7} try {r.tries} "
     if r.error:
         return head + f"ERROR {r.error[:200]} ({took:.1f} s)"
-    return head + (
+    line = head + (
         f"sent {r.sent} echoed {r.echoed} p99 {report.fmt_ms(r.p99_ms)} "
         f"cpu/upd {r.cpu_per_update_ms:.3f} ms refused {r.refused} acked-lost {r.acked_lost} "
         f"others {disturbance(r):.0f} % ({took:.1f} s)"
     )
+    if r.refused and r.timeline:  # an overloaded try, kept or not: its seconds
+        line += "\n        handled/s (others on the bot's core): " + " ".join(
+            f"{s['handled']:g} ({s['others_pct'] or 0:.0f} %)" for s in r.timeline
+        )
+    return line
 
 
 async def measure_quietly(
@@ -476,7 +531,14 @@ async def overload(settings: Settings, bot_cpu: int | None) -> tuple[list[RunRes
         held = [r for r in results if r.holds(report.TGFAST_P99_MS)]
         if not held:
             raise SystemExit(f"{name} held none of the rates {settings.rates}: sweep lower")
-        longer = dataclasses.replace(settings, duration=settings.overload_duration)
+        # Twice the clean rate for D seconds leaves about D seconds of the bot's work waiting
+        # (at Telegram: here, in the generator) when the schedule ends, more when
+        # neighbours slow the bot: the extended drain gets room for it, so that an update
+        # still queued or in flight when the drain is cut is not counted lost or undelivered.
+        longer = dataclasses.replace(
+            settings, duration=settings.overload_duration,
+            drain_max=max(settings.drain_max, OVERLOAD_DRAIN_FACTOR * settings.overload_duration),
+        )  # fmt: skip
         over = await measure_quietly(sink, name, mode, 2 * held[-1].rate, longer, bot_cpu)
     finally:
         await sink.close()
@@ -997,6 +1059,8 @@ def _overload_main(
     )
     print(f"\n#### Overload: {over.contender} at twice its clean rate{burn}\n")
     print(report.overload_table(clean, over))
+    print("\nSecond by second (from the first update due):\n")
+    print(report.overload_seconds_table(clean, over))
     print(f"\nRun took {time.perf_counter() - started:.0f} s.", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps({

@@ -13,8 +13,10 @@ layer: requests/s (wall clock) and the server process's CPU per request (from
 ``/proc/<pid>/stat``, the steadier figure on a shared machine). Layers:
 ``tgfast`` (the compiled protocol), ``tgfast-py`` (its pure twin,
 ``TGFAST_NO_EXTENSIONS=1``), ``aiohttp`` (aiohttp.web, ``http="aiohttp"``).
-``--refuse`` measures what a refusal costs instead: the server holds one update and
-answers every other one 503 (the overload path).
+``--refuse`` measures what a refusal costs instead: the server drains (its processor
+closed) and answers every update 503 with ``Retry-After``, decided from the head as at
+the in-flight bound. (At the bound tgfast's own intake then parks the connection until
+there is room, which a load that waits for each answer cannot get past.)
 """
 
 from __future__ import annotations
@@ -50,13 +52,13 @@ async def main():
 
     @dp.message()
     async def noop(message):
-        if %(refuse)r:
-            await asyncio.Event().wait()  # holds the one in-flight slot: the rest is refused
+        pass
 
     bot = Bot("1:bench", server="http://127.0.0.1:9", rate_limiter=None)
-    server = WebhookServer(dp, bot, secret_token=%(secret)r, http=%(http)r,
-                           max_in_flight=1 if %(refuse)r else 1000)
+    server = WebhookServer(dp, bot, secret_token=%(secret)r, http=%(http)r)
     url = await server.start("127.0.0.1", 0)
+    if %(refuse)r:
+        server.processor.close()  # draining: every update is answered 503 + Retry-After
     print(url, flush=True)
     await asyncio.Event().wait()
 

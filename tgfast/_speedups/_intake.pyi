@@ -6,6 +6,7 @@ Checked against the compiled module by ``tests/test_stubs.py`` (``mypy.stubtest`
 """
 
 import asyncio
+from collections import deque
 from typing import Any
 
 from typing_extensions import disjoint_base
@@ -25,7 +26,10 @@ class IntakeState:
     duplicate: Any
     path: bytes
     ok: bytes
-    unavailable: bytes
+    unavailable: tuple[bytes, ...]
+    turn: int
+    parked: deque[WebhookProtocol]
+    waker: asyncio.Task[None] | None
     wrong_method: bytes
     too_large: bytes
     secret_refused: bytes
@@ -47,7 +51,7 @@ class IntakeState:
         path: bytes,
         secret: bytes | None,
         secret_refused: bytes,
-        retry_after: bytes,
+        retry_after: tuple[bytes, ...],
         max_body_size: int,
         read_budget: int,
         header_timeout: float,
@@ -58,6 +62,9 @@ class IntakeState:
         allows: Any,
         access_log: bool,
     ) -> None: ...
+    def refusal(self) -> bytes: ...
+    def park(self, protocol: WebhookProtocol) -> None: ...
+    def close(self) -> None: ...
 
 @disjoint_base
 class WebhookProtocol:
@@ -78,4 +85,5 @@ class WebhookProtocol:
     def on_headers_complete(self) -> None: ...
     def on_body(self, chunk: bytes) -> None: ...
     def on_message_complete(self) -> None: ...
+    def unpark(self) -> None: ...
     def close(self) -> None: ...

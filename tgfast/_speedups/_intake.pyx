@@ -16,7 +16,7 @@ from ._wire import BodyTooLarge, UnreadableBody, closing, inflate, response
 __all__ = ["IntakeState", "WebhookProtocol"]
 
 cdef int _HEAD = 0, _BODY = 1, _IDLE = 2  # where the parser is in a request
-cdef int _BUSY_READ = 1, _WRITE_FULL = 2  # why reading is paused (bits)
+cdef int _BUSY_READ = 1, _WRITE_FULL = 2, _PARKED = 4  # why reading is paused (bits)
 cdef double _NEVER = float("inf")
 cdef Py_ssize_t _DISCARD_FACTOR = 8  # a refused body is skipped up to this many times max_body_size
 
@@ -32,11 +32,15 @@ cdef Py_ssize_t _MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond
 
 cdef class IntakeState:
     """What every connection of one server shares: its settings, prebuilt answers and
-    the counts of open connections and of body bytes being read."""
+    the counts of open connections and of body bytes being read; ``retry_after``: the
+    ``Retry-After`` values 503s name in turn (see ``_intake_py``)."""
 
     cdef public object server, loop, processor, rejected, reclaimer, allows
     cdef public object decode, accepted, duplicate
-    cdef public bytes path, ok, unavailable, wrong_method, too_large, secret_refused
+    cdef public bytes path, ok, wrong_method, too_large, secret_refused
+    cdef public tuple unavailable
+    cdef public Py_ssize_t turn
+    cdef public object parked, waker
     cdef public object secret
     cdef public Py_ssize_t max_body_size, read_budget, reading, max_connections
     cdef public double header_timeout, body_timeout, keepalive_timeout
@@ -83,10 +87,50 @@ cdef class IntakeState:
         self.allows = allows
         self.access_log = access_log
         self.ok = response(200)
-        self.unavailable = response(503, headers=[("Retry-After", retry_after.decode())])
+        self.unavailable = tuple(
+            response(503, headers=[("Retry-After", wait.decode())]) for wait in retry_after
+        )
+        self.turn = 0
+        self.parked = deque()
+        self.waker = None
         self.wrong_method = response(405, headers=[("Allow", "POST")])
         self.too_large = response(413, close=True)
         self.secret_refused = secret_refused
+
+    cpdef bytes refusal(self):
+        """The next 503 answer: the ``Retry-After`` values in turn."""
+        cdef tuple answers = self.unavailable
+        cdef Py_ssize_t turn = self.turn
+        self.turn = turn + 1 if turn + 1 < len(answers) else 0
+        return answers[turn]
+
+    def park(self, protocol):
+        """Hold a connection just refused at the in-flight bound until the processor has
+        room (see ``_intake_py``)."""
+        self.parked.append(protocol)
+        if self.waker is None:
+            self.waker = self.loop.create_task(self._wake())
+
+    async def _wake(self):
+        """Resume parked connections, one per free slot, a turn of the loop at a time;
+        all of them once closing."""
+        processor = self.processor
+        parked = self.parked
+        try:
+            while parked:
+                room = await processor.wait_for_room()
+                for _ in range(len(parked) if processor._closed else min(room, len(parked))):
+                    parked.popleft().unpark()
+                await asyncio.sleep(0)  # one turn of the loop: the resumed ones are read
+        finally:
+            self.waker = None
+
+    def close(self):
+        """The server stops: no more waking (its connections are closed)."""
+        self.parked.clear()
+        if self.waker is not None:
+            self.waker.cancel()
+            self.waker = None
 
 
 cdef class WebhookProtocol:
@@ -100,7 +144,7 @@ cdef class WebhookProtocol:
     cdef int phase, paused
     cdef double deadline, timer_at
     cdef Py_ssize_t length, size, discarded, reserved, head_size
-    cdef bint head_timed, close_after, closing, expect
+    cdef bint head_timed, close_after, closing, expect, full
     cdef readonly bint busy
 
     def __init__(self, IntakeState state):
@@ -134,6 +178,7 @@ cdef class WebhookProtocol:
         self.reserved = 0
         self.head_size = 0
         self.expect = False
+        self.full = False  # refused at the in-flight bound: park once answered
 
     # -- the connection ------------------------------------------------------------------
 
@@ -159,6 +204,12 @@ cdef class WebhookProtocol:
             state.server.aborted()
             state.reclaimer.note(max(self.size, self.reserved))
         self._release()
+        if self.paused & _PARKED:
+            self.paused &= ~_PARKED
+            try:
+                state.parked.remove(self)
+            except ValueError:
+                pass  # the waker took it already
         self.closing = True
         if self.transport is not None:  # Python 3.10's TLS transport counts as open until
             self.transport.close()  # closed by hand, and warns when collected
@@ -277,7 +328,8 @@ cdef class WebhookProtocol:
         processor = state.processor
         if processor._closed or processor.in_flight >= processor.max_in_flight:
             rejected["draining" if processor._closed else "overloaded"] += 1
-            self.verdict = state.unavailable
+            self.verdict = state.refusal()
+            self.full = not processor._closed
             return
         if self.length > state.max_body_size:
             rejected["too_large"] += 1
@@ -316,6 +368,7 @@ cdef class WebhookProtocol:
         chunks = self.chunks
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         encoding = self.encoding
+        full = self.full
         self._release()
         self._reset()
         if self.busy:
@@ -325,6 +378,9 @@ cdef class WebhookProtocol:
             return
         if verdict is not None:
             self._answer(verdict, keep)
+            if full and not self.closing and not self.paused & _PARKED:
+                self._pause(_PARKED)
+                self.state.park(self)
         else:
             self._take(body, encoding, keep)
 
@@ -354,7 +410,7 @@ cdef class WebhookProtocol:
                 if admission is state.accepted or admission is state.duplicate:
                     self._answer(state.ok, keep)
                 else:
-                    self._answer(state.unavailable, keep)
+                    self._answer(state.refusal(), keep)
                 return
         self.busy = True
         self._pause(_BUSY_READ)
@@ -370,7 +426,7 @@ cdef class WebhookProtocol:
             answer = task.result()
         except BaseException as exc:  # noqa: BLE001 - cancelled at shutdown, or a bug
             self.state.server.failed(exc)
-            answer = self.state.unavailable
+            answer = self.state.refusal()
             keep = False
         self._answer(answer, keep)
         pending = self.pending
@@ -429,7 +485,7 @@ cdef class WebhookProtocol:
             state.rejected["read_budget"] += 1
             state.reclaimer.note(reserved)
             self.chunks = []
-            self._refuse_now(state.unavailable)
+            self._refuse_now(state.refusal())
             return
         state.reading += reserved
         self.reserved = reserved
@@ -476,6 +532,10 @@ cdef class WebhookProtocol:
         self.paused &= ~reason
         if was and not self.paused and self.transport is not None:
             self.transport.resume_reading()
+
+    def unpark(self):
+        """The processor has room: read this connection again."""
+        self._resume(_PARKED)
 
     def close(self):
         """Close the connection (server shutdown)."""

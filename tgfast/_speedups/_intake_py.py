@@ -16,6 +16,13 @@ connection's opening (or a kept-alive request's first byte) to a complete head,
 ``body_timeout`` from the head to the body's end (408), ``keepalive_timeout`` idle
 between requests. ``IntakeState.connections`` bounds the open connections.
 
+At the in-flight bound a request is answered 503 from its head (the body is skipped),
+with ``Retry-After`` values in turn (``IntakeState.refusal``), on a connection kept
+alive; that connection is then parked (``IntakeState.park``): not read until the
+processor has room, one connection per free slot. A client that sends again at once
+(as a webhook client does with its few connections) waits in the socket instead of
+being refused over and over, so that refusing costs the work in flight no CPU.
+
 The rare paths (health, metrics, logs, 400s) call back into the ``WebhookServer``.
 """
 
@@ -38,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["IntakeState", "WebhookProtocol"]
 
 _HEAD, _BODY, _IDLE = 0, 1, 2  # where the parser is in a request
-_BUSY_READ, _WRITE_FULL = 1, 2  # why reading is paused (bits)
+_BUSY_READ, _WRITE_FULL, _PARKED = 1, 2, 4  # why reading is paused (bits)
 _NEVER = float("inf")
 _DISCARD_FACTOR = 8  # a refused body is skipped up to this many times max_body_size
 
@@ -54,14 +61,18 @@ _MAX_HEAD = 64 * 1024  # bytes of a request head at most, beyond: 400
 
 class IntakeState:
     """What every connection of one server shares: its settings, prebuilt answers and
-    the counts of open connections and of body bytes being read."""
+    the counts of open connections and of body bytes being read.
+
+    ``retry_after``: the ``Retry-After`` values (seconds, ASCII) that 503s name in turn,
+    one prebuilt answer each (``unavailable``): the updates refused together come back
+    spread over that span, not in one wave."""
 
     __slots__ = (
         "allows", "body_timeout", "connections", "header_timeout", "keepalive_timeout",
         "loop", "max_body_size", "max_connections", "ok", "path", "processor", "read_budget",
         "reading", "reclaimer", "rejected", "reply_mode", "secret", "secret_refused", "server",
         "too_large", "unavailable", "wrong_method", "access_log", "decode", "accepted",
-        "duplicate",
+        "duplicate", "turn", "parked", "waker",
     )  # fmt: skip
 
     def __init__(
@@ -71,7 +82,7 @@ class IntakeState:
         path: bytes,
         secret: bytes | None,
         secret_refused: bytes,
-        retry_after: bytes,
+        retry_after: tuple[bytes, ...],
         max_body_size: int,
         read_budget: int,
         header_timeout: float,
@@ -104,10 +115,54 @@ class IntakeState:
         self.allows = allows
         self.access_log = access_log
         self.ok = response(200)
-        self.unavailable = response(503, headers=[("Retry-After", retry_after.decode())])
+        self.unavailable = tuple(
+            response(503, headers=[("Retry-After", wait.decode())]) for wait in retry_after
+        )
+        self.turn = 0
+        self.parked: deque[WebhookProtocol] = deque()
+        self.waker: asyncio.Task[None] | None = None
         self.wrong_method = response(405, headers=[("Allow", "POST")])
         self.too_large = response(413, close=True)
         self.secret_refused = secret_refused
+
+    def refusal(self) -> bytes:
+        """The next 503 answer: the ``Retry-After`` values in turn."""
+        answers = self.unavailable
+        turn = self.turn
+        self.turn = turn + 1 if turn + 1 < len(answers) else 0
+        return answers[turn]
+
+    def park(self, protocol: WebhookProtocol) -> None:
+        """Hold a connection just refused at the in-flight bound: nothing more is read
+        from it until the processor has room, so that a client sending again at once
+        waits in the socket, at no cost, instead of being refused again and again (the
+        refusals would take the CPU the work in flight needs)."""
+        self.parked.append(protocol)
+        if self.waker is None:
+            self.waker = self.loop.create_task(self._wake())
+
+    async def _wake(self) -> None:
+        """Resume parked connections, first parked first, one per free slot: at each
+        turn of the loop as many as there is room for, so that their requests are read
+        (and take the room) before more are resumed. Closing resumes them all: their
+        requests are answered 503 at once."""
+        processor = self.processor
+        parked = self.parked
+        try:
+            while parked:
+                room = await processor.wait_for_room()
+                for _ in range(len(parked) if processor._closed else min(room, len(parked))):
+                    parked.popleft().unpark()
+                await asyncio.sleep(0)  # one turn of the loop: the resumed ones are read
+        finally:
+            self.waker = None
+
+    def close(self) -> None:
+        """The server stops: no more waking (its connections are closed)."""
+        self.parked.clear()
+        if self.waker is not None:
+            self.waker.cancel()
+            self.waker = None
 
 
 class WebhookProtocol(asyncio.Protocol):
@@ -117,7 +172,7 @@ class WebhookProtocol(asyncio.Protocol):
         "busy", "chunks", "deadline", "discarded", "encoding", "forwarded",
         "given", "head_timed", "length", "loop", "parser", "paused", "peer",
         "pending", "phase", "reserved", "size", "state", "timer", "timer_at", "transport",
-        "url", "verdict", "close_after", "closing", "expect", "head_size",
+        "url", "verdict", "close_after", "closing", "expect", "head_size", "full",
     )  # fmt: skip
 
     def __init__(self, state: IntakeState) -> None:
@@ -151,6 +206,7 @@ class WebhookProtocol(asyncio.Protocol):
         self.reserved = 0
         self.head_size = 0
         self.expect = False
+        self.full = False  # refused at the in-flight bound: park once answered
 
     # -- the connection ------------------------------------------------------------------
 
@@ -176,6 +232,12 @@ class WebhookProtocol(asyncio.Protocol):
             state.server.aborted()
             state.reclaimer.note(max(self.size, self.reserved))
         self._release()
+        if self.paused & _PARKED:
+            self.paused &= ~_PARKED
+            try:
+                state.parked.remove(self)
+            except ValueError:
+                pass  # the waker took it already
         self.closing = True
         if self.transport is not None:  # Python 3.10's TLS transport counts as open until
             self.transport.close()  # closed by hand, and warns when collected
@@ -293,7 +355,8 @@ class WebhookProtocol(asyncio.Protocol):
         processor = state.processor
         if processor._closed or processor.in_flight >= processor.max_in_flight:
             rejected["draining" if processor._closed else "overloaded"] += 1
-            self.verdict = state.unavailable
+            self.verdict = state.refusal()
+            self.full = not processor._closed
             return
         if self.length > state.max_body_size:
             rejected["too_large"] += 1
@@ -328,6 +391,7 @@ class WebhookProtocol(asyncio.Protocol):
         chunks = self.chunks
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         encoding = self.encoding
+        full = self.full
         self._release()
         self._reset()
         if self.busy:
@@ -337,6 +401,9 @@ class WebhookProtocol(asyncio.Protocol):
             return
         if verdict is not None:
             self._answer(verdict, keep)
+            if full and not self.closing and not self.paused & _PARKED:
+                self._pause(_PARKED)
+                self.state.park(self)
         else:
             self._take(body, encoding, keep)
 
@@ -366,7 +433,7 @@ class WebhookProtocol(asyncio.Protocol):
                 if admission is state.accepted or admission is state.duplicate:
                     self._answer(state.ok, keep)
                 else:
-                    self._answer(state.unavailable, keep)
+                    self._answer(state.refusal(), keep)
                 return
         self.busy = True
         self._pause(_BUSY_READ)
@@ -381,7 +448,7 @@ class WebhookProtocol(asyncio.Protocol):
             answer = task.result()
         except BaseException as exc:  # noqa: BLE001 - cancelled at shutdown, or a bug
             self.state.server.failed(exc)
-            answer = self.state.unavailable
+            answer = self.state.refusal()
             keep = False
         self._answer(answer, keep)
         pending = self.pending
@@ -445,7 +512,7 @@ class WebhookProtocol(asyncio.Protocol):
             state.rejected["read_budget"] += 1
             state.reclaimer.note(reserved)
             self.chunks = []
-            self._refuse_now(state.unavailable)
+            self._refuse_now(state.refusal())
             return
         state.reading += reserved
         self.reserved = reserved
@@ -491,6 +558,10 @@ class WebhookProtocol(asyncio.Protocol):
         self.paused &= ~reason
         if was and not self.paused and self.transport is not None:
             self.transport.resume_reading()
+
+    def unpark(self) -> None:
+        """The processor has room: read this connection again."""
+        self._resume(_PARKED)
 
     def close(self) -> None:
         """Close the connection (server shutdown)."""

@@ -13,7 +13,9 @@ body over ``max_body_size``, 400 for a body that is not an update or cannot be r
 say a wrong ``Content-Encoding`` (logged with the reason, once a minute per cause),
 408 for a body slower than ``body_timeout``, 405 for a method other than POST, and
 503 with ``Retry-After`` while the processor is full or draining, or while the bodies
-being read hold ``read_budget`` bytes: Telegram delivers that update again later.
+being read hold ``read_budget`` bytes: Telegram delivers that update again later. The
+503s name ``retry_after`` to twice it in turn (``retry_after_spread``), so that what is
+refused together does not come back together.
 
 One class for every way tgfast takes webhooks: ``WebhookServer`` (the ``tgfast``
 command's server) is one, and the aiogram-shaped request handlers of
@@ -50,6 +52,7 @@ __all__ = [
     "DEFAULT_REPLY_TIMEOUT",
     "SECRET_HEADER",
     "UpdateIntake",
+    "retry_after_spread",
     "valid_secret_token",
 ]
 
@@ -69,6 +72,21 @@ DEFAULT_REPLY_TIMEOUT = 2.0
 
 # Telegram's rule for secret_token: 1-256 characters A-Z, a-z, 0-9, _ and -.
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
+
+
+def retry_after_spread(least: int) -> tuple[int, ...]:
+    """The ``Retry-After`` values (whole seconds: HTTP has no others) that 503s name in
+    turn: from ``least`` to twice it, at most four of them, ``least`` first.
+
+    Under overload a server refuses a whole second's surplus; naming one wait would
+    bring it all back in one wave a second later, to be refused again with the next
+    second's. Spread over ``least``..``2 * least`` the refused updates come back a few
+    at a time, and a third fewer of them a second (a mean wait of 1.5 ``least``).
+    """
+    if least < 1:
+        return (max(0, least),)
+    steps = min(least, 3)
+    return tuple(sorted({least + round(i * least / steps) for i in range(steps + 1)}))
 
 
 def valid_secret_token(secret: str) -> bool:
@@ -113,6 +131,9 @@ class UpdateIntake:
         self._limiter = LogLimiter(log)
         self._reclaimer = MemoryReclaimer()
         self.retry_after = str(int(retry_after))
+        self.retry_after_values = tuple(str(w) for w in retry_after_spread(int(retry_after)))
+        """What the 503s' ``Retry-After`` names in turn: ``retry_after_spread``."""
+        self._turn = 0
         self.secret_token = secret_token
         self._secret = None if secret_token is None else secret_token.encode()
         self._secret_refused = secret_refused_status
@@ -257,5 +278,12 @@ class UpdateIntake:
                         self.addresses.client_of(request), request.remote)  # fmt: skip
         return web.Response(status=403)
 
+    def _refusal_turn(self) -> int:
+        """Which of ``retry_after_values`` the next 503 names."""
+        turn = self._turn
+        self._turn = (turn + 1) % len(self.retry_after_values)
+        return turn
+
     def _unavailable(self) -> web.Response:
-        return web.Response(status=503, headers={"Retry-After": self.retry_after})
+        wait = self.retry_after_values[self._refusal_turn()]
+        return web.Response(status=503, headers={"Retry-After": wait})

@@ -165,7 +165,9 @@ class WebhookServer(UpdateIntake):
         self.accepted = Admission.ACCEPTED
         self.duplicate = Admission.DUPLICATE
         self._ok = response(200)
-        self._busy = response(503, headers=[("Retry-After", self.retry_after)])
+        self._busy = tuple(
+            response(503, headers=[("Retry-After", wait)]) for wait in self.retry_after_values
+        )
         self._refused_connection = response(
             503, headers=[("Retry-After", self.retry_after)], close=True
         )
@@ -305,13 +307,13 @@ class WebhookServer(UpdateIntake):
         processor = self.processor
         if not self.reply_mode:
             admission = await processor.submit(update, None, body)
-            return self._ok if admission.taken else self._busy
+            return self._ok if admission.taken else self._busy[self._refusal_turn()]
         waiter: asyncio.Future[TelegramMethod[Any] | None] = (
             asyncio.get_running_loop().create_future()
         )
         admission = await processor.submit(update, waiter, body)
         if admission is not Admission.ACCEPTED:
-            return self._ok if admission.taken else self._busy
+            return self._ok if admission.taken else self._busy[self._refusal_turn()]
         await asyncio.wait((waiter,), timeout=self.reply_timeout)
         if not waiter.done():
             waiter.cancel()  # the processor sends the method itself when it comes
@@ -381,7 +383,8 @@ class WebhookServer(UpdateIntake):
         state = intake.IntakeState(
             self, path=self.path.encode(), secret=self._secret,
             secret_refused=response(self._secret_refused),
-            retry_after=self.retry_after.encode(), max_body_size=self.max_body_size,
+            retry_after=tuple(wait.encode() for wait in self.retry_after_values),
+            max_body_size=self.max_body_size,
             read_budget=self.read_budget, header_timeout=self.header_timeout,
             body_timeout=self.body_timeout, keepalive_timeout=self.keepalive_timeout,
             max_connections=default_max_connections() if self.max_connections is None
@@ -453,6 +456,7 @@ class WebhookServer(UpdateIntake):
             waited += 0.05
         for connection in list(connections):
             connection.close()
+        self._state.close()  # no parked connection is left to resume
         try:  # Python 3.12+ waits for the connections, whose clients may not read
             await asyncio.wait_for(server.wait_closed(), _STOP_WAIT)
         except asyncio.TimeoutError:
