@@ -9,6 +9,7 @@ import asyncio
 import gzip
 import ssl
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -35,6 +36,7 @@ from tgfast.server import (
     serve_webhook,
 )
 from tgfast.server.intake import retry_after_spread
+from tgfast.server.processing import DEFAULT_MAX_LAG
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -466,6 +468,55 @@ async def test_a_parked_connection_that_goes_away_is_forgotten(
     for _ in range(5):
         await asyncio.sleep(0)
     assert state.waker is None  # nothing left to wake: the waker is done
+
+
+async def test_a_loop_running_late_refuses_new_updates_until_it_is_on_time(
+    intake: ModuleType, bot: Any
+) -> None:
+    """Two ticks in a row late by over ``max_lag`` make the processor ``lagging``: a new
+    update is then refused from its head (503, counted "lagging") on a connection kept
+    and parked, not read again until a tick on time clears it; then it is taken. One late
+    tick alone refuses nothing."""
+    dp = Dispatcher()
+    handled: list[str] = []
+
+    @dp.message()
+    async def take(message: Message) -> None:
+        handled.append(message.text or "")
+
+    server = WebhookServer(dp, bot, secret_token=SECRET, http="tgfast")
+    processor = server.processor
+    assert processor.max_lag == DEFAULT_MAX_LAG
+    state = server._intake_state(intake)
+    await processor.start()
+
+    async def stall() -> None:  # the loop blocked past max_lag, then a turn for the tick
+        time.sleep(0.15)  # noqa: ASYNC251 - the stall is the point
+        await asyncio.sleep(0.005)
+
+    await stall()
+    assert not processor.lagging  # one late tick: a pause, not an overload
+    await stall()
+    assert processor.lagging and processor.room == 0
+    protocol, transport = intake.WebhookProtocol(state), Recorder()
+    protocol.connection_made(transport)
+    protocol.data_received(request(orjson.dumps(message(1, 1, "late"))))
+    [(status, fields)] = heads(bytes(transport.written))
+    assert status == 503 and fields[b"Retry-After"] == b"1" and not transport.closed
+    assert server.metrics.rejected["lagging"] == 1 and not transport.reading
+    for _ in range(50):  # the next ticks are on time: lagging clears, the connection is read
+        await asyncio.sleep(0.01)
+        if transport.reading:
+            break
+    assert not processor.lagging and transport.reading and processor.room > 0
+    del transport.written[:]
+    protocol.data_received(request(orjson.dumps(message(1, 1, "late"))))
+    await processor.join()
+    assert [s for s, _ in heads(bytes(transport.written))] == [200] and handled == ["late"]
+    await server.drain()
+    assert processor._lag_timer is None  # closing stops the watch
+    protocol.connection_lost(None)
+    state.close()
 
 
 async def test_aiohttp_refusals_spread_their_retry_after_too(

@@ -353,8 +353,16 @@ class WebhookProtocol(asyncio.Protocol):
                 self.verdict = state.secret_refused
                 return
         processor = state.processor
-        if processor._closed or processor.in_flight >= processor.max_in_flight:
-            rejected["draining" if processor._closed else "overloaded"] += 1
+        if processor._closed:
+            refused = "draining"
+        elif processor.lagging:  # the loop runs late: the CPU is not keeping up
+            refused = "lagging"
+        elif processor.in_flight >= processor.max_in_flight:
+            refused = "overloaded"
+        else:
+            refused = None
+        if refused is not None:
+            rejected[refused] += 1
             self.verdict = state.refusal()
             self.full = not processor._closed
             return

@@ -162,8 +162,16 @@ class UpdateIntake:
                 rejected[Rejected.SECRET] += 1
                 return web.Response(status=self._secret_refused)
         processor = self.processor
-        if processor.closed or processor.in_flight >= processor.max_in_flight:
-            rejected[Rejected.DRAINING if processor.closed else Rejected.OVERLOADED] += 1
+        if processor.closed:
+            refused = Rejected.DRAINING
+        elif processor.lagging:  # the loop runs late: the CPU is not keeping up
+            refused = Rejected.LAGGING
+        elif processor.in_flight >= processor.max_in_flight:
+            refused = Rejected.OVERLOADED
+        else:
+            refused = None
+        if refused is not None:
+            rejected[refused] += 1
             return self._unavailable()
         length = request.content_length
         if length is not None and length > self.max_body_size:

@@ -62,6 +62,7 @@ class Rejected:
     CONNECTIONS = "connections"  # 503 before reading: open connections at their bound
     READ_BUDGET = "read_budget"  # 503: bodies being read at the byte budget
     OVERLOADED = "overloaded"  # 503: in-flight work at its bound
+    LAGGING = "lagging"  # 503: the event loop runs late (UpdateProcessor.max_lag)
     DRAINING = "draining"  # 503: shutting down
     DUPLICATE = "duplicate"  # 200, but dropped: a redelivery of an update already handled
     BUSY = "busy"  # 503: a redelivery of an update still being handled

@@ -15,6 +15,15 @@ Bounds: ``in_flight`` counts updates taken and not finished (queued or running).
 ``Retry-After`` (Telegram delivers again), the poller stops fetching. Memory is
 therefore bounded by ``max_in_flight`` updates, whatever the load.
 
+Lateness: while the webhook server runs, the processor watches how late the event loop
+runs a timer (``max_lag``). When two ticks in a row are late by more than that, the CPU
+is not keeping up, and ``lagging`` makes the webhook refuse new updates from their head
+(503, as at the bound) until a tick is on time again: at overload the updates taken stay
+about as many as the CPU finishes in ``max_lag``, instead of piling up to
+``max_in_flight`` handlers started and waiting for their turn, whose work would hold back
+the updates taken before them (the updates handled per second would dip while they pile
+up). A single late tick (a pause of the process, a neighbour) refuses nothing.
+
 Dedup: ``submit`` claims the update id from ``SeenUpdates`` after the bound check,
 holding a slot while the claim is out, so a claimed update is always taken: a refusal
 never has a claim to undo, and a refused update costs no round trip to a shared
@@ -63,6 +72,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONCURRENCY_MODES",
     "DEFAULT_MAX_IN_FLIGHT",
+    "DEFAULT_MAX_LAG",
     "Admission",
     "Concurrency",
     "UpdateProcessor",
@@ -76,6 +86,13 @@ CONCURRENCY_MODES: tuple[Concurrency, ...] = ("chat", "full", "sequential")
 
 DEFAULT_MAX_IN_FLIGHT = 1000
 """Updates taken and not finished, at most. A few seconds of a busy bot's traffic."""
+
+DEFAULT_MAX_LAG = 0.05
+"""Seconds the event loop may run late, two ticks in a row, before the webhook refuses
+new updates (``UpdateProcessor.lagging``). The p99 latency a clean rate allows."""
+
+_LAG_TICK = 0.025  # seconds between two looks at the loop's lateness
+_LATE_TICKS = 2  # late ticks in a row that make the processor lagging
 
 _SEQUENTIAL_KEY = "all"
 _perf = time.perf_counter
@@ -106,6 +123,7 @@ class UpdateProcessor:
     ``seen`` defaults to a ``MemorySeenUpdates``; pass a shared one (Redis) for several
     workers, or ``None`` to handle redeliveries again. ``metrics`` is where counts go.
     ``data``: keyword arguments added to every ``feed_update`` (workflow data).
+    ``max_lag``: see "Lateness" above (seconds; None: never refuse for lateness).
     """
 
     def __init__(
@@ -118,6 +136,7 @@ class UpdateProcessor:
         seen: SeenUpdates | None | Literal["memory"] = "memory",
         metrics: Metrics | None = None,
         data: Mapping[str, Any] | None = None,
+        max_lag: float | None = DEFAULT_MAX_LAG,
     ) -> None:
         if concurrency not in CONCURRENCY_MODES:
             raise ValueError(f"concurrency must be one of {CONCURRENCY_MODES}, got {concurrency!r}")
@@ -144,6 +163,13 @@ class UpdateProcessor:
             tracing.attach(dispatcher, bot)
         self.in_flight = 0
         """Updates taken and not yet finished: queued, running, or sending their reply."""
+        if max_lag is not None and max_lag <= 0:
+            raise ValueError(f"max_lag must be positive (or None), got {max_lag}")
+        self.max_lag = max_lag
+        self.lagging = False
+        """The event loop ran late by over ``max_lag`` at the last ticks: refuse new work."""
+        self._late_ticks = 0
+        self._lag_timer: asyncio.TimerHandle | None = None
         # extra workflow data for every update (aiogram's request handlers take some);
         # none: the dispatcher's own method, nothing added per update
         self._feed: Callable[[Bot, Update], Awaitable[Any]] = (
@@ -180,14 +206,40 @@ class UpdateProcessor:
 
     @property
     def room(self) -> int:
-        """How many more updates ``submit`` would take now."""
-        return 0 if self._closed else max(0, self.max_in_flight - self.in_flight)
+        """How many more updates ``submit`` would take now (none while ``lagging``)."""
+        if self._closed or self.lagging:
+            return 0
+        return max(0, self.max_in_flight - self.in_flight)
 
     async def start(self) -> None:
-        """Take over what dead workers sharing the ``Journal`` left unfinished, from now
-        on (nothing to do for other stores)."""
+        """Watch the loop's lateness (``max_lag``; the webhook server calls this), and
+        take over what dead workers sharing the ``Journal`` left unfinished."""
+        if self.max_lag is not None and self._lag_timer is None and not self._closed:
+            loop = asyncio.get_running_loop()
+            due = loop.time() + _LAG_TICK
+            self._lag_timer = loop.call_at(due, self._lag_tick, loop, due)
         if self._journal is not None:
             await self._journal.adopt(self._bot_id, self._take_over)
+
+    def _lag_tick(self, loop: asyncio.AbstractEventLoop, due: float) -> None:
+        now = loop.time()
+        max_lag = self.max_lag
+        if max_lag is not None and now - due > max_lag:
+            self._late_ticks += 1
+            if self._late_ticks >= _LATE_TICKS:
+                self.lagging = True
+        else:
+            self._late_ticks = 0
+            if self.lagging:
+                self.lagging = False
+                self._wake_room()
+        due = now + _LAG_TICK
+        self._lag_timer = loop.call_at(due, self._lag_tick, loop, due)
+
+    def _wake_room(self) -> None:
+        room = self._room
+        if room is not None and not room.done():
+            room.set_result(None)
 
     def _take_over(self, bodies: list[bytes]) -> None:
         for body in bodies:
@@ -317,7 +369,7 @@ class UpdateProcessor:
 
     async def wait_for_room(self) -> int:
         """Wait until ``submit`` would take an update (or the processor is closed); the room."""
-        while self.in_flight >= self.max_in_flight and not self._closed:
+        while (self.in_flight >= self.max_in_flight or self.lagging) and not self._closed:
             if self._room is None or self._room.done():
                 self._room = asyncio.get_running_loop().create_future()
             await asyncio.shield(self._room)
@@ -432,9 +484,11 @@ class UpdateProcessor:
     def close(self) -> None:
         """Take nothing more (``put`` answers ``CLOSED``); what was taken still runs."""
         self._closed = True
-        room = self._room
-        if room is not None and not room.done():
-            room.set_result(None)
+        self.lagging = False
+        if self._lag_timer is not None:
+            self._lag_timer.cancel()
+            self._lag_timer = None
+        self._wake_room()
 
     async def drain(self) -> None:
         """Close, then wait until every update taken has been handled and marked done."""
