@@ -11,7 +11,7 @@ import orjson
 
 from ..defaults import Default, DefaultBotProperties
 from ..errors import TgfastError
-from ..types.base import TelegramObject, json_value
+from ..types.base import TelegramObject, json_value, keep_extra
 from ..types.binding import current_bot
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
         missing = [a for _k, a, _t, req in self.__tg_fields__ if req and a not in kwargs]
         if missing:
             raise TypeError(f"{type(self).__name__}() missing the parameters {missing}")
-        self._extra = extra or None
+        keep_extra(self, extra)
         self._bot = None
 
     def _take_keywords(self, kwargs: dict[str, Any], filled: tuple[str, ...], name: str) -> None:
@@ -162,7 +162,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
                 setattr(self, key, value)
             else:
                 extra = {**extra, key: value} if extra else {key: value}
-        self._extra = extra
+        keep_extra(self, extra)
 
     def _send_extra(self, params: dict[str, Any]) -> None:
         """Add the keywords this method does not know to ``params`` (its own win)."""

@@ -21,7 +21,14 @@ from ._shortcuts import (
     StickerShortcuts,
     UserShortcuts,
 )
-from .base import TelegramObject, UnionRule, as_datetime, from_dicts, holds_dicts
+from .base import (
+    TelegramObject,
+    UnionRule,
+    as_datetime,
+    from_dicts,
+    holds_dicts,
+    keep_extra,
+)
 from .helpers import (
     ChatHelpers,
     ContactHelpers,
@@ -1098,7 +1105,10 @@ class Update(TelegramObject, UpdateHelpers):
         self.managed_bot = managed_bot
         self.subscription = subscription
         self.stopped_message_generation = stopped_message_generation
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WebhookInfo(TelegramObject):
@@ -1190,7 +1200,10 @@ class WebhookInfo(TelegramObject):
         self.last_synchronization_error_date = as_datetime(last_synchronization_error_date)
         self.max_connections = max_connections
         self.allowed_updates = allowed_updates
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class User(TelegramObject, UserHelpers, UserShortcuts):
@@ -1352,7 +1365,10 @@ class User(TelegramObject, UserHelpers, UserShortcuts):
         self.allows_users_to_create_topics = allows_users_to_create_topics
         self.can_manage_bots = can_manage_bots
         self.supports_join_request_queries = supports_join_request_queries
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -1433,7 +1449,10 @@ class Chat(TelegramObject, ChatHelpers, ChatShortcuts):
         self.last_name = last_name
         self.is_forum = is_forum
         self.is_direct_messages = is_direct_messages
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -1913,7 +1932,10 @@ class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
         self.paid_message_star_count = paid_message_star_count
         self.guard_bot = guard_bot
         self.community = community
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -3070,7 +3092,10 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         self.video_chat_participants_invited = video_chat_participants_invited
         self.web_app_data = web_app_data
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -3101,7 +3126,10 @@ class MessageId(TelegramObject):
         **extra: Any,
     ) -> None:
         self.message_id = message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageHelpers, InaccessibleMessageShortcuts):
@@ -3144,7 +3172,10 @@ class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageHelpers, 
         self.chat = chat
         self.message_id = message_id
         self.date = date
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -3243,7 +3274,10 @@ class MessageEntity(TelegramObject, MessageEntityHelpers):
         self.custom_emoji_id = custom_emoji_id
         self.unix_time = unix_time
         self.date_time_format = date_time_format
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TextQuote(TelegramObject):
@@ -3299,7 +3333,10 @@ class TextQuote(TelegramObject):
         self.entities = entities
         self.position = position
         self.is_manual = is_manual
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ExternalReplyInfo(TelegramObject):
@@ -3559,7 +3596,10 @@ class ExternalReplyInfo(TelegramObject):
         self.location = location
         self.poll = poll
         self.venue = venue
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReplyParameters(TelegramObject):
@@ -3671,7 +3711,10 @@ class ReplyParameters(TelegramObject):
         self.quote_position = quote_position
         self.checklist_task_id = checklist_task_id
         self.poll_option_id = poll_option_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class EphemeralMessageParameters(TelegramObject):
@@ -3713,7 +3756,10 @@ class EphemeralMessageParameters(TelegramObject):
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
         self.replace_callback_query_message = replace_callback_query_message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginUser(MessageOrigin):
@@ -3755,7 +3801,10 @@ class MessageOriginUser(MessageOrigin):
         self.type = type
         self.date = as_datetime(date)
         self.sender_user = sender_user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginHiddenUser(MessageOrigin):
@@ -3795,7 +3844,10 @@ class MessageOriginHiddenUser(MessageOrigin):
         self.type = type
         self.date = as_datetime(date)
         self.sender_user_name = sender_user_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginChat(MessageOrigin):
@@ -3846,7 +3898,10 @@ class MessageOriginChat(MessageOrigin):
         self.date = as_datetime(date)
         self.sender_chat = sender_chat
         self.author_signature = author_signature
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginChannel(MessageOrigin):
@@ -3902,7 +3957,10 @@ class MessageOriginChannel(MessageOrigin):
         self.chat = chat
         self.message_id = message_id
         self.author_signature = author_signature
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PhotoSize(TelegramObject):
@@ -3958,7 +4016,10 @@ class PhotoSize(TelegramObject):
         self.width = width
         self.height = height
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Animation(TelegramObject):
@@ -4047,7 +4108,10 @@ class Animation(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Audio(TelegramObject):
@@ -4136,7 +4200,10 @@ class Audio(TelegramObject):
         self.mime_type = mime_type
         self.file_size = file_size
         self.thumbnail = thumbnail
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Document(TelegramObject):
@@ -4204,7 +4271,10 @@ class Document(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LivePhoto(TelegramObject):
@@ -4286,7 +4356,10 @@ class LivePhoto(TelegramObject):
         self.duration = duration
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Story(TelegramObject):
@@ -4321,7 +4394,10 @@ class Story(TelegramObject):
             chat = from_dicts('Chat', chat)
         self.chat = chat
         self.id = id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoQuality(TelegramObject):
@@ -4387,7 +4463,10 @@ class VideoQuality(TelegramObject):
         self.height = height
         self.codec = codec
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Video(TelegramObject):
@@ -4501,7 +4580,10 @@ class Video(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoNote(TelegramObject):
@@ -4566,7 +4648,10 @@ class VideoNote(TelegramObject):
         self.duration = duration
         self.thumbnail = thumbnail
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Voice(TelegramObject):
@@ -4625,7 +4710,10 @@ class Voice(TelegramObject):
         self.duration = duration
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaInfo(TelegramObject):
@@ -4660,7 +4748,10 @@ class PaidMediaInfo(TelegramObject):
             paid_media = from_dicts('[PaidMedia]', paid_media)
         self.star_count = star_count
         self.paid_media = paid_media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaLivePhoto(PaidMedia):
@@ -4695,7 +4786,10 @@ class PaidMediaLivePhoto(PaidMedia):
             live_photo = from_dicts('LivePhoto', live_photo)
         self.type = type
         self.live_photo = live_photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaPhoto(PaidMedia):
@@ -4730,7 +4824,10 @@ class PaidMediaPhoto(PaidMedia):
             photo = from_dicts('[PhotoSize]', photo)
         self.type = type
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaPreview(PaidMedia):
@@ -4777,7 +4874,10 @@ class PaidMediaPreview(PaidMedia):
         self.width = width
         self.height = height
         self.duration = duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaVideo(PaidMedia):
@@ -4812,7 +4912,10 @@ class PaidMediaVideo(PaidMedia):
             video = from_dicts('Video', video)
         self.type = type
         self.video = video
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Contact(TelegramObject, ContactHelpers):
@@ -4870,7 +4973,10 @@ class Contact(TelegramObject, ContactHelpers):
         self.last_name = last_name
         self.user_id = user_id
         self.vcard = vcard
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Dice(TelegramObject):
@@ -4905,7 +5011,10 @@ class Dice(TelegramObject):
     ) -> None:
         self.emoji = emoji
         self.value = value
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Link(TelegramObject):
@@ -4931,7 +5040,10 @@ class Link(TelegramObject):
         **extra: Any,
     ) -> None:
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollMedia(TelegramObject):
@@ -5045,7 +5157,10 @@ class PollMedia(TelegramObject):
         self.sticker = sticker
         self.venue = venue
         self.video = video
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollOption(TelegramObject):
@@ -5136,7 +5251,10 @@ class PollOption(TelegramObject):
         self.added_by_user = added_by_user
         self.added_by_chat = added_by_chat
         self.addition_date = as_datetime(addition_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPollOption(TelegramObject):
@@ -5192,7 +5310,10 @@ class InputPollOption(TelegramObject):
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollAnswer(TelegramObject):
@@ -5251,7 +5372,10 @@ class PollAnswer(TelegramObject):
         self.user = user
         self.option_ids = option_ids
         self.option_persistent_ids = option_persistent_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Poll(TelegramObject):
@@ -5445,7 +5569,10 @@ class Poll(TelegramObject):
         self.description = description
         self.description_entities = description_entities
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChecklistTask(TelegramObject):
@@ -5514,7 +5641,10 @@ class ChecklistTask(TelegramObject):
         self.completed_by_user = completed_by_user
         self.completed_by_chat = completed_by_chat
         self.completion_date = completion_date
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Checklist(TelegramObject):
@@ -5573,7 +5703,10 @@ class Checklist(TelegramObject):
         self.tasks = tasks
         self.others_can_add_tasks = others_can_add_tasks
         self.others_can_mark_tasks_as_done = others_can_mark_tasks_as_done
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputChecklistTask(TelegramObject):
@@ -5628,7 +5761,10 @@ class InputChecklistTask(TelegramObject):
         self.text = text
         self.parse_mode = parse_mode
         self.text_entities = text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputChecklist(TelegramObject):
@@ -5698,7 +5834,10 @@ class InputChecklist(TelegramObject):
         self.tasks = tasks
         self.others_can_add_tasks = others_can_add_tasks
         self.others_can_mark_tasks_as_done = others_can_mark_tasks_as_done
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Location(TelegramObject):
@@ -5765,7 +5904,10 @@ class Location(TelegramObject):
         self.live_period = live_period
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Venue(TelegramObject):
@@ -5837,7 +5979,10 @@ class Venue(TelegramObject):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WebAppData(TelegramObject):
@@ -5872,7 +6017,10 @@ class WebAppData(TelegramObject):
     ) -> None:
         self.data = data
         self.button_text = button_text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ProximityAlertTriggered(TelegramObject):
@@ -5917,7 +6065,10 @@ class ProximityAlertTriggered(TelegramObject):
         self.traveler = traveler
         self.watcher = watcher
         self.distance = distance
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageAutoDeleteTimerChanged(TelegramObject):
@@ -5943,7 +6094,10 @@ class MessageAutoDeleteTimerChanged(TelegramObject):
         **extra: Any,
     ) -> None:
         self.message_auto_delete_time = message_auto_delete_time
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ManagedBotCreated(TelegramObject):
@@ -5977,7 +6131,10 @@ class ManagedBotCreated(TelegramObject):
         if bot_user.__class__ is dict:
             bot_user = from_dicts('User', bot_user)
         self.bot_user = bot_user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ManagedBotUpdated(TelegramObject):
@@ -6020,7 +6177,10 @@ class ManagedBotUpdated(TelegramObject):
             bot_user = from_dicts('User', bot_user)
         self.user = user
         self.bot_user = bot_user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotSubscriptionUpdated(TelegramObject):
@@ -6066,7 +6226,10 @@ class BotSubscriptionUpdated(TelegramObject):
         self.user = user
         self.invoice_payload = invoice_payload
         self.state = state
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageGenerationStopped(TelegramObject):
@@ -6108,7 +6271,10 @@ class MessageGenerationStopped(TelegramObject):
         self.chat = chat
         self.message_thread_id = message_thread_id
         self.draft_id = draft_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollOptionAdded(TelegramObject):
@@ -6162,7 +6328,10 @@ class PollOptionAdded(TelegramObject):
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
         self.option_text_entities = option_text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollOptionDeleted(TelegramObject):
@@ -6216,7 +6385,10 @@ class PollOptionDeleted(TelegramObject):
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
         self.option_text_entities = option_text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostAdded(TelegramObject):
@@ -6242,7 +6414,10 @@ class ChatBoostAdded(TelegramObject):
         **extra: Any,
     ) -> None:
         self.boost_count = boost_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundFillSolid(BackgroundFill):
@@ -6275,7 +6450,10 @@ class BackgroundFillSolid(BackgroundFill):
     ) -> None:
         self.type = type
         self.color = color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundFillGradient(BackgroundFill):
@@ -6322,7 +6500,10 @@ class BackgroundFillGradient(BackgroundFill):
         self.top_color = top_color
         self.bottom_color = bottom_color
         self.rotation_angle = rotation_angle
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundFillFreeformGradient(BackgroundFill):
@@ -6357,7 +6538,10 @@ class BackgroundFillFreeformGradient(BackgroundFill):
     ) -> None:
         self.type = type
         self.colors = colors
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypeFill(BackgroundType):
@@ -6399,7 +6583,10 @@ class BackgroundTypeFill(BackgroundType):
         self.type = type
         self.fill = fill
         self.dark_theme_dimming = dark_theme_dimming
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypeWallpaper(BackgroundType):
@@ -6457,7 +6644,10 @@ class BackgroundTypeWallpaper(BackgroundType):
         self.dark_theme_dimming = dark_theme_dimming
         self.is_blurred = is_blurred
         self.is_moving = is_moving
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypePattern(BackgroundType):
@@ -6526,7 +6716,10 @@ class BackgroundTypePattern(BackgroundType):
         self.intensity = intensity
         self.is_inverted = is_inverted
         self.is_moving = is_moving
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypeChatTheme(BackgroundType):
@@ -6559,7 +6752,10 @@ class BackgroundTypeChatTheme(BackgroundType):
     ) -> None:
         self.type = type
         self.theme_name = theme_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBackground(TelegramObject):
@@ -6587,7 +6783,10 @@ class ChatBackground(TelegramObject):
         if type.__class__ is dict:
             type = from_dicts('BackgroundType', type)
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChecklistTasksDone(TelegramObject):
@@ -6632,7 +6831,10 @@ class ChecklistTasksDone(TelegramObject):
         self.checklist_message = checklist_message
         self.marked_as_done_task_ids = marked_as_done_task_ids
         self.marked_as_not_done_task_ids = marked_as_not_done_task_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChecklistTasksAdded(TelegramObject):
@@ -6671,7 +6873,10 @@ class ChecklistTasksAdded(TelegramObject):
             tasks = from_dicts('[ChecklistTask]', tasks)
         self.checklist_message = checklist_message
         self.tasks = tasks
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CommunityChatAdded(TelegramObject):
@@ -6699,7 +6904,10 @@ class CommunityChatAdded(TelegramObject):
         if community.__class__ is dict:
             community = from_dicts('Community', community)
         self.community = community
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CommunityChatJoined(TelegramObject):
@@ -6727,7 +6935,10 @@ class CommunityChatJoined(TelegramObject):
         if community.__class__ is dict:
             community = from_dicts('Community', community)
         self.community = community
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CommunityChatRemoved(TelegramObject):
@@ -6744,7 +6955,10 @@ class CommunityChatRemoved(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicCreated(TelegramObject):
@@ -6793,7 +7007,10 @@ class ForumTopicCreated(TelegramObject):
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.is_name_implicit = is_name_implicit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicClosed(TelegramObject):
@@ -6810,7 +7027,10 @@ class ForumTopicClosed(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicEdited(TelegramObject):
@@ -6845,7 +7065,10 @@ class ForumTopicEdited(TelegramObject):
     ) -> None:
         self.name = name
         self.icon_custom_emoji_id = icon_custom_emoji_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicReopened(TelegramObject):
@@ -6862,7 +7085,10 @@ class ForumTopicReopened(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GeneralForumTopicHidden(TelegramObject):
@@ -6879,7 +7105,10 @@ class GeneralForumTopicHidden(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GeneralForumTopicUnhidden(TelegramObject):
@@ -6896,7 +7125,10 @@ class GeneralForumTopicUnhidden(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SharedUser(TelegramObject):
@@ -6958,7 +7190,10 @@ class SharedUser(TelegramObject):
         self.last_name = last_name
         self.username = username
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UsersShared(TelegramObject):
@@ -6994,7 +7229,10 @@ class UsersShared(TelegramObject):
             users = from_dicts('[SharedUser]', users)
         self.request_id = request_id
         self.users = users
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatShared(TelegramObject):
@@ -7056,7 +7294,10 @@ class ChatShared(TelegramObject):
         self.title = title
         self.username = username
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WriteAccessAllowed(TelegramObject):
@@ -7103,7 +7344,10 @@ class WriteAccessAllowed(TelegramObject):
         self.from_request = from_request
         self.web_app_name = web_app_name
         self.from_attachment_menu = from_attachment_menu
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatScheduled(TelegramObject):
@@ -7131,7 +7375,10 @@ class VideoChatScheduled(TelegramObject):
         **extra: Any,
     ) -> None:
         self.start_date = as_datetime(start_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatStarted(TelegramObject):
@@ -7148,7 +7395,10 @@ class VideoChatStarted(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatEnded(TelegramObject):
@@ -7174,7 +7424,10 @@ class VideoChatEnded(TelegramObject):
         **extra: Any,
     ) -> None:
         self.duration = duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatParticipantsInvited(TelegramObject):
@@ -7202,7 +7455,10 @@ class VideoChatParticipantsInvited(TelegramObject):
         if users.__class__ is list and holds_dicts(users):
             users = from_dicts('[User]', users)
         self.users = users
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMessagePriceChanged(TelegramObject):
@@ -7230,7 +7486,10 @@ class PaidMessagePriceChanged(TelegramObject):
         **extra: Any,
     ) -> None:
         self.paid_message_star_count = paid_message_star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class DirectMessagePriceChanged(TelegramObject):
@@ -7267,7 +7526,10 @@ class DirectMessagePriceChanged(TelegramObject):
     ) -> None:
         self.are_direct_messages_enabled = are_direct_messages_enabled
         self.direct_message_star_count = direct_message_star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostApproved(TelegramObject):
@@ -7313,7 +7575,10 @@ class SuggestedPostApproved(TelegramObject):
         self.suggested_post_message = suggested_post_message
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostApprovalFailed(TelegramObject):
@@ -7354,7 +7619,10 @@ class SuggestedPostApprovalFailed(TelegramObject):
             price = from_dicts('SuggestedPostPrice', price)
         self.suggested_post_message = suggested_post_message
         self.price = price
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostDeclined(TelegramObject):
@@ -7391,7 +7659,10 @@ class SuggestedPostDeclined(TelegramObject):
             suggested_post_message = from_dicts('Message', suggested_post_message)
         self.suggested_post_message = suggested_post_message
         self.comment = comment
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostPaid(TelegramObject):
@@ -7450,7 +7721,10 @@ class SuggestedPostPaid(TelegramObject):
         self.currency = currency
         self.amount = amount
         self.star_amount = star_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostRefunded(TelegramObject):
@@ -7490,7 +7764,10 @@ class SuggestedPostRefunded(TelegramObject):
             suggested_post_message = from_dicts('Message', suggested_post_message)
         self.suggested_post_message = suggested_post_message
         self.reason = reason
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiveawayCreated(TelegramObject):
@@ -7518,7 +7795,10 @@ class GiveawayCreated(TelegramObject):
         **extra: Any,
     ) -> None:
         self.prize_star_count = prize_star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Giveaway(TelegramObject):
@@ -7612,7 +7892,10 @@ class Giveaway(TelegramObject):
         self.country_codes = country_codes
         self.prize_star_count = prize_star_count
         self.premium_subscription_month_count = premium_subscription_month_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiveawayWinners(TelegramObject):
@@ -7727,7 +8010,10 @@ class GiveawayWinners(TelegramObject):
         self.only_new_members = only_new_members
         self.was_refunded = was_refunded
         self.prize_description = prize_description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiveawayCompleted(TelegramObject):
@@ -7779,7 +8065,10 @@ class GiveawayCompleted(TelegramObject):
         self.unclaimed_prize_count = unclaimed_prize_count
         self.giveaway_message = giveaway_message
         self.is_star_giveaway = is_star_giveaway
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LinkPreviewOptions(TelegramObject):
@@ -7842,7 +8131,10 @@ class LinkPreviewOptions(TelegramObject):
         self.prefer_small_media = prefer_small_media
         self.prefer_large_media = prefer_large_media
         self.show_above_text = show_above_text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostPrice(TelegramObject):
@@ -7880,7 +8172,10 @@ class SuggestedPostPrice(TelegramObject):
     ) -> None:
         self.currency = currency
         self.amount = amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostInfo(TelegramObject):
@@ -7926,7 +8221,10 @@ class SuggestedPostInfo(TelegramObject):
         self.state = state
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostParameters(TelegramObject):
@@ -7964,7 +8262,10 @@ class SuggestedPostParameters(TelegramObject):
             price = from_dicts('SuggestedPostPrice', price)
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class DirectMessagesTopic(TelegramObject):
@@ -8004,7 +8305,10 @@ class DirectMessagesTopic(TelegramObject):
             user = from_dicts('User', user)
         self.topic_id = topic_id
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserProfilePhotos(TelegramObject):
@@ -8039,7 +8343,10 @@ class UserProfilePhotos(TelegramObject):
             photos = from_dicts('[[PhotoSize]]', photos)
         self.total_count = total_count
         self.photos = photos
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserProfileAudios(TelegramObject):
@@ -8074,7 +8381,10 @@ class UserProfileAudios(TelegramObject):
             audios = from_dicts('[Audio]', audios)
         self.total_count = total_count
         self.audios = audios
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class File(TelegramObject):
@@ -8130,7 +8440,10 @@ class File(TelegramObject):
         self.file_unique_id = file_unique_id
         self.file_size = file_size
         self.file_path = file_path
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WebAppInfo(TelegramObject):
@@ -8158,7 +8471,10 @@ class WebAppInfo(TelegramObject):
         **extra: Any,
     ) -> None:
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReplyKeyboardMarkup(TelegramObject):
@@ -8249,7 +8565,10 @@ class ReplyKeyboardMarkup(TelegramObject):
         self.input_field_placeholder = input_field_placeholder
         self.selective = selective
         self.force_reply = force_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButton(TelegramObject):
@@ -8384,7 +8703,10 @@ class KeyboardButton(TelegramObject):
         self.request_location = request_location
         self.request_poll = request_poll
         self.web_app = web_app
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestUsers(TelegramObject):
@@ -8460,7 +8782,10 @@ class KeyboardButtonRequestUsers(TelegramObject):
         self.request_name = request_name
         self.request_username = request_username
         self.request_photo = request_photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestChat(TelegramObject):
@@ -8579,7 +8904,10 @@ class KeyboardButtonRequestChat(TelegramObject):
         self.request_title = request_title
         self.request_username = request_username
         self.request_photo = request_photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestManagedBot(TelegramObject):
@@ -8621,7 +8949,10 @@ class KeyboardButtonRequestManagedBot(TelegramObject):
         self.request_id = request_id
         self.suggested_name = suggested_name
         self.suggested_username = suggested_username
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonPollType(TelegramObject):
@@ -8651,7 +8982,10 @@ class KeyboardButtonPollType(TelegramObject):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReplyKeyboardRemove(TelegramObject):
@@ -8697,7 +9031,10 @@ class ReplyKeyboardRemove(TelegramObject):
     ) -> None:
         self.remove_keyboard = remove_keyboard
         self.selective = selective
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineKeyboardMarkup(TelegramObject):
@@ -8735,7 +9072,10 @@ class InlineKeyboardMarkup(TelegramObject):
             inline_keyboard = from_dicts('[[InlineKeyboardButton]]', inline_keyboard)
         self.inline_keyboard = inline_keyboard
         self.force_reply = force_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineKeyboardButton(TelegramObject):
@@ -8899,7 +9239,10 @@ class InlineKeyboardButton(TelegramObject):
         self.callback_game = callback_game
         self.pay = pay
         self.disabled = disabled
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LoginUrl(TelegramObject):
@@ -8958,7 +9301,10 @@ class LoginUrl(TelegramObject):
         self.forward_text = forward_text
         self.bot_username = bot_username
         self.request_write_access = request_write_access
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SwitchInlineQueryChosenChat(TelegramObject):
@@ -9015,7 +9361,10 @@ class SwitchInlineQueryChosenChat(TelegramObject):
         self.allow_bot_chats = allow_bot_chats
         self.allow_group_chats = allow_group_chats
         self.allow_channel_chats = allow_channel_chats
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CopyTextButton(TelegramObject):
@@ -9041,7 +9390,10 @@ class CopyTextButton(TelegramObject):
         **extra: Any,
     ) -> None:
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class DisabledButton(TelegramObject):
@@ -9057,7 +9409,10 @@ class DisabledButton(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
@@ -9144,7 +9499,10 @@ class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
         self.chat_instance = chat_instance
         self.data = data
         self.game_short_name = game_short_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -9196,7 +9554,10 @@ class ForceReply(TelegramObject):
         self.force_reply = force_reply
         self.input_field_placeholder = input_field_placeholder
         self.selective = selective
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Community(TelegramObject):
@@ -9233,7 +9594,10 @@ class Community(TelegramObject):
     ) -> None:
         self.id = id
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatPhoto(TelegramObject):
@@ -9288,7 +9652,10 @@ class ChatPhoto(TelegramObject):
         self.small_file_unique_id = small_file_unique_id
         self.big_file_id = big_file_id
         self.big_file_unique_id = big_file_unique_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatInviteLink(TelegramObject):
@@ -9393,7 +9760,10 @@ class ChatInviteLink(TelegramObject):
         self.pending_join_request_count = pending_join_request_count
         self.subscription_period = subscription_period
         self.subscription_price = subscription_price
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatAdministratorRights(TelegramObject):
@@ -9560,7 +9930,10 @@ class ChatAdministratorRights(TelegramObject):
         self.can_manage_direct_messages = can_manage_direct_messages
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
@@ -9654,7 +10027,10 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
         self.invite_link = invite_link
         self.via_join_request = via_join_request
         self.via_chat_folder_invite_link = via_chat_folder_invite_link
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -9704,7 +10080,10 @@ class ChatMemberOwner(ChatMember):
         self.user = user
         self.is_anonymous = is_anonymous
         self.custom_title = custom_title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberAdministrator(ChatMember):
@@ -9901,7 +10280,10 @@ class ChatMemberAdministrator(ChatMember):
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
         self.custom_title = custom_title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberMember(ChatMember):
@@ -9950,7 +10332,10 @@ class ChatMemberMember(ChatMember):
         self.tag = tag
         self.user = user
         self.until_date = as_datetime(until_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberRestricted(ChatMember):
@@ -10122,7 +10507,10 @@ class ChatMemberRestricted(ChatMember):
         self.can_pin_messages = can_pin_messages
         self.can_manage_topics = can_manage_topics
         self.until_date = as_datetime(until_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberLeft(ChatMember):
@@ -10157,7 +10545,10 @@ class ChatMemberLeft(ChatMember):
             user = from_dicts('User', user)
         self.status = status
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberBanned(ChatMember):
@@ -10202,7 +10593,10 @@ class ChatMemberBanned(ChatMember):
         self.status = status
         self.user = user
         self.until_date = as_datetime(until_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
@@ -10290,7 +10684,10 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         self.bio = bio
         self.invite_link = invite_link
         self.query_id = query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -10433,7 +10830,10 @@ class ChatPermissions(TelegramObject):
         self.can_invite_users = can_invite_users
         self.can_pin_messages = can_pin_messages
         self.can_manage_topics = can_manage_topics
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Birthdate(TelegramObject):
@@ -10473,7 +10873,10 @@ class Birthdate(TelegramObject):
         self.day = day
         self.month = month
         self.year = year
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessIntro(TelegramObject):
@@ -10515,7 +10918,10 @@ class BusinessIntro(TelegramObject):
         self.title = title
         self.message = message
         self.sticker = sticker
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessLocation(TelegramObject):
@@ -10550,7 +10956,10 @@ class BusinessLocation(TelegramObject):
             location = from_dicts('Location', location)
         self.address = address
         self.location = location
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessOpeningHoursInterval(TelegramObject):
@@ -10587,7 +10996,10 @@ class BusinessOpeningHoursInterval(TelegramObject):
     ) -> None:
         self.opening_minute = opening_minute
         self.closing_minute = closing_minute
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessOpeningHours(TelegramObject):
@@ -10622,7 +11034,10 @@ class BusinessOpeningHours(TelegramObject):
             opening_hours = from_dicts('[BusinessOpeningHoursInterval]', opening_hours)
         self.time_zone_name = time_zone_name
         self.opening_hours = opening_hours
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserRating(TelegramObject):
@@ -10674,7 +11089,10 @@ class UserRating(TelegramObject):
         self.rating = rating
         self.current_level_rating = current_level_rating
         self.next_level_rating = next_level_rating
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaPosition(TelegramObject):
@@ -10735,7 +11153,10 @@ class StoryAreaPosition(TelegramObject):
         self.height_percentage = height_percentage
         self.rotation_angle = rotation_angle
         self.corner_radius_percentage = corner_radius_percentage
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LocationAddress(TelegramObject):
@@ -10783,7 +11204,10 @@ class LocationAddress(TelegramObject):
         self.state = state
         self.city = city
         self.street = street
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeLocation(StoryAreaType):
@@ -10833,7 +11257,10 @@ class StoryAreaTypeLocation(StoryAreaType):
         self.latitude = latitude
         self.longitude = longitude
         self.address = address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeSuggestedReaction(StoryAreaType):
@@ -10883,7 +11310,10 @@ class StoryAreaTypeSuggestedReaction(StoryAreaType):
         self.reaction_type = reaction_type
         self.is_dark = is_dark
         self.is_flipped = is_flipped
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeLink(StoryAreaType):
@@ -10917,7 +11347,10 @@ class StoryAreaTypeLink(StoryAreaType):
     ) -> None:
         self.type = type
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeWeather(StoryAreaType):
@@ -10965,7 +11398,10 @@ class StoryAreaTypeWeather(StoryAreaType):
         self.temperature = temperature
         self.emoji = emoji
         self.background_color = background_color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeUniqueGift(StoryAreaType):
@@ -10999,7 +11435,10 @@ class StoryAreaTypeUniqueGift(StoryAreaType):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryArea(TelegramObject):
@@ -11036,7 +11475,10 @@ class StoryArea(TelegramObject):
             type = from_dicts('StoryAreaType', type)
         self.position = position
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatLocation(TelegramObject):
@@ -11071,7 +11513,10 @@ class ChatLocation(TelegramObject):
             location = from_dicts('Location', location)
         self.location = location
         self.address = address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionTypeEmoji(ReactionType):
@@ -11109,7 +11554,10 @@ class ReactionTypeEmoji(ReactionType):
     ) -> None:
         self.type = type
         self.emoji = emoji
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionTypeCustomEmoji(ReactionType):
@@ -11142,7 +11590,10 @@ class ReactionTypeCustomEmoji(ReactionType):
     ) -> None:
         self.type = type
         self.custom_emoji_id = custom_emoji_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionTypePaid(ReactionType):
@@ -11168,7 +11619,10 @@ class ReactionTypePaid(ReactionType):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionCount(TelegramObject):
@@ -11203,7 +11657,10 @@ class ReactionCount(TelegramObject):
             type = from_dicts('ReactionType', type)
         self.type = type
         self.total_count = total_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageReactionUpdated(TelegramObject):
@@ -11281,7 +11738,10 @@ class MessageReactionUpdated(TelegramObject):
         self.date = as_datetime(date)
         self.old_reaction = old_reaction
         self.new_reaction = new_reaction
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageReactionCountUpdated(TelegramObject):
@@ -11332,7 +11792,10 @@ class MessageReactionCountUpdated(TelegramObject):
         self.message_id = message_id
         self.date = as_datetime(date)
         self.reactions = reactions
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopic(TelegramObject):
@@ -11388,7 +11851,10 @@ class ForumTopic(TelegramObject):
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.is_name_implicit = is_name_implicit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiftBackground(TelegramObject):
@@ -11428,7 +11894,10 @@ class GiftBackground(TelegramObject):
         self.center_color = center_color
         self.edge_color = edge_color
         self.text_color = text_color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Gift(TelegramObject):
@@ -11555,7 +12024,10 @@ class Gift(TelegramObject):
         self.background = background
         self.unique_gift_variant_count = unique_gift_variant_count
         self.publisher_chat = publisher_chat
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Gifts(TelegramObject):
@@ -11583,7 +12055,10 @@ class Gifts(TelegramObject):
         if gifts.__class__ is list and holds_dicts(gifts):
             gifts = from_dicts('[Gift]', gifts)
         self.gifts = gifts
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftModel(TelegramObject):
@@ -11636,7 +12111,10 @@ class UniqueGiftModel(TelegramObject):
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
         self.rarity = rarity
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftSymbol(TelegramObject):
@@ -11678,7 +12156,10 @@ class UniqueGiftSymbol(TelegramObject):
         self.name = name
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftBackdropColors(TelegramObject):
@@ -11725,7 +12206,10 @@ class UniqueGiftBackdropColors(TelegramObject):
         self.edge_color = edge_color
         self.symbol_color = symbol_color
         self.text_color = text_color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftBackdrop(TelegramObject):
@@ -11767,7 +12251,10 @@ class UniqueGiftBackdrop(TelegramObject):
         self.name = name
         self.colors = colors
         self.rarity_per_mille = rarity_per_mille
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftColors(TelegramObject):
@@ -11829,7 +12316,10 @@ class UniqueGiftColors(TelegramObject):
         self.light_theme_other_colors = light_theme_other_colors
         self.dark_theme_main_color = dark_theme_main_color
         self.dark_theme_other_colors = dark_theme_other_colors
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGift(TelegramObject):
@@ -11950,7 +12440,10 @@ class UniqueGift(TelegramObject):
         self.is_from_blockchain = is_from_blockchain
         self.colors = colors
         self.publisher_chat = publisher_chat
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiftInfo(TelegramObject):
@@ -12051,7 +12544,10 @@ class GiftInfo(TelegramObject):
         self.entities = entities
         self.is_private = is_private
         self.unique_gift_number = unique_gift_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftInfo(TelegramObject):
@@ -12160,7 +12656,10 @@ class UniqueGiftInfo(TelegramObject):
         self.owned_gift_id = owned_gift_id
         self.transfer_star_count = transfer_star_count
         self.next_transfer_date = as_datetime(next_transfer_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OwnedGiftRegular(OwnedGift):
@@ -12305,7 +12804,10 @@ class OwnedGiftRegular(OwnedGift):
         self.prepaid_upgrade_star_count = prepaid_upgrade_star_count
         self.is_upgrade_separate = is_upgrade_separate
         self.unique_gift_number = unique_gift_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OwnedGiftUnique(OwnedGift):
@@ -12401,7 +12903,10 @@ class OwnedGiftUnique(OwnedGift):
         self.can_be_transferred = can_be_transferred
         self.transfer_star_count = transfer_star_count
         self.next_transfer_date = as_datetime(next_transfer_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OwnedGifts(TelegramObject):
@@ -12443,7 +12948,10 @@ class OwnedGifts(TelegramObject):
         self.total_count = total_count
         self.gifts = gifts
         self.next_offset = next_offset
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotAccessSettings(TelegramObject):
@@ -12478,7 +12986,10 @@ class BotAccessSettings(TelegramObject):
             added_users = from_dicts('[User]', added_users)
         self.is_access_restricted = is_access_restricted
         self.added_users = added_users
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class AcceptedGiftTypes(TelegramObject):
@@ -12532,7 +13043,10 @@ class AcceptedGiftTypes(TelegramObject):
         self.unique_gifts = unique_gifts
         self.premium_subscription = premium_subscription
         self.gifts_from_channels = gifts_from_channels
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StarAmount(TelegramObject):
@@ -12567,7 +13081,10 @@ class StarAmount(TelegramObject):
     ) -> None:
         self.amount = amount
         self.nanostar_amount = nanostar_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommand(TelegramObject):
@@ -12611,7 +13128,10 @@ class BotCommand(TelegramObject):
         self.command = command
         self.description = description
         self.is_ephemeral = is_ephemeral
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeDefault(BotCommandScope):
@@ -12638,7 +13158,10 @@ class BotCommandScopeDefault(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeAllPrivateChats(BotCommandScope):
@@ -12664,7 +13187,10 @@ class BotCommandScopeAllPrivateChats(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeAllGroupChats(BotCommandScope):
@@ -12690,7 +13216,10 @@ class BotCommandScopeAllGroupChats(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeAllChatAdministrators(BotCommandScope):
@@ -12716,7 +13245,10 @@ class BotCommandScopeAllChatAdministrators(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeChat(BotCommandScope):
@@ -12751,7 +13283,10 @@ class BotCommandScopeChat(BotCommandScope):
     ) -> None:
         self.type = type
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeChatAdministrators(BotCommandScope):
@@ -12787,7 +13322,10 @@ class BotCommandScopeChatAdministrators(BotCommandScope):
     ) -> None:
         self.type = type
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeChatMember(BotCommandScope):
@@ -12829,7 +13367,10 @@ class BotCommandScopeChatMember(BotCommandScope):
         self.type = type
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotName(TelegramObject):
@@ -12855,7 +13396,10 @@ class BotName(TelegramObject):
         **extra: Any,
     ) -> None:
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotDescription(TelegramObject):
@@ -12881,7 +13425,10 @@ class BotDescription(TelegramObject):
         **extra: Any,
     ) -> None:
         self.description = description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotShortDescription(TelegramObject):
@@ -12907,7 +13454,10 @@ class BotShortDescription(TelegramObject):
         **extra: Any,
     ) -> None:
         self.short_description = short_description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MenuButtonCommands(MenuButton):
@@ -12933,7 +13483,10 @@ class MenuButtonCommands(MenuButton):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MenuButtonWebApp(MenuButton):
@@ -12980,7 +13533,10 @@ class MenuButtonWebApp(MenuButton):
         self.type = type
         self.text = text
         self.web_app = web_app
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MenuButtonDefault(MenuButton):
@@ -13006,7 +13562,10 @@ class MenuButtonDefault(MenuButton):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostSourcePremium(ChatBoostSource):
@@ -13042,7 +13601,10 @@ class ChatBoostSourcePremium(ChatBoostSource):
             user = from_dicts('User', user)
         self.source = source
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostSourceGiftCode(ChatBoostSource):
@@ -13079,7 +13641,10 @@ class ChatBoostSourceGiftCode(ChatBoostSource):
             user = from_dicts('User', user)
         self.source = source
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostSourceGiveaway(ChatBoostSource):
@@ -13143,7 +13708,10 @@ class ChatBoostSourceGiveaway(ChatBoostSource):
         self.user = user
         self.prize_star_count = prize_star_count
         self.is_unclaimed = is_unclaimed
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoost(TelegramObject):
@@ -13194,7 +13762,10 @@ class ChatBoost(TelegramObject):
         self.add_date = as_datetime(add_date)
         self.expiration_date = as_datetime(expiration_date)
         self.source = source
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostUpdated(TelegramObject):
@@ -13231,7 +13802,10 @@ class ChatBoostUpdated(TelegramObject):
             boost = from_dicts('ChatBoost', boost)
         self.chat = chat
         self.boost = boost
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostRemoved(TelegramObject):
@@ -13282,7 +13856,10 @@ class ChatBoostRemoved(TelegramObject):
         self.boost_id = boost_id
         self.remove_date = as_datetime(remove_date)
         self.source = source
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatOwnerLeft(TelegramObject):
@@ -13312,7 +13889,10 @@ class ChatOwnerLeft(TelegramObject):
         if new_owner.__class__ is dict:
             new_owner = from_dicts('User', new_owner)
         self.new_owner = new_owner
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatOwnerChanged(TelegramObject):
@@ -13340,7 +13920,10 @@ class ChatOwnerChanged(TelegramObject):
         if new_owner.__class__ is dict:
             new_owner = from_dicts('User', new_owner)
         self.new_owner = new_owner
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserChatBoosts(TelegramObject):
@@ -13368,7 +13951,10 @@ class UserChatBoosts(TelegramObject):
         if boosts.__class__ is list and holds_dicts(boosts):
             boosts = from_dicts('[ChatBoost]', boosts)
         self.boosts = boosts
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessBotRights(TelegramObject):
@@ -13496,7 +14082,10 @@ class BusinessBotRights(TelegramObject):
         self.can_transfer_and_upgrade_gifts = can_transfer_and_upgrade_gifts
         self.can_transfer_stars = can_transfer_stars
         self.can_manage_stories = can_manage_stories
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessConnection(TelegramObject):
@@ -13565,7 +14154,10 @@ class BusinessConnection(TelegramObject):
         self.date = as_datetime(date)
         self.rights = rights
         self.is_enabled = is_enabled
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessMessagesDeleted(TelegramObject):
@@ -13609,7 +14201,10 @@ class BusinessMessagesDeleted(TelegramObject):
         self.business_connection_id = business_connection_id
         self.chat = chat
         self.message_ids = message_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SentWebAppMessage(TelegramObject):
@@ -13637,7 +14232,10 @@ class SentWebAppMessage(TelegramObject):
         **extra: Any,
     ) -> None:
         self.inline_message_id = inline_message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SentGuestMessage(TelegramObject):
@@ -13663,7 +14261,10 @@ class SentGuestMessage(TelegramObject):
         **extra: Any,
     ) -> None:
         self.inline_message_id = inline_message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PreparedInlineMessage(TelegramObject):
@@ -13698,7 +14299,10 @@ class PreparedInlineMessage(TelegramObject):
     ) -> None:
         self.id = id
         self.expiration_date = as_datetime(expiration_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PreparedKeyboardButton(TelegramObject):
@@ -13724,7 +14328,10 @@ class PreparedKeyboardButton(TelegramObject):
         **extra: Any,
     ) -> None:
         self.id = id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ResponseParameters(TelegramObject):
@@ -13763,7 +14370,10 @@ class ResponseParameters(TelegramObject):
     ) -> None:
         self.migrate_to_chat_id = migrate_to_chat_id
         self.retry_after = retry_after
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13882,7 +14492,10 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         self.height = height
         self.duration = duration
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13987,7 +14600,10 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         self.duration = duration
         self.performer = performer
         self.title = title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
@@ -14080,7 +14696,10 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.disable_content_type_detection = disable_content_type_detection
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaLink(InputPollOptionMedia):
@@ -14113,7 +14732,10 @@ class InputMediaLink(InputPollOptionMedia):
     ) -> None:
         self.type = type
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
@@ -14209,7 +14831,10 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaLocation(InputPollMedia, InputPollOptionMedia):
@@ -14256,7 +14881,10 @@ class InputMediaLocation(InputPollMedia, InputPollOptionMedia):
         self.latitude = latitude
         self.longitude = longitude
         self.horizontal_accuracy = horizontal_accuracy
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -14338,7 +14966,10 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaSticker(InputPollOptionMedia):
@@ -14385,7 +15016,10 @@ class InputMediaSticker(InputPollOptionMedia):
         self.type = type
         self.media = media
         self.emoji = emoji
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
@@ -14469,7 +15103,10 @@ class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -14616,7 +15253,10 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         self.duration = duration
         self.supports_streaming = supports_streaming
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaVoiceNote(InputRichMessageMediaUnion):
@@ -14692,7 +15332,10 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.duration = duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputFile(TelegramObject):
@@ -14709,7 +15352,10 @@ class InputFile(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPaidMediaLivePhoto(InputPaidMedia):
@@ -14763,7 +15409,10 @@ class InputPaidMediaLivePhoto(InputPaidMedia):
         self.type = type
         self.media = media
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPaidMediaPhoto(InputPaidMedia):
@@ -14803,7 +15452,10 @@ class InputPaidMediaPhoto(InputPaidMedia):
             media = from_dicts('InputFile', media)
         self.type = type
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPaidMediaVideo(InputPaidMedia):
@@ -14908,7 +15560,10 @@ class InputPaidMediaVideo(InputPaidMedia):
         self.height = height
         self.duration = duration
         self.supports_streaming = supports_streaming
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputProfilePhotoStatic(InputProfilePhoto):
@@ -14947,7 +15602,10 @@ class InputProfilePhotoStatic(InputProfilePhoto):
             photo = from_dicts('InputFile', photo)
         self.type = type
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputProfilePhotoAnimated(InputProfilePhoto):
@@ -14995,7 +15653,10 @@ class InputProfilePhotoAnimated(InputProfilePhoto):
         self.type = type
         self.animation = animation
         self.main_frame_timestamp = main_frame_timestamp
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputStoryContentPhoto(InputStoryContent):
@@ -15035,7 +15696,10 @@ class InputStoryContentPhoto(InputStoryContent):
             photo = from_dicts('InputFile', photo)
         self.type = type
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputStoryContentVideo(InputStoryContent):
@@ -15099,7 +15763,10 @@ class InputStoryContentVideo(InputStoryContent):
         self.duration = duration
         self.cover_frame_timestamp = cover_frame_timestamp
         self.is_animation = is_animation
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Sticker(TelegramObject, StickerShortcuts):
@@ -15238,7 +15905,10 @@ class Sticker(TelegramObject, StickerShortcuts):
         self.custom_emoji_id = custom_emoji_id
         self.needs_repainting = needs_repainting
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -15297,7 +15967,10 @@ class StickerSet(TelegramObject):
         self.sticker_type = sticker_type
         self.stickers = stickers
         self.thumbnail = thumbnail
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MaskPosition(TelegramObject):
@@ -15350,7 +16023,10 @@ class MaskPosition(TelegramObject):
         self.x_shift = x_shift
         self.y_shift = y_shift
         self.scale = scale
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputSticker(TelegramObject):
@@ -15417,7 +16093,10 @@ class InputSticker(TelegramObject):
         self.emoji_list = emoji_list
         self.mask_position = mask_position
         self.keywords = keywords
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichMessage(TelegramObject):
@@ -15452,7 +16131,10 @@ class RichMessage(TelegramObject):
             blocks = from_dicts('[RichBlock]', blocks)
         self.blocks = blocks
         self.is_rtl = is_rtl
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichMessage(TelegramObject):
@@ -15527,7 +16209,10 @@ class InputRichMessage(TelegramObject):
         self.media = media
         self.is_rtl = is_rtl
         self.skip_entity_detection = skip_entity_detection
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichMessageMedia(TelegramObject):
@@ -15564,7 +16249,10 @@ class InputRichMessageMedia(TelegramObject):
             media = from_dicts('InputRichMessageMediaUnion', media)
         self.id = id
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichMessageButton(TelegramObject):
@@ -15700,7 +16388,10 @@ class RichMessageButton(TelegramObject):
         self.switch_inline_query_chosen_chat = switch_inline_query_chosen_chat
         self.copy_text = copy_text
         self.disabled = disabled
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextBold(RichText):
@@ -15735,7 +16426,10 @@ class RichTextBold(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextItalic(RichText):
@@ -15770,7 +16464,10 @@ class RichTextItalic(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextUnderline(RichText):
@@ -15805,7 +16502,10 @@ class RichTextUnderline(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextStrikethrough(RichText):
@@ -15840,7 +16540,10 @@ class RichTextStrikethrough(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextSpoiler(RichText):
@@ -15875,7 +16578,10 @@ class RichTextSpoiler(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextDateTime(RichText):
@@ -15926,7 +16632,10 @@ class RichTextDateTime(RichText):
         self.text = text
         self.unix_time = unix_time
         self.date_time_format = date_time_format
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextTextMention(RichText):
@@ -15970,7 +16679,10 @@ class RichTextTextMention(RichText):
         self.type = type
         self.text = text
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextSubscript(RichText):
@@ -16005,7 +16717,10 @@ class RichTextSubscript(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextSuperscript(RichText):
@@ -16040,7 +16755,10 @@ class RichTextSuperscript(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextMarked(RichText):
@@ -16075,7 +16793,10 @@ class RichTextMarked(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextCode(RichText):
@@ -16110,7 +16831,10 @@ class RichTextCode(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextCustomEmoji(RichText):
@@ -16152,7 +16876,10 @@ class RichTextCustomEmoji(RichText):
         self.type = type
         self.custom_emoji_id = custom_emoji_id
         self.alternative_text = alternative_text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextMathematicalExpression(RichText):
@@ -16185,7 +16912,10 @@ class RichTextMathematicalExpression(RichText):
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextUrl(RichText):
@@ -16227,7 +16957,10 @@ class RichTextUrl(RichText):
         self.type = type
         self.text = text
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextEmailAddress(RichText):
@@ -16269,7 +17002,10 @@ class RichTextEmailAddress(RichText):
         self.type = type
         self.text = text
         self.email_address = email_address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextPhoneNumber(RichText):
@@ -16311,7 +17047,10 @@ class RichTextPhoneNumber(RichText):
         self.type = type
         self.text = text
         self.phone_number = phone_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextBankCardNumber(RichText):
@@ -16353,7 +17092,10 @@ class RichTextBankCardNumber(RichText):
         self.type = type
         self.text = text
         self.bank_card_number = bank_card_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextMention(RichText):
@@ -16395,7 +17137,10 @@ class RichTextMention(RichText):
         self.type = type
         self.text = text
         self.username = username
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextHashtag(RichText):
@@ -16437,7 +17182,10 @@ class RichTextHashtag(RichText):
         self.type = type
         self.text = text
         self.hashtag = hashtag
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextCashtag(RichText):
@@ -16479,7 +17227,10 @@ class RichTextCashtag(RichText):
         self.type = type
         self.text = text
         self.cashtag = cashtag
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextBotCommand(RichText):
@@ -16521,7 +17272,10 @@ class RichTextBotCommand(RichText):
         self.type = type
         self.text = text
         self.bot_command = bot_command
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextButton(RichText):
@@ -16556,7 +17310,10 @@ class RichTextButton(RichText):
             button = from_dicts('RichMessageButton', button)
         self.type = type
         self.button = button
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextAnchor(RichText):
@@ -16589,7 +17346,10 @@ class RichTextAnchor(RichText):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextAnchorLink(RichText):
@@ -16633,7 +17393,10 @@ class RichTextAnchorLink(RichText):
         self.type = type
         self.text = text
         self.anchor_name = anchor_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextReference(RichText):
@@ -16675,7 +17438,10 @@ class RichTextReference(RichText):
         self.type = type
         self.text = text
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextReferenceLink(RichText):
@@ -16717,7 +17483,10 @@ class RichTextReferenceLink(RichText):
         self.type = type
         self.text = text
         self.reference_name = reference_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockCaption(TelegramObject):
@@ -16754,7 +17523,10 @@ class RichBlockCaption(TelegramObject):
             credit = from_dicts('RichText', credit)
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockTableCell(TelegramObject):
@@ -16818,7 +17590,10 @@ class RichBlockTableCell(TelegramObject):
         self.rowspan = rowspan
         self.align = align
         self.valign = valign
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockListItem(TelegramObject):
@@ -16884,7 +17659,10 @@ class RichBlockListItem(TelegramObject):
         self.is_checked = is_checked
         self.value = value
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockParagraph(RichBlock):
@@ -16919,7 +17697,10 @@ class RichBlockParagraph(RichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockSectionHeading(RichBlock):
@@ -16961,7 +17742,10 @@ class RichBlockSectionHeading(RichBlock):
         self.type = type
         self.text = text
         self.size = size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockPreformatted(RichBlock):
@@ -17003,7 +17787,10 @@ class RichBlockPreformatted(RichBlock):
         self.type = type
         self.text = text
         self.language = language
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockFooter(RichBlock):
@@ -17038,7 +17825,10 @@ class RichBlockFooter(RichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockDivider(RichBlock):
@@ -17064,7 +17854,10 @@ class RichBlockDivider(RichBlock):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockMathematicalExpression(RichBlock):
@@ -17098,7 +17891,10 @@ class RichBlockMathematicalExpression(RichBlock):
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockAnchor(RichBlock):
@@ -17131,7 +17927,10 @@ class RichBlockAnchor(RichBlock):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockList(RichBlock):
@@ -17166,7 +17965,10 @@ class RichBlockList(RichBlock):
             items = from_dicts('[RichBlockListItem]', items)
         self.type = type
         self.items = items
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockBlockQuotation(RichBlock):
@@ -17210,7 +18012,10 @@ class RichBlockBlockQuotation(RichBlock):
         self.type = type
         self.blocks = blocks
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockExpandableBlockQuotation(RichBlock):
@@ -17255,7 +18060,10 @@ class RichBlockExpandableBlockQuotation(RichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockPullQuotation(RichBlock):
@@ -17299,7 +18107,10 @@ class RichBlockPullQuotation(RichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockCollage(RichBlock):
@@ -17343,7 +18154,10 @@ class RichBlockCollage(RichBlock):
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockSlideshow(RichBlock):
@@ -17387,7 +18201,10 @@ class RichBlockSlideshow(RichBlock):
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockTable(RichBlock):
@@ -17452,7 +18269,10 @@ class RichBlockTable(RichBlock):
         self.is_striped = is_striped
         self.is_compact = is_compact
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockDetails(RichBlock):
@@ -17503,7 +18323,10 @@ class RichBlockDetails(RichBlock):
         self.summary = summary
         self.blocks = blocks
         self.is_open = is_open
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockMap(RichBlock):
@@ -17568,7 +18391,10 @@ class RichBlockMap(RichBlock):
         self.width = width
         self.height = height
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockButtons(RichBlock):
@@ -17613,7 +18439,10 @@ class RichBlockButtons(RichBlock):
         self.type = type
         self.buttons = buttons
         self.align = align
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockAnimation(RichBlock):
@@ -17664,7 +18493,10 @@ class RichBlockAnimation(RichBlock):
         self.animation = animation
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockAudio(RichBlock):
@@ -17708,7 +18540,10 @@ class RichBlockAudio(RichBlock):
         self.type = type
         self.audio = audio
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockDocument(RichBlock):
@@ -17752,7 +18587,10 @@ class RichBlockDocument(RichBlock):
         self.type = type
         self.document = document
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockPhoto(RichBlock):
@@ -17803,7 +18641,10 @@ class RichBlockPhoto(RichBlock):
         self.photo = photo
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockVideo(RichBlock):
@@ -17854,7 +18695,10 @@ class RichBlockVideo(RichBlock):
         self.video = video
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockVoiceNote(RichBlock):
@@ -17898,7 +18742,10 @@ class RichBlockVoiceNote(RichBlock):
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockThinking(RichBlock):
@@ -17938,7 +18785,10 @@ class RichBlockThinking(RichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockListItem(TelegramObject):
@@ -17997,7 +18847,10 @@ class InputRichBlockListItem(TelegramObject):
         self.is_checked = is_checked
         self.value = value
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockParagraph(InputRichBlock):
@@ -18032,7 +18885,10 @@ class InputRichBlockParagraph(InputRichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockSectionHeading(InputRichBlock):
@@ -18074,7 +18930,10 @@ class InputRichBlockSectionHeading(InputRichBlock):
         self.type = type
         self.text = text
         self.size = size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockPreformatted(InputRichBlock):
@@ -18116,7 +18975,10 @@ class InputRichBlockPreformatted(InputRichBlock):
         self.type = type
         self.text = text
         self.language = language
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockFooter(InputRichBlock):
@@ -18151,7 +19013,10 @@ class InputRichBlockFooter(InputRichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockDivider(InputRichBlock):
@@ -18177,7 +19042,10 @@ class InputRichBlockDivider(InputRichBlock):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockMathematicalExpression(InputRichBlock):
@@ -18211,7 +19079,10 @@ class InputRichBlockMathematicalExpression(InputRichBlock):
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockAnchor(InputRichBlock):
@@ -18244,7 +19115,10 @@ class InputRichBlockAnchor(InputRichBlock):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockList(InputRichBlock):
@@ -18279,7 +19153,10 @@ class InputRichBlockList(InputRichBlock):
             items = from_dicts('[InputRichBlockListItem]', items)
         self.type = type
         self.items = items
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockBlockQuotation(InputRichBlock):
@@ -18323,7 +19200,10 @@ class InputRichBlockBlockQuotation(InputRichBlock):
         self.type = type
         self.blocks = blocks
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockExpandableBlockQuotation(InputRichBlock):
@@ -18368,7 +19248,10 @@ class InputRichBlockExpandableBlockQuotation(InputRichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockPullQuotation(InputRichBlock):
@@ -18412,7 +19295,10 @@ class InputRichBlockPullQuotation(InputRichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockCollage(InputRichBlock):
@@ -18456,7 +19342,10 @@ class InputRichBlockCollage(InputRichBlock):
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockSlideshow(InputRichBlock):
@@ -18500,7 +19389,10 @@ class InputRichBlockSlideshow(InputRichBlock):
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockTable(InputRichBlock):
@@ -18565,7 +19457,10 @@ class InputRichBlockTable(InputRichBlock):
         self.is_striped = is_striped
         self.is_compact = is_compact
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockDetails(InputRichBlock):
@@ -18616,7 +19511,10 @@ class InputRichBlockDetails(InputRichBlock):
         self.summary = summary
         self.blocks = blocks
         self.is_open = is_open
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockMap(InputRichBlock):
@@ -18682,7 +19580,10 @@ class InputRichBlockMap(InputRichBlock):
         self.width = width
         self.height = height
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockButtons(InputRichBlock):
@@ -18727,7 +19628,10 @@ class InputRichBlockButtons(InputRichBlock):
         self.type = type
         self.buttons = buttons
         self.align = align
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockAnimation(InputRichBlock):
@@ -18771,7 +19675,10 @@ class InputRichBlockAnimation(InputRichBlock):
         self.type = type
         self.animation = animation
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockAudio(InputRichBlock):
@@ -18815,7 +19722,10 @@ class InputRichBlockAudio(InputRichBlock):
         self.type = type
         self.audio = audio
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockDocument(InputRichBlock):
@@ -18859,7 +19769,10 @@ class InputRichBlockDocument(InputRichBlock):
         self.type = type
         self.document = document
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockPhoto(InputRichBlock):
@@ -18903,7 +19816,10 @@ class InputRichBlockPhoto(InputRichBlock):
         self.type = type
         self.photo = photo
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockVideo(InputRichBlock):
@@ -18947,7 +19863,10 @@ class InputRichBlockVideo(InputRichBlock):
         self.type = type
         self.video = video
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockVoiceNote(InputRichBlock):
@@ -18991,7 +19910,10 @@ class InputRichBlockVoiceNote(InputRichBlock):
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockThinking(InputRichBlock):
@@ -19031,7 +19953,10 @@ class InputRichBlockThinking(InputRichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQuery(TelegramObject, InlineQueryShortcuts):
@@ -19106,7 +20031,10 @@ class InlineQuery(TelegramObject, InlineQueryShortcuts):
         self.offset = offset
         self.chat_type = chat_type
         self.location = location
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -19161,7 +20089,10 @@ class InlineQueryResultsButton(TelegramObject):
         self.text = text
         self.web_app = web_app
         self.start_parameter = start_parameter
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultArticle(InlineQueryResult):
@@ -19254,7 +20185,10 @@ class InlineQueryResultArticle(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultPhoto(InlineQueryResult):
@@ -19384,7 +20318,10 @@ class InlineQueryResultPhoto(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultGif(InlineQueryResult):
@@ -19522,7 +20459,10 @@ class InlineQueryResultGif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultMpeg4Gif(InlineQueryResult):
@@ -19660,7 +20600,10 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultVideo(InlineQueryResult):
@@ -19806,7 +20749,10 @@ class InlineQueryResultVideo(InlineQueryResult):
         self.description = description
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultAudio(InlineQueryResult):
@@ -19915,7 +20861,10 @@ class InlineQueryResultAudio(InlineQueryResult):
         self.audio_duration = audio_duration
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultVoice(InlineQueryResult):
@@ -20017,7 +20966,10 @@ class InlineQueryResultVoice(InlineQueryResult):
         self.voice_duration = voice_duration
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultDocument(InlineQueryResult):
@@ -20147,7 +21099,10 @@ class InlineQueryResultDocument(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultLocation(InlineQueryResult):
@@ -20276,7 +21231,10 @@ class InlineQueryResultLocation(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultVenue(InlineQueryResult):
@@ -20407,7 +21365,10 @@ class InlineQueryResultVenue(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultContact(InlineQueryResult):
@@ -20509,7 +21470,10 @@ class InlineQueryResultContact(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultGame(InlineQueryResult):
@@ -20558,7 +21522,10 @@ class InlineQueryResultGame(InlineQueryResult):
         self.id = id
         self.game_short_name = game_short_name
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedPhoto(InlineQueryResult):
@@ -20667,7 +21634,10 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedGif(InlineQueryResult):
@@ -20768,7 +21738,10 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
@@ -20870,7 +21843,10 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedSticker(InlineQueryResult):
@@ -20930,7 +21906,10 @@ class InlineQueryResultCachedSticker(InlineQueryResult):
         self.sticker_file_id = sticker_file_id
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedDocument(InlineQueryResult):
@@ -21032,7 +22011,10 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedVideo(InlineQueryResult):
@@ -21141,7 +22123,10 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedVoice(InlineQueryResult):
@@ -21236,7 +22221,10 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedAudio(InlineQueryResult):
@@ -21324,7 +22312,10 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputTextMessageContent(InputMessageContent):
@@ -21380,7 +22371,10 @@ class InputTextMessageContent(InputMessageContent):
         self.parse_mode = parse_mode
         self.entities = entities
         self.link_preview_options = link_preview_options
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichMessageContent(InputMessageContent):
@@ -21408,7 +22402,10 @@ class InputRichMessageContent(InputMessageContent):
         if rich_message.__class__ is dict:
             rich_message = from_dicts('InputRichMessage', rich_message)
         self.rich_message = rich_message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputLocationMessageContent(InputMessageContent):
@@ -21475,7 +22472,10 @@ class InputLocationMessageContent(InputMessageContent):
         self.live_period = live_period
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputVenueMessageContent(InputMessageContent):
@@ -21552,7 +22552,10 @@ class InputVenueMessageContent(InputMessageContent):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputContactMessageContent(InputMessageContent):
@@ -21599,7 +22602,10 @@ class InputContactMessageContent(InputMessageContent):
         self.first_name = first_name
         self.last_name = last_name
         self.vcard = vcard
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputInvoiceMessageContent(InputMessageContent):
@@ -21797,7 +22803,10 @@ class InputInvoiceMessageContent(InputMessageContent):
         self.send_phone_number_to_provider = send_phone_number_to_provider
         self.send_email_to_provider = send_email_to_provider
         self.is_flexible = is_flexible
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChosenInlineResult(TelegramObject):
@@ -21866,7 +22875,10 @@ class ChosenInlineResult(TelegramObject):
         self.location = location
         self.inline_message_id = inline_message_id
         self.query = query
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LabeledPrice(TelegramObject):
@@ -21903,7 +22915,10 @@ class LabeledPrice(TelegramObject):
     ) -> None:
         self.label = label
         self.amount = amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Invoice(TelegramObject):
@@ -21960,7 +22975,10 @@ class Invoice(TelegramObject):
         self.start_parameter = start_parameter
         self.currency = currency
         self.total_amount = total_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ShippingAddress(TelegramObject):
@@ -22021,7 +23039,10 @@ class ShippingAddress(TelegramObject):
         self.street_line1 = street_line1
         self.street_line2 = street_line2
         self.post_code = post_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OrderInfo(TelegramObject):
@@ -22070,7 +23091,10 @@ class OrderInfo(TelegramObject):
         self.phone_number = phone_number
         self.email = email
         self.shipping_address = shipping_address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ShippingOption(TelegramObject):
@@ -22112,7 +23136,10 @@ class ShippingOption(TelegramObject):
         self.id = id
         self.title = title
         self.prices = prices
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuccessfulPayment(TelegramObject):
@@ -22208,7 +23235,10 @@ class SuccessfulPayment(TelegramObject):
         self.order_info = order_info
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.provider_payment_charge_id = provider_payment_charge_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RefundedPayment(TelegramObject):
@@ -22268,7 +23298,10 @@ class RefundedPayment(TelegramObject):
         self.invoice_payload = invoice_payload
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.provider_payment_charge_id = provider_payment_charge_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
@@ -22324,7 +23357,10 @@ class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
         self.from_user = from_user
         self.invoice_payload = invoice_payload
         self.shipping_address = shipping_address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -22405,7 +23441,10 @@ class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
         self.invoice_payload = invoice_payload
         self.shipping_option_id = shipping_option_id
         self.order_info = order_info
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -22445,7 +23484,10 @@ class PaidMediaPurchased(TelegramObject):
             from_user = from_dicts('User', from_user)
         self.from_user = from_user
         self.paid_media_payload = paid_media_payload
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RevenueWithdrawalStatePending(RevenueWithdrawalState):
@@ -22471,7 +23513,10 @@ class RevenueWithdrawalStatePending(RevenueWithdrawalState):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
@@ -22511,7 +23556,10 @@ class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
         self.type = type
         self.date = as_datetime(date)
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RevenueWithdrawalStateFailed(RevenueWithdrawalState):
@@ -22537,7 +23585,10 @@ class RevenueWithdrawalStateFailed(RevenueWithdrawalState):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class AffiliateInfo(TelegramObject):
@@ -22603,7 +23654,10 @@ class AffiliateInfo(TelegramObject):
         self.commission_per_mille = commission_per_mille
         self.amount = amount
         self.nanostar_amount = nanostar_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerUser(TransactionPartner):
@@ -22716,7 +23770,10 @@ class TransactionPartnerUser(TransactionPartner):
         self.paid_media_payload = paid_media_payload
         self.gift = gift
         self.premium_subscription_duration = premium_subscription_duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerChat(TransactionPartner):
@@ -22760,7 +23817,10 @@ class TransactionPartnerChat(TransactionPartner):
         self.type = type
         self.chat = chat
         self.gift = gift
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerAffiliateProgram(TransactionPartner):
@@ -22805,7 +23865,10 @@ class TransactionPartnerAffiliateProgram(TransactionPartner):
         self.type = type
         self.sponsor_user = sponsor_user
         self.commission_per_mille = commission_per_mille
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerFragment(TransactionPartner):
@@ -22840,7 +23903,10 @@ class TransactionPartnerFragment(TransactionPartner):
             withdrawal_state = from_dicts('RevenueWithdrawalState', withdrawal_state)
         self.type = type
         self.withdrawal_state = withdrawal_state
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerTelegramAds(TransactionPartner):
@@ -22866,7 +23932,10 @@ class TransactionPartnerTelegramAds(TransactionPartner):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerTelegramApi(TransactionPartner):
@@ -22899,7 +23968,10 @@ class TransactionPartnerTelegramApi(TransactionPartner):
     ) -> None:
         self.type = type
         self.request_count = request_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerOther(TransactionPartner):
@@ -22925,7 +23997,10 @@ class TransactionPartnerOther(TransactionPartner):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StarTransaction(TelegramObject):
@@ -23002,7 +24077,10 @@ class StarTransaction(TelegramObject):
         self.date = as_datetime(date)
         self.source = source
         self.receiver = receiver
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StarTransactions(TelegramObject):
@@ -23030,7 +24108,10 @@ class StarTransactions(TelegramObject):
         if transactions.__class__ is list and holds_dicts(transactions):
             transactions = from_dicts('[StarTransaction]', transactions)
         self.transactions = transactions
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportData(TelegramObject):
@@ -23069,7 +24150,10 @@ class PassportData(TelegramObject):
             credentials = from_dicts('EncryptedCredentials', credentials)
         self.data = data
         self.credentials = credentials
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportFile(TelegramObject):
@@ -23119,7 +24203,10 @@ class PassportFile(TelegramObject):
         self.file_unique_id = file_unique_id
         self.file_size = file_size
         self.file_date = as_datetime(file_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class EncryptedPassportElement(TelegramObject):
@@ -23244,7 +24331,10 @@ class EncryptedPassportElement(TelegramObject):
         self.selfie = selfie
         self.translation = translation
         self.hash = hash
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class EncryptedCredentials(TelegramObject):
@@ -23289,7 +24379,10 @@ class EncryptedCredentials(TelegramObject):
         self.data = data
         self.hash = hash
         self.secret = secret
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorDataField(PassportElementError):
@@ -23346,7 +24439,10 @@ class PassportElementErrorDataField(PassportElementError):
         self.field_name = field_name
         self.data_hash = data_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorFrontSide(PassportElementError):
@@ -23396,7 +24492,10 @@ class PassportElementErrorFrontSide(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorReverseSide(PassportElementError):
@@ -23446,7 +24545,10 @@ class PassportElementErrorReverseSide(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorSelfie(PassportElementError):
@@ -23496,7 +24598,10 @@ class PassportElementErrorSelfie(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorFile(PassportElementError):
@@ -23546,7 +24651,10 @@ class PassportElementErrorFile(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorFiles(PassportElementError):
@@ -23596,7 +24704,10 @@ class PassportElementErrorFiles(PassportElementError):
         self.type = type
         self.file_hashes = file_hashes
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorTranslationFile(PassportElementError):
@@ -23647,7 +24758,10 @@ class PassportElementErrorTranslationFile(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorTranslationFiles(PassportElementError):
@@ -23698,7 +24812,10 @@ class PassportElementErrorTranslationFiles(PassportElementError):
         self.type = type
         self.file_hashes = file_hashes
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorUnspecified(PassportElementError):
@@ -23746,7 +24863,10 @@ class PassportElementErrorUnspecified(PassportElementError):
         self.type = type
         self.element_hash = element_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Game(TelegramObject):
@@ -23819,7 +24939,10 @@ class Game(TelegramObject):
         self.text = text
         self.text_entities = text_entities
         self.animation = animation
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CallbackGame(TelegramObject):
@@ -23835,7 +24958,10 @@ class CallbackGame(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GameHighScore(TelegramObject):
@@ -23877,7 +25003,10 @@ class GameHighScore(TelegramObject):
         self.position = position
         self.user = user
         self.score = score
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestUser(TelegramObject):
@@ -23918,7 +25047,10 @@ class KeyboardButtonRequestUser(TelegramObject):
         self.request_id = request_id
         self.user_is_bot = user_is_bot
         self.user_is_premium = user_is_premium
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserShared(TelegramObject):
@@ -23952,7 +25084,10 @@ class UserShared(TelegramObject):
     ) -> None:
         self.request_id = request_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 MaybeInaccessibleMessage.__tg_union__ = UnionRule(

@@ -166,7 +166,17 @@ def _init(name: str, fields: list[Field], model: Model) -> Iterator[str]:
     for f in fields:
         value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
         yield f"        self.{f.attr} = {value}\n"
-    yield "        self._extra = extra or None\n"
+    yield from _keep_extra()
+
+
+def _keep_extra() -> Iterator[str]:
+    """The keywords a class does not know stored through ``keep_extra``, which gives
+    the class the ``__getattr__`` that reads them; none (the common case) cost what
+    ``self._extra = extra or None`` costs, without a call."""
+    yield "        if extra:\n"
+    yield "            keep_extra(self, extra)\n"
+    yield "        else:\n"
+    yield "            self._extra = None\n"
 
 
 def _union_base(td: TypeDef) -> Iterator[str]:
@@ -206,7 +216,14 @@ def render_types(model: Model) -> str:
         "from ._shortcuts import (\n",
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",
-        "from .base import TelegramObject, UnionRule, as_datetime, from_dicts, holds_dicts\n",
+        "from .base import (\n",
+        "    TelegramObject,\n",
+        "    UnionRule,\n",
+        "    as_datetime,\n",
+        "    from_dicts,\n",
+        "    holds_dicts,\n",
+        "    keep_extra,\n",
+        ")\n",
         "from .helpers import (\n",
         *(f"    {name},\n" for name in sorted(set(model.helpers.values()))),
         ")\n",
