@@ -176,3 +176,28 @@ def test_unpickling_in_a_fresh_process_reads_unknown_fields() -> None:
         assert user.mood == "ok" and user.first_name == "A"
         print("ok")
     """)
+
+
+def test_dicts_anywhere_in_a_list_field_become_objects() -> None:
+    """The constructors' list check looks at every item (the first ones being objects
+    says nothing of the rest): a dict in any row, at any place, is converted."""
+    button = tt.InlineKeyboardButton(text="a", callback_data="b")
+    raw = {"text": "c", "callback_data": "d"}
+    for rows in ([[button, button, raw]], [[button], [raw, button]], [[raw]]):
+        markup = tt.InlineKeyboardMarkup(inline_keyboard=rows)  # type: ignore[arg-type]
+        flat = [b for row in markup.inline_keyboard for b in row]
+        assert all(type(b) is tt.InlineKeyboardButton for b in flat), flat
+        assert flat[0] is button or rows == [[raw]]  # objects given stay the very objects
+    objects = [[button] * 3, [button]]
+    assert tt.InlineKeyboardMarkup(inline_keyboard=objects).inline_keyboard is objects
+    entity = tt.MessageEntity(type="bold", offset=0, length=1)
+    message = tt.Message(
+        message_id=1,
+        date=0,
+        chat=tt.Chat(id=1, type="private"),
+        entities=[entity, {"type": "italic", "offset": 1, "length": 1}],  # type: ignore[list-item]
+    )
+    assert message.entities is not None and message.entities[0] is entity
+    assert type(message.entities[1]) is tt.MessageEntity
+    kept = [entity, []]  # a list holding no dict is left as given
+    assert tt.Message(message_id=1, date=0, chat=message.chat, entities=kept).entities is kept  # type: ignore[arg-type]

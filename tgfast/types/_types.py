@@ -22,6 +22,7 @@ from ._shortcuts import (
     UserShortcuts,
 )
 from .base import (
+    RAW_ITEMS,
     TelegramObject,
     UnionRule,
     as_datetime,
@@ -1859,8 +1860,12 @@ class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
             personal_chat = from_dicts('Chat', personal_chat)
         if parent_chat.__class__ is dict:
             parent_chat = from_dicts('Chat', parent_chat)
-        if available_reactions.__class__ is list and holds_dicts(available_reactions):
-            available_reactions = from_dicts('[ReactionType]', available_reactions)
+        if available_reactions.__class__ is list:
+            for _item in available_reactions:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(available_reactions):
+                        available_reactions = from_dicts('[ReactionType]', available_reactions)
+                    break
         if pinned_message.__class__ is dict:
             pinned_message = from_dicts('Message', pinned_message)
         if permissions.__class__ is dict:
@@ -2821,8 +2826,12 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             guest_bot_caller_user = from_dicts('User', guest_bot_caller_user)
         if guest_bot_caller_chat.__class__ is dict:
             guest_bot_caller_chat = from_dicts('Chat', guest_bot_caller_chat)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         if link_preview_options.__class__ is dict:
             link_preview_options = from_dicts('LinkPreviewOptions', link_preview_options)
         if suggested_post_info.__class__ is dict:
@@ -2839,8 +2848,12 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             live_photo = from_dicts('LivePhoto', live_photo)
         if paid_media.__class__ is dict:
             paid_media = from_dicts('PaidMediaInfo', paid_media)
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if sticker.__class__ is dict:
             sticker = from_dicts('Sticker', sticker)
         if story.__class__ is dict:
@@ -2851,8 +2864,12 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             video_note = from_dicts('VideoNote', video_note)
         if voice.__class__ is dict:
             voice = from_dicts('Voice', voice)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if checklist.__class__ is dict:
             checklist = from_dicts('Checklist', checklist)
         if contact.__class__ is dict:
@@ -2867,16 +2884,24 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             venue = from_dicts('Venue', venue)
         if location.__class__ is dict:
             location = from_dicts('Location', location)
-        if new_chat_members.__class__ is list and holds_dicts(new_chat_members):
-            new_chat_members = from_dicts('[User]', new_chat_members)
+        if new_chat_members.__class__ is list:
+            for _item in new_chat_members:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(new_chat_members):
+                        new_chat_members = from_dicts('[User]', new_chat_members)
+                    break
         if left_chat_member.__class__ is dict:
             left_chat_member = from_dicts('User', left_chat_member)
         if chat_owner_left.__class__ is dict:
             chat_owner_left = from_dicts('ChatOwnerLeft', chat_owner_left)
         if chat_owner_changed.__class__ is dict:
             chat_owner_changed = from_dicts('ChatOwnerChanged', chat_owner_changed)
-        if new_chat_photo.__class__ is list and holds_dicts(new_chat_photo):
-            new_chat_photo = from_dicts('[PhotoSize]', new_chat_photo)
+        if new_chat_photo.__class__ is list:
+            for _item in new_chat_photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(new_chat_photo):
+                        new_chat_photo = from_dicts('[PhotoSize]', new_chat_photo)
+                    break
         if message_auto_delete_timer_changed.__class__ is dict:
             message_auto_delete_timer_changed = from_dicts('MessageAutoDeleteTimerChanged', message_auto_delete_timer_changed)
         if pinned_message.__class__ is dict:
@@ -3327,8 +3352,12 @@ class TextQuote(TelegramObject):
         is_manual: bool | None = None,
         **extra: Any,
     ) -> None:
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.text = text
         self.entities = entities
         self.position = position
@@ -3538,8 +3567,12 @@ class ExternalReplyInfo(TelegramObject):
             live_photo = from_dicts('LivePhoto', live_photo)
         if paid_media.__class__ is dict:
             paid_media = from_dicts('PaidMediaInfo', paid_media)
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if sticker.__class__ is dict:
             sticker = from_dicts('Sticker', sticker)
         if story.__class__ is dict:
@@ -3699,8 +3732,12 @@ class ReplyParameters(TelegramObject):
         poll_option_id: str | None = None,
         **extra: Any,
     ) -> None:
-        if quote_entities.__class__ is list and holds_dicts(quote_entities):
-            quote_entities = from_dicts('[MessageEntity]', quote_entities)
+        if quote_entities.__class__ is list:
+            for _item in quote_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(quote_entities):
+                        quote_entities = from_dicts('[MessageEntity]', quote_entities)
+                    break
         self.message_id = message_id
         self.chat_id = chat_id
         self.ephemeral_message_id = ephemeral_message_id
@@ -4346,8 +4383,12 @@ class LivePhoto(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.photo = photo
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -4564,10 +4605,18 @@ class Video(TelegramObject):
     ) -> None:
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('PhotoSize', thumbnail)
-        if cover.__class__ is list and holds_dicts(cover):
-            cover = from_dicts('[PhotoSize]', cover)
-        if qualities.__class__ is list and holds_dicts(qualities):
-            qualities = from_dicts('[VideoQuality]', qualities)
+        if cover.__class__ is list:
+            for _item in cover:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(cover):
+                        cover = from_dicts('[PhotoSize]', cover)
+                    break
+        if qualities.__class__ is list:
+            for _item in qualities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(qualities):
+                        qualities = from_dicts('[VideoQuality]', qualities)
+                    break
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.width = width
@@ -4744,8 +4793,12 @@ class PaidMediaInfo(TelegramObject):
         paid_media: list[PaidMedia],
         **extra: Any,
     ) -> None:
-        if paid_media.__class__ is list and holds_dicts(paid_media):
-            paid_media = from_dicts('[PaidMedia]', paid_media)
+        if paid_media.__class__ is list:
+            for _item in paid_media:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(paid_media):
+                        paid_media = from_dicts('[PaidMedia]', paid_media)
+                    break
         self.star_count = star_count
         self.paid_media = paid_media
         if extra:
@@ -4820,8 +4873,12 @@ class PaidMediaPhoto(PaidMedia):
         photo: list[PhotoSize],
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.type = type
         self.photo = photo
         if extra:
@@ -5139,8 +5196,12 @@ class PollMedia(TelegramObject):
             live_photo = from_dicts('LivePhoto', live_photo)
         if location.__class__ is dict:
             location = from_dicts('Location', location)
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if sticker.__class__ is dict:
             sticker = from_dicts('Sticker', sticker)
         if venue.__class__ is dict:
@@ -5235,8 +5296,12 @@ class PollOption(TelegramObject):
         addition_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if media.__class__ is dict:
             media = from_dicts('PollMedia', media)
         if added_by_user.__class__ is dict:
@@ -5302,8 +5367,12 @@ class InputPollOption(TelegramObject):
         media: InputPollOptionMedia | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if media.__class__ is dict:
             media = from_dicts('InputPollOptionMedia', media)
         self.text = text
@@ -5536,16 +5605,32 @@ class Poll(TelegramObject):
         media: PollMedia | None = None,
         **extra: Any,
     ) -> None:
-        if question_entities.__class__ is list and holds_dicts(question_entities):
-            question_entities = from_dicts('[MessageEntity]', question_entities)
-        if options.__class__ is list and holds_dicts(options):
-            options = from_dicts('[PollOption]', options)
-        if explanation_entities.__class__ is list and holds_dicts(explanation_entities):
-            explanation_entities = from_dicts('[MessageEntity]', explanation_entities)
+        if question_entities.__class__ is list:
+            for _item in question_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(question_entities):
+                        question_entities = from_dicts('[MessageEntity]', question_entities)
+                    break
+        if options.__class__ is list:
+            for _item in options:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(options):
+                        options = from_dicts('[PollOption]', options)
+                    break
+        if explanation_entities.__class__ is list:
+            for _item in explanation_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(explanation_entities):
+                        explanation_entities = from_dicts('[MessageEntity]', explanation_entities)
+                    break
         if explanation_media.__class__ is dict:
             explanation_media = from_dicts('PollMedia', explanation_media)
-        if description_entities.__class__ is list and holds_dicts(description_entities):
-            description_entities = from_dicts('[MessageEntity]', description_entities)
+        if description_entities.__class__ is list:
+            for _item in description_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(description_entities):
+                        description_entities = from_dicts('[MessageEntity]', description_entities)
+                    break
         if media.__class__ is dict:
             media = from_dicts('PollMedia', media)
         self.id = id
@@ -5629,8 +5714,12 @@ class ChecklistTask(TelegramObject):
         completion_date: int | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if completed_by_user.__class__ is dict:
             completed_by_user = from_dicts('User', completed_by_user)
         if completed_by_chat.__class__ is dict:
@@ -5694,10 +5783,18 @@ class Checklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
-        if title_entities.__class__ is list and holds_dicts(title_entities):
-            title_entities = from_dicts('[MessageEntity]', title_entities)
-        if tasks.__class__ is list and holds_dicts(tasks):
-            tasks = from_dicts('[ChecklistTask]', tasks)
+        if title_entities.__class__ is list:
+            for _item in title_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(title_entities):
+                        title_entities = from_dicts('[MessageEntity]', title_entities)
+                    break
+        if tasks.__class__ is list:
+            for _item in tasks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(tasks):
+                        tasks = from_dicts('[ChecklistTask]', tasks)
+                    break
         self.title = title
         self.title_entities = title_entities
         self.tasks = tasks
@@ -5755,8 +5852,12 @@ class InputChecklistTask(TelegramObject):
         text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         self.id = id
         self.text = text
         self.parse_mode = parse_mode
@@ -5824,10 +5925,18 @@ class InputChecklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
-        if title_entities.__class__ is list and holds_dicts(title_entities):
-            title_entities = from_dicts('[MessageEntity]', title_entities)
-        if tasks.__class__ is list and holds_dicts(tasks):
-            tasks = from_dicts('[InputChecklistTask]', tasks)
+        if title_entities.__class__ is list:
+            for _item in title_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(title_entities):
+                        title_entities = from_dicts('[MessageEntity]', title_entities)
+                    break
+        if tasks.__class__ is list:
+            for _item in tasks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(tasks):
+                        tasks = from_dicts('[InputChecklistTask]', tasks)
+                    break
         self.title = title
         self.parse_mode = parse_mode
         self.title_entities = title_entities
@@ -6322,8 +6431,12 @@ class PollOptionAdded(TelegramObject):
     ) -> None:
         if poll_message.__class__ is dict:
             poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
-        if option_text_entities.__class__ is list and holds_dicts(option_text_entities):
-            option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+        if option_text_entities.__class__ is list:
+            for _item in option_text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(option_text_entities):
+                        option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+                    break
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
@@ -6379,8 +6492,12 @@ class PollOptionDeleted(TelegramObject):
     ) -> None:
         if poll_message.__class__ is dict:
             poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
-        if option_text_entities.__class__ is list and holds_dicts(option_text_entities):
-            option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+        if option_text_entities.__class__ is list:
+            for _item in option_text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(option_text_entities):
+                        option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+                    break
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
@@ -6869,8 +6986,12 @@ class ChecklistTasksAdded(TelegramObject):
     ) -> None:
         if checklist_message.__class__ is dict:
             checklist_message = from_dicts('Message', checklist_message)
-        if tasks.__class__ is list and holds_dicts(tasks):
-            tasks = from_dicts('[ChecklistTask]', tasks)
+        if tasks.__class__ is list:
+            for _item in tasks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(tasks):
+                        tasks = from_dicts('[ChecklistTask]', tasks)
+                    break
         self.checklist_message = checklist_message
         self.tasks = tasks
         if extra:
@@ -7183,8 +7304,12 @@ class SharedUser(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.user_id = user_id
         self.first_name = first_name
         self.last_name = last_name
@@ -7225,8 +7350,12 @@ class UsersShared(TelegramObject):
         users: list[SharedUser],
         **extra: Any,
     ) -> None:
-        if users.__class__ is list and holds_dicts(users):
-            users = from_dicts('[SharedUser]', users)
+        if users.__class__ is list:
+            for _item in users:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(users):
+                        users = from_dicts('[SharedUser]', users)
+                    break
         self.request_id = request_id
         self.users = users
         if extra:
@@ -7287,8 +7416,12 @@ class ChatShared(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.request_id = request_id
         self.chat_id = chat_id
         self.title = title
@@ -7452,8 +7585,12 @@ class VideoChatParticipantsInvited(TelegramObject):
         users: list[User],
         **extra: Any,
     ) -> None:
-        if users.__class__ is list and holds_dicts(users):
-            users = from_dicts('[User]', users)
+        if users.__class__ is list:
+            for _item in users:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(users):
+                        users = from_dicts('[User]', users)
+                    break
         self.users = users
         if extra:
             keep_extra(self, extra)
@@ -7881,8 +8018,12 @@ class Giveaway(TelegramObject):
         premium_subscription_month_count: int | None = None,
         **extra: Any,
     ) -> None:
-        if chats.__class__ is list and holds_dicts(chats):
-            chats = from_dicts('[Chat]', chats)
+        if chats.__class__ is list:
+            for _item in chats:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(chats):
+                        chats = from_dicts('[Chat]', chats)
+                    break
         self.chats = chats
         self.winners_selection_date = as_datetime(winners_selection_date)
         self.winner_count = winner_count
@@ -7996,8 +8137,12 @@ class GiveawayWinners(TelegramObject):
     ) -> None:
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
-        if winners.__class__ is list and holds_dicts(winners):
-            winners = from_dicts('[User]', winners)
+        if winners.__class__ is list:
+            for _item in winners:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(winners):
+                        winners = from_dicts('[User]', winners)
+                    break
         self.chat = chat
         self.giveaway_message_id = giveaway_message_id
         self.winners_selection_date = as_datetime(winners_selection_date)
@@ -8339,8 +8484,17 @@ class UserProfilePhotos(TelegramObject):
         photos: list[list[PhotoSize]],
         **extra: Any,
     ) -> None:
-        if photos.__class__ is list and holds_dicts(photos):
-            photos = from_dicts('[[PhotoSize]]', photos)
+        if photos.__class__ is list:
+            for _row in photos:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(photos):
+                    photos = from_dicts('[[PhotoSize]]', photos)
+                break
         self.total_count = total_count
         self.photos = photos
         if extra:
@@ -8377,8 +8531,12 @@ class UserProfileAudios(TelegramObject):
         audios: list[Audio],
         **extra: Any,
     ) -> None:
-        if audios.__class__ is list and holds_dicts(audios):
-            audios = from_dicts('[Audio]', audios)
+        if audios.__class__ is list:
+            for _item in audios:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(audios):
+                        audios = from_dicts('[Audio]', audios)
+                    break
         self.total_count = total_count
         self.audios = audios
         if extra:
@@ -8556,8 +8714,17 @@ class ReplyKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
-        if keyboard.__class__ is list and holds_dicts(keyboard):
-            keyboard = from_dicts('[[KeyboardButton]]', keyboard)
+        if keyboard.__class__ is list:
+            for _row in keyboard:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(keyboard):
+                    keyboard = from_dicts('[[KeyboardButton]]', keyboard)
+                break
         self.keyboard = keyboard
         self.is_persistent = is_persistent
         self.resize_keyboard = resize_keyboard
@@ -9068,8 +9235,17 @@ class InlineKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
-        if inline_keyboard.__class__ is list and holds_dicts(inline_keyboard):
-            inline_keyboard = from_dicts('[[InlineKeyboardButton]]', inline_keyboard)
+        if inline_keyboard.__class__ is list:
+            for _row in inline_keyboard:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(inline_keyboard):
+                    inline_keyboard = from_dicts('[[InlineKeyboardButton]]', inline_keyboard)
+                break
         self.inline_keyboard = inline_keyboard
         self.force_reply = force_reply
         if extra:
@@ -11030,8 +11206,12 @@ class BusinessOpeningHours(TelegramObject):
         opening_hours: list[BusinessOpeningHoursInterval],
         **extra: Any,
     ) -> None:
-        if opening_hours.__class__ is list and holds_dicts(opening_hours):
-            opening_hours = from_dicts('[BusinessOpeningHoursInterval]', opening_hours)
+        if opening_hours.__class__ is list:
+            for _item in opening_hours:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(opening_hours):
+                        opening_hours = from_dicts('[BusinessOpeningHoursInterval]', opening_hours)
+                    break
         self.time_zone_name = time_zone_name
         self.opening_hours = opening_hours
         if extra:
@@ -11727,10 +11907,18 @@ class MessageReactionUpdated(TelegramObject):
             user = from_dicts('User', user)
         if actor_chat.__class__ is dict:
             actor_chat = from_dicts('Chat', actor_chat)
-        if old_reaction.__class__ is list and holds_dicts(old_reaction):
-            old_reaction = from_dicts('[ReactionType]', old_reaction)
-        if new_reaction.__class__ is list and holds_dicts(new_reaction):
-            new_reaction = from_dicts('[ReactionType]', new_reaction)
+        if old_reaction.__class__ is list:
+            for _item in old_reaction:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(old_reaction):
+                        old_reaction = from_dicts('[ReactionType]', old_reaction)
+                    break
+        if new_reaction.__class__ is list:
+            for _item in new_reaction:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(new_reaction):
+                        new_reaction = from_dicts('[ReactionType]', new_reaction)
+                    break
         self.chat = chat
         self.message_id = message_id
         self.user = user
@@ -11786,8 +11974,12 @@ class MessageReactionCountUpdated(TelegramObject):
     ) -> None:
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
-        if reactions.__class__ is list and holds_dicts(reactions):
-            reactions = from_dicts('[ReactionCount]', reactions)
+        if reactions.__class__ is list:
+            for _item in reactions:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(reactions):
+                        reactions = from_dicts('[ReactionCount]', reactions)
+                    break
         self.chat = chat
         self.message_id = message_id
         self.date = as_datetime(date)
@@ -12052,8 +12244,12 @@ class Gifts(TelegramObject):
         gifts: list[Gift],
         **extra: Any,
     ) -> None:
-        if gifts.__class__ is list and holds_dicts(gifts):
-            gifts = from_dicts('[Gift]', gifts)
+        if gifts.__class__ is list:
+            for _item in gifts:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(gifts):
+                        gifts = from_dicts('[Gift]', gifts)
+                    break
         self.gifts = gifts
         if extra:
             keep_extra(self, extra)
@@ -12532,8 +12728,12 @@ class GiftInfo(TelegramObject):
     ) -> None:
         if gift.__class__ is dict:
             gift = from_dicts('Gift', gift)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.gift = gift
         self.owned_gift_id = owned_gift_id
         self.convert_star_count = convert_star_count
@@ -12644,8 +12844,12 @@ class UniqueGiftInfo(TelegramObject):
     ) -> None:
         if gift.__class__ is dict:
             gift = from_dicts('UniqueGift', gift)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.gift = gift
         self.origin = origin
         self.text = text
@@ -12787,8 +12991,12 @@ class OwnedGiftRegular(OwnedGift):
             gift = from_dicts('Gift', gift)
         if sender_user.__class__ is dict:
             sender_user = from_dicts('User', sender_user)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.type = type
         self.gift = gift
         self.owned_gift_id = owned_gift_id
@@ -12943,8 +13151,12 @@ class OwnedGifts(TelegramObject):
         next_offset: str | None = None,
         **extra: Any,
     ) -> None:
-        if gifts.__class__ is list and holds_dicts(gifts):
-            gifts = from_dicts('[OwnedGift]', gifts)
+        if gifts.__class__ is list:
+            for _item in gifts:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(gifts):
+                        gifts = from_dicts('[OwnedGift]', gifts)
+                    break
         self.total_count = total_count
         self.gifts = gifts
         self.next_offset = next_offset
@@ -12982,8 +13194,12 @@ class BotAccessSettings(TelegramObject):
         added_users: list[User] | None = None,
         **extra: Any,
     ) -> None:
-        if added_users.__class__ is list and holds_dicts(added_users):
-            added_users = from_dicts('[User]', added_users)
+        if added_users.__class__ is list:
+            for _item in added_users:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(added_users):
+                        added_users = from_dicts('[User]', added_users)
+                    break
         self.is_access_restricted = is_access_restricted
         self.added_users = added_users
         if extra:
@@ -13948,8 +14164,12 @@ class UserChatBoosts(TelegramObject):
         boosts: list[ChatBoost],
         **extra: Any,
     ) -> None:
-        if boosts.__class__ is list and holds_dicts(boosts):
-            boosts = from_dicts('[ChatBoost]', boosts)
+        if boosts.__class__ is list:
+            for _item in boosts:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(boosts):
+                        boosts = from_dicts('[ChatBoost]', boosts)
+                    break
         self.boosts = boosts
         if extra:
             keep_extra(self, extra)
@@ -14479,8 +14699,12 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('InputFile', thumbnail)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -14589,8 +14813,12 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('InputFile', thumbnail)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -14687,8 +14915,12 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('InputFile', thumbnail)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -14821,8 +15053,12 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
             media = from_dicts('InputFile', media)
         if photo.__class__ is dict:
             photo = from_dicts('InputFile', photo)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.photo = photo
@@ -14957,8 +15193,12 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
     ) -> None:
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.caption = caption
@@ -15237,8 +15477,12 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
             thumbnail = from_dicts('InputFile', thumbnail)
         if cover.__class__ is dict:
             cover = from_dicts('InputFile', cover)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -15324,8 +15568,12 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
     ) -> None:
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.caption = caption
@@ -15958,8 +16206,12 @@ class StickerSet(TelegramObject):
         thumbnail: PhotoSize | None = None,
         **extra: Any,
     ) -> None:
-        if stickers.__class__ is list and holds_dicts(stickers):
-            stickers = from_dicts('[Sticker]', stickers)
+        if stickers.__class__ is list:
+            for _item in stickers:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(stickers):
+                        stickers = from_dicts('[Sticker]', stickers)
+                    break
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('PhotoSize', thumbnail)
         self.name = name
@@ -16127,8 +16379,12 @@ class RichMessage(TelegramObject):
         is_rtl: bool | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         self.blocks = blocks
         self.is_rtl = is_rtl
         if extra:
@@ -16199,10 +16455,18 @@ class InputRichMessage(TelegramObject):
         skip_entity_detection: bool | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
-        if media.__class__ is list and holds_dicts(media):
-            media = from_dicts('[InputRichMessageMedia]', media)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
+        if media.__class__ is list:
+            for _item in media:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(media):
+                        media = from_dicts('[InputRichMessageMedia]', media)
+                    break
         self.blocks = blocks
         self.html = html
         self.markdown = markdown
@@ -17651,8 +17915,12 @@ class RichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         self.label = label
         self.blocks = blocks
         self.has_checkbox = has_checkbox
@@ -17961,8 +18229,12 @@ class RichBlockList(RichBlock):
         items: list[RichBlockListItem],
         **extra: Any,
     ) -> None:
-        if items.__class__ is list and holds_dicts(items):
-            items = from_dicts('[RichBlockListItem]', items)
+        if items.__class__ is list:
+            for _item in items:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(items):
+                        items = from_dicts('[RichBlockListItem]', items)
+                    break
         self.type = type
         self.items = items
         if extra:
@@ -18005,8 +18277,12 @@ class RichBlockBlockQuotation(RichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         if credit.__class__ is dict:
             credit = from_dicts('RichText', credit)
         self.type = type
@@ -18147,8 +18423,12 @@ class RichBlockCollage(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
@@ -18194,8 +18474,12 @@ class RichBlockSlideshow(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
@@ -18259,8 +18543,17 @@ class RichBlockTable(RichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if cells.__class__ is list and holds_dicts(cells):
-            cells = from_dicts('[[RichBlockTableCell]]', cells)
+        if cells.__class__ is list:
+            for _row in cells:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(cells):
+                    cells = from_dicts('[[RichBlockTableCell]]', cells)
+                break
         if caption.__class__ is dict:
             caption = from_dicts('RichText', caption)
         self.type = type
@@ -18317,8 +18610,12 @@ class RichBlockDetails(RichBlock):
     ) -> None:
         if summary.__class__ is dict:
             summary = from_dicts('RichText', summary)
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         self.type = type
         self.summary = summary
         self.blocks = blocks
@@ -18434,8 +18731,12 @@ class RichBlockButtons(RichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
-        if buttons.__class__ is list and holds_dicts(buttons):
-            buttons = from_dicts('[RichMessageButton]', buttons)
+        if buttons.__class__ is list:
+            for _item in buttons:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(buttons):
+                        buttons = from_dicts('[RichMessageButton]', buttons)
+                    break
         self.type = type
         self.buttons = buttons
         self.align = align
@@ -18633,8 +18934,12 @@ class RichBlockPhoto(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
@@ -18840,8 +19145,12 @@ class InputRichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         self.blocks = blocks
         self.has_checkbox = has_checkbox
         self.is_checked = is_checked
@@ -19149,8 +19458,12 @@ class InputRichBlockList(InputRichBlock):
         items: list[InputRichBlockListItem],
         **extra: Any,
     ) -> None:
-        if items.__class__ is list and holds_dicts(items):
-            items = from_dicts('[InputRichBlockListItem]', items)
+        if items.__class__ is list:
+            for _item in items:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(items):
+                        items = from_dicts('[InputRichBlockListItem]', items)
+                    break
         self.type = type
         self.items = items
         if extra:
@@ -19193,8 +19506,12 @@ class InputRichBlockBlockQuotation(InputRichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         if credit.__class__ is dict:
             credit = from_dicts('RichText', credit)
         self.type = type
@@ -19335,8 +19652,12 @@ class InputRichBlockCollage(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
@@ -19382,8 +19703,12 @@ class InputRichBlockSlideshow(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
@@ -19447,8 +19772,17 @@ class InputRichBlockTable(InputRichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if cells.__class__ is list and holds_dicts(cells):
-            cells = from_dicts('[[RichBlockTableCell]]', cells)
+        if cells.__class__ is list:
+            for _row in cells:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(cells):
+                    cells = from_dicts('[[RichBlockTableCell]]', cells)
+                break
         if caption.__class__ is dict:
             caption = from_dicts('RichText', caption)
         self.type = type
@@ -19505,8 +19839,12 @@ class InputRichBlockDetails(InputRichBlock):
     ) -> None:
         if summary.__class__ is dict:
             summary = from_dicts('RichText', summary)
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         self.type = type
         self.summary = summary
         self.blocks = blocks
@@ -19623,8 +19961,12 @@ class InputRichBlockButtons(InputRichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
-        if buttons.__class__ is list and holds_dicts(buttons):
-            buttons = from_dicts('[RichMessageButton]', buttons)
+        if buttons.__class__ is list:
+            for _item in buttons:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(buttons):
+                        buttons = from_dicts('[RichMessageButton]', buttons)
+                    break
         self.type = type
         self.buttons = buttons
         self.align = align
@@ -20298,8 +20640,12 @@ class InlineQueryResultPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20438,8 +20784,12 @@ class InlineQueryResultGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20579,8 +20929,12 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20727,8 +21081,12 @@ class InlineQueryResultVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20844,8 +21202,12 @@ class InlineQueryResultAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20950,8 +21312,12 @@ class InlineQueryResultVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21079,8 +21445,12 @@ class InlineQueryResultDocument(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21617,8 +21987,12 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21722,8 +22096,12 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21827,8 +22205,12 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21995,8 +22377,12 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -22106,8 +22492,12 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -22206,8 +22596,12 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -22298,8 +22692,12 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -22363,8 +22761,12 @@ class InputTextMessageContent(InputMessageContent):
         link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         **extra: Any,
     ) -> None:
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         if link_preview_options.__class__ is dict:
             link_preview_options = from_dicts('LinkPreviewOptions', link_preview_options)
         self.message_text = message_text
@@ -22781,8 +23183,12 @@ class InputInvoiceMessageContent(InputMessageContent):
         is_flexible: bool | None = None,
         **extra: Any,
     ) -> None:
-        if prices.__class__ is list and holds_dicts(prices):
-            prices = from_dicts('[LabeledPrice]', prices)
+        if prices.__class__ is list:
+            for _item in prices:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(prices):
+                        prices = from_dicts('[LabeledPrice]', prices)
+                    break
         self.title = title
         self.description = description
         self.payload = payload
@@ -23131,8 +23537,12 @@ class ShippingOption(TelegramObject):
         prices: list[LabeledPrice],
         **extra: Any,
     ) -> None:
-        if prices.__class__ is list and holds_dicts(prices):
-            prices = from_dicts('[LabeledPrice]', prices)
+        if prices.__class__ is list:
+            for _item in prices:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(prices):
+                        prices = from_dicts('[LabeledPrice]', prices)
+                    break
         self.id = id
         self.title = title
         self.prices = prices
@@ -23756,8 +24166,12 @@ class TransactionPartnerUser(TransactionPartner):
             user = from_dicts('User', user)
         if affiliate.__class__ is dict:
             affiliate = from_dicts('AffiliateInfo', affiliate)
-        if paid_media.__class__ is list and holds_dicts(paid_media):
-            paid_media = from_dicts('[PaidMedia]', paid_media)
+        if paid_media.__class__ is list:
+            for _item in paid_media:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(paid_media):
+                        paid_media = from_dicts('[PaidMedia]', paid_media)
+                    break
         if gift.__class__ is dict:
             gift = from_dicts('Gift', gift)
         self.type = type
@@ -24105,8 +24519,12 @@ class StarTransactions(TelegramObject):
         transactions: list[StarTransaction],
         **extra: Any,
     ) -> None:
-        if transactions.__class__ is list and holds_dicts(transactions):
-            transactions = from_dicts('[StarTransaction]', transactions)
+        if transactions.__class__ is list:
+            for _item in transactions:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(transactions):
+                        transactions = from_dicts('[StarTransaction]', transactions)
+                    break
         self.transactions = transactions
         if extra:
             keep_extra(self, extra)
@@ -24144,8 +24562,12 @@ class PassportData(TelegramObject):
         credentials: EncryptedCredentials,
         **extra: Any,
     ) -> None:
-        if data.__class__ is list and holds_dicts(data):
-            data = from_dicts('[EncryptedPassportElement]', data)
+        if data.__class__ is list:
+            for _item in data:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(data):
+                        data = from_dicts('[EncryptedPassportElement]', data)
+                    break
         if credentials.__class__ is dict:
             credentials = from_dicts('EncryptedCredentials', credentials)
         self.data = data
@@ -24311,16 +24733,24 @@ class EncryptedPassportElement(TelegramObject):
         hash: str,
         **extra: Any,
     ) -> None:
-        if files.__class__ is list and holds_dicts(files):
-            files = from_dicts('[PassportFile]', files)
+        if files.__class__ is list:
+            for _item in files:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(files):
+                        files = from_dicts('[PassportFile]', files)
+                    break
         if front_side.__class__ is dict:
             front_side = from_dicts('PassportFile', front_side)
         if reverse_side.__class__ is dict:
             reverse_side = from_dicts('PassportFile', reverse_side)
         if selfie.__class__ is dict:
             selfie = from_dicts('PassportFile', selfie)
-        if translation.__class__ is list and holds_dicts(translation):
-            translation = from_dicts('[PassportFile]', translation)
+        if translation.__class__ is list:
+            for _item in translation:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(translation):
+                        translation = from_dicts('[PassportFile]', translation)
+                    break
         self.type = type
         self.data = data
         self.phone_number = phone_number
@@ -24927,10 +25357,18 @@ class Game(TelegramObject):
         animation: Animation | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if animation.__class__ is dict:
             animation = from_dicts('Animation', animation)
         self.title = title

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..defaults import DefaultBotProperties
 
 __all__ = [
+    "RAW_ITEMS",
     "UNSET_DISABLE_WEB_PAGE_PREVIEW",
     "UNSET_PARSE_MODE",
     "UNSET_PROTECT_CONTENT",
@@ -442,10 +443,15 @@ def _read_extra(self: TelegramObject, name: str) -> Any:
     )
 
 
+RAW_ITEMS = frozenset((dict, list))
+"""The classes of list items that make a generated constructor ask ``holds_dicts``."""
+
+
 def holds_dicts(items: list[Any]) -> bool:
     """Whether a list given to a constructor holds a dict, at any depth."""
     for item in items:
-        if item.__class__ is dict or (item.__class__ is list and holds_dicts(item)):
+        cls = item.__class__
+        if cls is dict or (cls is list and holds_dicts(item)):
             return True
     return False
 

@@ -159,14 +159,41 @@ def _init(name: str, fields: list[Field], model: Model) -> Iterator[str]:
         if not f.tp.strip("[")[:1].isupper():
             continue
         if f.tp.startswith("["):
-            yield f"        if {f.attr}.__class__ is list and holds_dicts({f.attr}):\n"
+            yield from _list_check(f.attr, f.tp)
         else:
             yield f"        if {f.attr}.__class__ is dict:\n"
-        yield f"            {f.attr} = from_dicts({f.tp!r}, {f.attr})\n"
+            yield f"            {f.attr} = from_dicts({f.tp!r}, {f.attr})\n"
     for f in fields:
         value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
         yield f"        self.{f.attr} = {value}\n"
     yield from _keep_extra()
+
+
+def _list_check(attr: str, tp: str) -> Iterator[str]:
+    """The dict check of a list field (``[T]``, or ``[[T]]`` for keyboard rows): a list
+    of objects costs one set lookup per item, walked here without a call; a dict or a
+    list met among the items hands the whole value to ``holds_dicts``, which decides."""
+    convert = [
+        f"{{0}}if holds_dicts({attr}):\n",
+        f"{{0}}    {attr} = from_dicts({tp!r}, {attr})\n",
+        "{0}break\n",
+    ]
+    yield f"        if {attr}.__class__ is list:\n"
+    if not tp.startswith("[["):
+        yield f"            for _item in {attr}:\n"
+        yield "                if _item.__class__ in RAW_ITEMS:\n"
+        yield "".join(line.format(" " * 20) for line in convert)
+        return
+    if tp.startswith("[[["):
+        raise ValueError(f"{attr}: lists nested deeper than [[T]] are not checked: {tp}")
+    yield f"            for _row in {attr}:\n"
+    yield "                if _row.__class__ is list:\n"
+    yield "                    for _item in _row:\n"
+    yield "                        if _item.__class__ in RAW_ITEMS:\n"
+    yield "                            break\n"
+    yield "                    else:\n"
+    yield "                        continue  # a row of objects\n"
+    yield "".join(line.format(" " * 16) for line in convert)
 
 
 def _keep_extra() -> Iterator[str]:
@@ -217,6 +244,7 @@ def render_types(model: Model) -> str:
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",
         "from .base import (\n",
+        "    RAW_ITEMS,\n",
         "    TelegramObject,\n",
         "    UnionRule,\n",
         "    as_datetime,\n",
