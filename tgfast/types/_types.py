@@ -1846,6 +1846,7 @@ class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
         community: Community | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is dict:
             photo = from_dicts('ChatPhoto', photo)
         if birthdate.__class__ is dict:
@@ -2798,6 +2799,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
     ) -> None:
         if from_user is None and 'from' in extra:
             from_user = extra.pop('from')
+        _item: Any  # the loops below (an annotation only: no code)
         if direct_messages_topic.__class__ is dict:
             direct_messages_topic = from_dicts('DirectMessagesTopic', direct_messages_topic)
         if from_user.__class__ is dict:
@@ -3352,6 +3354,7 @@ class TextQuote(TelegramObject):
         is_manual: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if entities.__class__ is list:
             for _item in entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -3551,6 +3554,7 @@ class ExternalReplyInfo(TelegramObject):
         venue: Venue | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if origin.__class__ is dict:
             origin = from_dicts('MessageOrigin', origin)
         if chat.__class__ is dict:
@@ -3732,6 +3736,7 @@ class ReplyParameters(TelegramObject):
         poll_option_id: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if quote_entities.__class__ is list:
             for _item in quote_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -4383,6 +4388,7 @@ class LivePhoto(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is list:
             for _item in photo:
                 if _item.__class__ in RAW_ITEMS:
@@ -4603,6 +4609,7 @@ class Video(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('PhotoSize', thumbnail)
         if cover.__class__ is list:
@@ -4793,6 +4800,7 @@ class PaidMediaInfo(TelegramObject):
         paid_media: list[PaidMedia],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if paid_media.__class__ is list:
             for _item in paid_media:
                 if _item.__class__ in RAW_ITEMS:
@@ -4873,6 +4881,7 @@ class PaidMediaPhoto(PaidMedia):
         photo: list[PhotoSize],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is list:
             for _item in photo:
                 if _item.__class__ in RAW_ITEMS:
@@ -5184,6 +5193,7 @@ class PollMedia(TelegramObject):
         video: Video | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if animation.__class__ is dict:
             animation = from_dicts('Animation', animation)
         if audio.__class__ is dict:
@@ -5296,6 +5306,7 @@ class PollOption(TelegramObject):
         addition_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if text_entities.__class__ is list:
             for _item in text_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -5367,6 +5378,7 @@ class InputPollOption(TelegramObject):
         media: InputPollOptionMedia | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if text_entities.__class__ is list:
             for _item in text_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -5605,6 +5617,7 @@ class Poll(TelegramObject):
         media: PollMedia | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if question_entities.__class__ is list:
             for _item in question_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -5714,6 +5727,7 @@ class ChecklistTask(TelegramObject):
         completion_date: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if text_entities.__class__ is list:
             for _item in text_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -5783,6 +5797,7 @@ class Checklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if title_entities.__class__ is list:
             for _item in title_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -5852,6 +5867,7 @@ class InputChecklistTask(TelegramObject):
         text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if text_entities.__class__ is list:
             for _item in text_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -5925,6 +5941,7 @@ class InputChecklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if title_entities.__class__ is list:
             for _item in title_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -6429,6 +6446,7 @@ class PollOptionAdded(TelegramObject):
         option_text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if poll_message.__class__ is dict:
             poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
         if option_text_entities.__class__ is list:
@@ -6490,6 +6508,7 @@ class PollOptionDeleted(TelegramObject):
         option_text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if poll_message.__class__ is dict:
             poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
         if option_text_entities.__class__ is list:
@@ -6984,6 +7003,7 @@ class ChecklistTasksAdded(TelegramObject):
         tasks: list[ChecklistTask],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if checklist_message.__class__ is dict:
             checklist_message = from_dicts('Message', checklist_message)
         if tasks.__class__ is list:
@@ -7304,6 +7324,7 @@ class SharedUser(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is list:
             for _item in photo:
                 if _item.__class__ in RAW_ITEMS:
@@ -7350,6 +7371,7 @@ class UsersShared(TelegramObject):
         users: list[SharedUser],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if users.__class__ is list:
             for _item in users:
                 if _item.__class__ in RAW_ITEMS:
@@ -7416,6 +7438,7 @@ class ChatShared(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is list:
             for _item in photo:
                 if _item.__class__ in RAW_ITEMS:
@@ -7585,6 +7608,7 @@ class VideoChatParticipantsInvited(TelegramObject):
         users: list[User],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if users.__class__ is list:
             for _item in users:
                 if _item.__class__ in RAW_ITEMS:
@@ -8018,6 +8042,7 @@ class Giveaway(TelegramObject):
         premium_subscription_month_count: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if chats.__class__ is list:
             for _item in chats:
                 if _item.__class__ in RAW_ITEMS:
@@ -8135,6 +8160,7 @@ class GiveawayWinners(TelegramObject):
         prize_description: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
         if winners.__class__ is list:
@@ -8484,6 +8510,8 @@ class UserProfilePhotos(TelegramObject):
         photos: list[list[PhotoSize]],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
         if photos.__class__ is list:
             for _row in photos:
                 if _row.__class__ is list:
@@ -8531,6 +8559,7 @@ class UserProfileAudios(TelegramObject):
         audios: list[Audio],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if audios.__class__ is list:
             for _item in audios:
                 if _item.__class__ in RAW_ITEMS:
@@ -8714,6 +8743,8 @@ class ReplyKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
         if keyboard.__class__ is list:
             for _row in keyboard:
                 if _row.__class__ is list:
@@ -9235,6 +9266,8 @@ class InlineKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
         if inline_keyboard.__class__ is list:
             for _row in inline_keyboard:
                 if _row.__class__ is list:
@@ -11206,6 +11239,7 @@ class BusinessOpeningHours(TelegramObject):
         opening_hours: list[BusinessOpeningHoursInterval],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if opening_hours.__class__ is list:
             for _item in opening_hours:
                 if _item.__class__ in RAW_ITEMS:
@@ -11901,6 +11935,7 @@ class MessageReactionUpdated(TelegramObject):
         new_reaction: list[ReactionType],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
         if user.__class__ is dict:
@@ -11972,6 +12007,7 @@ class MessageReactionCountUpdated(TelegramObject):
         reactions: list[ReactionCount],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
         if reactions.__class__ is list:
@@ -12244,6 +12280,7 @@ class Gifts(TelegramObject):
         gifts: list[Gift],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gifts.__class__ is list:
             for _item in gifts:
                 if _item.__class__ in RAW_ITEMS:
@@ -12726,6 +12763,7 @@ class GiftInfo(TelegramObject):
         unique_gift_number: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gift.__class__ is dict:
             gift = from_dicts('Gift', gift)
         if entities.__class__ is list:
@@ -12842,6 +12880,7 @@ class UniqueGiftInfo(TelegramObject):
         next_transfer_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gift.__class__ is dict:
             gift = from_dicts('UniqueGift', gift)
         if entities.__class__ is list:
@@ -12987,6 +13026,7 @@ class OwnedGiftRegular(OwnedGift):
         unique_gift_number: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gift.__class__ is dict:
             gift = from_dicts('Gift', gift)
         if sender_user.__class__ is dict:
@@ -13151,6 +13191,7 @@ class OwnedGifts(TelegramObject):
         next_offset: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gifts.__class__ is list:
             for _item in gifts:
                 if _item.__class__ in RAW_ITEMS:
@@ -13194,6 +13235,7 @@ class BotAccessSettings(TelegramObject):
         added_users: list[User] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if added_users.__class__ is list:
             for _item in added_users:
                 if _item.__class__ in RAW_ITEMS:
@@ -14164,6 +14206,7 @@ class UserChatBoosts(TelegramObject):
         boosts: list[ChatBoost],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if boosts.__class__ is list:
             for _item in boosts:
                 if _item.__class__ in RAW_ITEMS:
@@ -14695,6 +14738,7 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
@@ -14809,6 +14853,7 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         title: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
@@ -14911,6 +14956,7 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         disable_content_type_detection: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
@@ -15049,6 +15095,7 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if photo.__class__ is dict:
@@ -15191,6 +15238,7 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if caption_entities.__class__ is list:
@@ -15471,6 +15519,7 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
@@ -15566,6 +15615,7 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
         duration: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if caption_entities.__class__ is list:
@@ -16206,6 +16256,7 @@ class StickerSet(TelegramObject):
         thumbnail: PhotoSize | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if stickers.__class__ is list:
             for _item in stickers:
                 if _item.__class__ in RAW_ITEMS:
@@ -16379,6 +16430,7 @@ class RichMessage(TelegramObject):
         is_rtl: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -16455,6 +16507,7 @@ class InputRichMessage(TelegramObject):
         skip_entity_detection: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -17915,6 +17968,7 @@ class RichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -18229,6 +18283,7 @@ class RichBlockList(RichBlock):
         items: list[RichBlockListItem],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if items.__class__ is list:
             for _item in items:
                 if _item.__class__ in RAW_ITEMS:
@@ -18277,6 +18332,7 @@ class RichBlockBlockQuotation(RichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -18423,6 +18479,7 @@ class RichBlockCollage(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -18474,6 +18531,7 @@ class RichBlockSlideshow(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -18543,6 +18601,8 @@ class RichBlockTable(RichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
         if cells.__class__ is list:
             for _row in cells:
                 if _row.__class__ is list:
@@ -18608,6 +18668,7 @@ class RichBlockDetails(RichBlock):
         is_open: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if summary.__class__ is dict:
             summary = from_dicts('RichText', summary)
         if blocks.__class__ is list:
@@ -18731,6 +18792,7 @@ class RichBlockButtons(RichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if buttons.__class__ is list:
             for _item in buttons:
                 if _item.__class__ in RAW_ITEMS:
@@ -18934,6 +18996,7 @@ class RichBlockPhoto(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is list:
             for _item in photo:
                 if _item.__class__ in RAW_ITEMS:
@@ -19145,6 +19208,7 @@ class InputRichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -19458,6 +19522,7 @@ class InputRichBlockList(InputRichBlock):
         items: list[InputRichBlockListItem],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if items.__class__ is list:
             for _item in items:
                 if _item.__class__ in RAW_ITEMS:
@@ -19506,6 +19571,7 @@ class InputRichBlockBlockQuotation(InputRichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -19652,6 +19718,7 @@ class InputRichBlockCollage(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -19703,6 +19770,7 @@ class InputRichBlockSlideshow(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if blocks.__class__ is list:
             for _item in blocks:
                 if _item.__class__ in RAW_ITEMS:
@@ -19772,6 +19840,8 @@ class InputRichBlockTable(InputRichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
         if cells.__class__ is list:
             for _row in cells:
                 if _row.__class__ is list:
@@ -19837,6 +19907,7 @@ class InputRichBlockDetails(InputRichBlock):
         is_open: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if summary.__class__ is dict:
             summary = from_dicts('RichText', summary)
         if blocks.__class__ is list:
@@ -19961,6 +20032,7 @@ class InputRichBlockButtons(InputRichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if buttons.__class__ is list:
             for _item in buttons:
                 if _item.__class__ in RAW_ITEMS:
@@ -20640,6 +20712,7 @@ class InlineQueryResultPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -20784,6 +20857,7 @@ class InlineQueryResultGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -20929,6 +21003,7 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -21081,6 +21156,7 @@ class InlineQueryResultVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -21202,6 +21278,7 @@ class InlineQueryResultAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -21312,6 +21389,7 @@ class InlineQueryResultVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -21445,6 +21523,7 @@ class InlineQueryResultDocument(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -21987,6 +22066,7 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -22096,6 +22176,7 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -22205,6 +22286,7 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -22377,6 +22459,7 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -22492,6 +22575,7 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -22596,6 +22680,7 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -22692,6 +22777,7 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if caption_entities.__class__ is list:
             for _item in caption_entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -22761,6 +22847,7 @@ class InputTextMessageContent(InputMessageContent):
         link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if entities.__class__ is list:
             for _item in entities:
                 if _item.__class__ in RAW_ITEMS:
@@ -23183,6 +23270,7 @@ class InputInvoiceMessageContent(InputMessageContent):
         is_flexible: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if prices.__class__ is list:
             for _item in prices:
                 if _item.__class__ in RAW_ITEMS:
@@ -23537,6 +23625,7 @@ class ShippingOption(TelegramObject):
         prices: list[LabeledPrice],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if prices.__class__ is list:
             for _item in prices:
                 if _item.__class__ in RAW_ITEMS:
@@ -24162,6 +24251,7 @@ class TransactionPartnerUser(TransactionPartner):
         premium_subscription_duration: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if user.__class__ is dict:
             user = from_dicts('User', user)
         if affiliate.__class__ is dict:
@@ -24519,6 +24609,7 @@ class StarTransactions(TelegramObject):
         transactions: list[StarTransaction],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if transactions.__class__ is list:
             for _item in transactions:
                 if _item.__class__ in RAW_ITEMS:
@@ -24562,6 +24653,7 @@ class PassportData(TelegramObject):
         credentials: EncryptedCredentials,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if data.__class__ is list:
             for _item in data:
                 if _item.__class__ in RAW_ITEMS:
@@ -24733,6 +24825,7 @@ class EncryptedPassportElement(TelegramObject):
         hash: str,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if files.__class__ is list:
             for _item in files:
                 if _item.__class__ in RAW_ITEMS:
@@ -25357,6 +25450,7 @@ class Game(TelegramObject):
         animation: Animation | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is list:
             for _item in photo:
                 if _item.__class__ in RAW_ITEMS:

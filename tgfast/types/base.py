@@ -168,6 +168,11 @@ class TelegramObject(_PydanticV1Names):
         # Only union bases are built this way: an unknown variant keeps its raw fields.
         keep_extra(self, extra)
 
+    if TYPE_CHECKING:  # for type checkers only: at run time keep_extra installs it
+
+        def __getattr__(self, name: str) -> Any:
+            """An unknown field, by name (see ``keep_extra``)."""
+
     def __setstate__(self, state: Any) -> None:
         """Unpickling and ``copy``: the slots back (and a subclass's ``__dict__``), then
         ``keep_extra``, so that a process that never met this class's unknown fields

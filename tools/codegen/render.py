@@ -155,6 +155,10 @@ def _init(name: str, fields: list[Field], model: Model) -> Iterator[str]:
             )
     # a dict given where a Bot API type belongs (``Update(**raw)``) becomes that type, as
     # aiogram's models validate it; an object given costs one class check
+    if any(f.tp.startswith("[") and f.tp.strip("[")[:1].isupper() for f in fields):
+        yield "        _item: Any  # the loops below (an annotation only: no code)\n"
+    if any(f.tp.startswith("[[") and f.tp.strip("[")[:1].isupper() for f in fields):
+        yield "        _row: Any\n"
     for f in fields:
         if not f.tp.strip("[")[:1].isupper():
             continue
