@@ -19,7 +19,7 @@ import orjson
 
 from ..errors import DecodeError
 from ..types import _types
-from ..types.base import split_alternatives
+from ..types.base import enable_extra, keep_extra, split_alternatives
 from ._decode_shared import (
     DEFAULT_MAX_SIZE, JSON_NAMES, MAX_UNIX_TIME, PRIMITIVES, PathError, _bad_tag, expr_of,
     json_name, repeated_key,
@@ -473,6 +473,7 @@ cdef class ClassBuilder(Conv):
             Py_INCREF(extra)
             (<PyObject**>(base + self.extra_offset))[0] = <PyObject*>extra
             Py_SET_REFCNT(Py_None, Py_REFCNT(Py_None) - 1)
+            enable_extra(self.cls)  # unknown fields read as attributes (keep_extra)
         return obj
 
 
@@ -508,7 +509,7 @@ cdef class UnionConv(Conv):
                 if builder is not None:
                     return (<ClassBuilder>builder).build(<dict>v)
             unknown = self.base.__new__(self.base)
-            unknown._extra = dict(v) or None
+            keep_extra(unknown, dict(v))
             return unknown
         if self.allow_str and PyUnicode_CheckExact(v):
             return v
@@ -833,11 +834,28 @@ def decode_updates(data, *, max_size=DEFAULT_MAX_SIZE):
     return _decode(_UPDATES, data, max_size)
 
 
+cdef dict _by_type = {}
+"""tp -> its converter, so that a call for a type met before (every Bot API call's
+result) builds no expression string."""
+
+
+cdef Conv _conv_of(object tp):
+    cdef PyObject* c = PyDict_GetItem(_by_type, tp)  # NULL for an unhashable tp too
+    if c is not NULL:
+        return <Conv>c
+    conv = _registry.get(expr_of(tp))  # a tp it cannot decode into raises here
+    try:
+        _by_type[tp] = conv
+    except TypeError:  # unhashable: looked up again next time
+        pass
+    return conv
+
+
 def decode(tp, data, *, max_size=DEFAULT_MAX_SIZE):
     """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
-    return _decode(_registry.get(expr_of(tp)), data, max_size)
+    return _decode(_conv_of(tp), data, max_size)
 
 
 def convert(tp, obj):
     """Already-parsed JSON (dicts, lists, ...) -> a value of ``tp``."""
-    return _run(_registry.get(expr_of(tp)), obj)
+    return _run(_conv_of(tp), obj)

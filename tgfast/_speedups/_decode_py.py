@@ -12,7 +12,7 @@ import orjson
 
 from ..errors import DecodeError
 from ..types import Update, _types
-from ..types.base import TelegramObject, UnionRule, split_alternatives
+from ..types.base import TelegramObject, UnionRule, enable_extra, keep_extra, split_alternatives
 from ._decode_shared import (
     _INT_MAX,
     _INT_MIN,
@@ -67,6 +67,7 @@ def convert(d):
     {slots}= args
     if extra is not None:
         obj._extra = extra
+        _enable_extra(_cls)
     return obj
 """
 
@@ -192,6 +193,7 @@ class _Registry:
             "_INT_MAX": _INT_MAX, "_blank": [None] * size, "_fields": fields,
             "_expected": expected, "_required": frozenset(k for _i, k in required),
             "_missing": missing, "_new": object.__new__, "_cls": cls,
+            "_enable_extra": enable_extra,
         }  # fmt: skip
         exec(source, namespace)
         convert = cast(Converter, namespace["convert"])
@@ -232,7 +234,7 @@ class _Registry:
                     if found is not None:
                         return found(v)
                 unknown = base.__new__(base)
-                unknown._extra = dict(v) or None
+                keep_extra(unknown, dict(v))
                 return unknown
             if tv is str and rule.allow_str:
                 return v
@@ -307,6 +309,24 @@ def decode_updates(
     return cast("list[Update]", _decode(_UPDATES, data, max_size))
 
 
+_by_type: dict[Any, Converter] = {}
+"""tp -> its converter, so that a call for a type met before (every Bot API call's
+result) builds no expression string."""
+
+
+def _conv_of(tp: Any) -> Converter:
+    try:
+        return _by_type[tp]
+    except (KeyError, TypeError):  # not met yet, or unhashable
+        pass
+    conv = _registry.get(expr_of(tp))  # a tp it cannot decode into raises here
+    try:
+        _by_type[tp] = conv
+    except TypeError:  # unhashable: looked up again next time
+        pass
+    return conv
+
+
 def decode(
     tp: type[T] | Any,
     data: bytes | bytearray | memoryview | str,
@@ -314,9 +334,9 @@ def decode(
     max_size: int | None = DEFAULT_MAX_SIZE,
 ) -> T:
     """JSON -> a value of ``tp`` (a Bot API class, ``list[X]``, a primitive)."""
-    return cast(T, _decode(_registry.get(expr_of(tp)), data, max_size))
+    return cast(T, _decode(_conv_of(tp), data, max_size))
 
 
 def convert(tp: type[T] | Any, obj: Any) -> T:
     """Already-parsed JSON (dicts, lists, ...) -> a value of ``tp``."""
-    return cast(T, _run(_registry.get(expr_of(tp)), obj))
+    return cast(T, _run(_conv_of(tp), obj))

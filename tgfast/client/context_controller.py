@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from ..types.base import TelegramObject
+from ..types.base import TelegramObject, keep_extra
 
 __all__ = ["BotContextController"]
 
@@ -51,7 +51,7 @@ class BotContextController(TelegramObject):
                 setattr(self, attr, fields.pop(attr))
             elif required:
                 raise TypeError(f"{type(self).__name__}() misses the field {attr!r}")
-        self._extra = fields or None
+        keep_extra(self, fields)
 
     @classmethod
     def model_validate(

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..defaults import Default, DefaultBotProperties
+from ..types.base import keep_extra
 from .base import TelegramMethod
 
 if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this
@@ -242,7 +243,10 @@ class GetUpdates(TelegramMethod["list[Update]"]):
         self.limit = limit
         self.timeout = timeout
         self.allowed_updates = allowed_updates
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -324,7 +328,10 @@ class SetWebhook(TelegramMethod["bool"]):
         self.allowed_updates = allowed_updates
         self.drop_pending_updates = drop_pending_updates
         self.secret_token = secret_token
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -373,7 +380,10 @@ class DeleteWebhook(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.drop_pending_updates = drop_pending_updates
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -405,7 +415,10 @@ class GetWebhookInfo(TelegramMethod["WebhookInfo"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -434,7 +447,10 @@ class GetMe(TelegramMethod["User"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -466,7 +482,10 @@ class LogOut(TelegramMethod["bool"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -497,7 +516,10 @@ class Close(TelegramMethod["bool"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -634,7 +656,10 @@ class SendMessage(TelegramMethod["Message"]):
         self.disable_web_page_preview = disable_web_page_preview
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -770,7 +795,10 @@ class ForwardMessage(TelegramMethod["Message"]):
         self.message_effect_id = message_effect_id
         self.suggested_post_parameters = suggested_post_parameters
         self.message_id = message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -860,7 +888,10 @@ class ForwardMessages(TelegramMethod["list[MessageId]"]):
         self.message_ids = message_ids
         self.disable_notification = disable_notification
         self.protect_content = protect_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1005,7 +1036,10 @@ class CopyMessage(TelegramMethod["MessageId"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1130,7 +1164,10 @@ class CopyMessages(TelegramMethod["list[MessageId]"]):
         self.disable_notification = disable_notification
         self.protect_content = protect_content
         self.remove_caption = remove_caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1288,7 +1325,10 @@ class SendPhoto(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1480,7 +1520,10 @@ class SendLivePhoto(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1688,7 +1731,10 @@ class SendAudio(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -1888,7 +1934,10 @@ class SendDocument(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2119,7 +2168,10 @@ class SendVideo(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2352,7 +2404,10 @@ class SendAnimation(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2556,7 +2611,10 @@ class SendVoice(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2739,7 +2797,10 @@ class SendVideoNote(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -2901,7 +2962,10 @@ class SendPaidMedia(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3038,7 +3102,10 @@ class SendMediaGroup(TelegramMethod["list[Message]"]):
         self.reply_parameters = reply_parameters
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3209,7 +3276,10 @@ class SendLocation(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3408,7 +3478,10 @@ class SendVenue(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3587,7 +3660,10 @@ class SendContact(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -3847,7 +3923,10 @@ class SendPoll(TelegramMethod["Message"]):
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
         self.correct_option_id = correct_option_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4006,7 +4085,10 @@ class SendChecklist(TelegramMethod["Message"]):
         self.message_effect_id = message_effect_id
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4125,7 +4207,10 @@ class SendDice(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4235,7 +4320,10 @@ class SendMessageDraft(TelegramMethod["bool"]):
         self.entities = entities
         self.can_stop = can_stop
         self.keep_on_stop = keep_on_stop
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4306,7 +4394,10 @@ class SendChatAction(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
         self.action = action
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4364,7 +4455,10 @@ class SetMessageReaction(TelegramMethod["bool"]):
         self.message_id = message_id
         self.reaction = reaction
         self.is_big = is_big
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4415,7 +4509,10 @@ class GetUserProfilePhotos(TelegramMethod["UserProfilePhotos"]):
         self.user_id = user_id
         self.offset = offset
         self.limit = limit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4465,7 +4562,10 @@ class GetUserProfileAudios(TelegramMethod["UserProfileAudios"]):
         self.user_id = user_id
         self.offset = offset
         self.limit = limit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4516,7 +4616,10 @@ class SetUserEmojiStatus(TelegramMethod["bool"]):
         self.user_id = user_id
         self.emoji_status_custom_emoji_id = emoji_status_custom_emoji_id
         self.emoji_status_expiration_date = emoji_status_expiration_date
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4564,7 +4667,10 @@ class GetFile(TelegramMethod["File"]):
         **extra: Any,
     ) -> None:
         self.file_id = file_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4618,7 +4724,10 @@ class BanChatMember(TelegramMethod["bool"]):
         self.user_id = user_id
         self.until_date = until_date
         self.revoke_messages = revoke_messages
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4673,7 +4782,10 @@ class UnbanChatMember(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.user_id = user_id
         self.only_if_banned = only_if_banned
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4733,7 +4845,10 @@ class RestrictChatMember(TelegramMethod["bool"]):
         self.permissions = permissions
         self.use_independent_chat_permissions = use_independent_chat_permissions
         self.until_date = until_date
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4870,7 +4985,10 @@ class PromoteChatMember(TelegramMethod["bool"]):
         self.can_manage_direct_messages = can_manage_direct_messages
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -4953,7 +5071,10 @@ class SetChatAdministratorCustomTitle(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.user_id = user_id
         self.custom_title = custom_title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5001,7 +5122,10 @@ class SetChatMemberTag(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.user_id = user_id
         self.tag = tag
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5047,7 +5171,10 @@ class BanChatSenderChat(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5090,7 +5217,10 @@ class UnbanChatSenderChat(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.sender_chat_id = sender_chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5138,7 +5268,10 @@ class SetChatPermissions(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.permissions = permissions
         self.use_independent_chat_permissions = use_independent_chat_permissions
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5178,7 +5311,10 @@ class ExportChatInviteLink(TelegramMethod["str"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5237,7 +5373,10 @@ class CreateChatInviteLink(TelegramMethod["ChatInviteLink"]):
         self.expire_date = expire_date
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5308,7 +5447,10 @@ class EditChatInviteLink(TelegramMethod["ChatInviteLink"]):
         self.expire_date = expire_date
         self.member_limit = member_limit
         self.creates_join_request = creates_join_request
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5370,7 +5512,10 @@ class CreateChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         self.name = name
         self.subscription_period = subscription_period
         self.subscription_price = subscription_price
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5420,7 +5565,10 @@ class EditChatSubscriptionInviteLink(TelegramMethod["ChatInviteLink"]):
         self.chat_id = chat_id
         self.invite_link = invite_link
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5466,7 +5614,10 @@ class RevokeChatInviteLink(TelegramMethod["ChatInviteLink"]):
     ) -> None:
         self.chat_id = chat_id
         self.invite_link = invite_link
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5509,7 +5660,10 @@ class ApproveChatJoinRequest(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5552,7 +5706,10 @@ class DeclineChatJoinRequest(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5593,7 +5750,10 @@ class AnswerChatJoinRequestQuery(TelegramMethod["bool"]):
     ) -> None:
         self.chat_join_request_query_id = chat_join_request_query_id
         self.result = result
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5636,7 +5796,10 @@ class SendChatJoinRequestWebApp(TelegramMethod["bool"]):
     ) -> None:
         self.chat_join_request_query_id = chat_join_request_query_id
         self.web_app_url = web_app_url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5679,7 +5842,10 @@ class SetChatPhoto(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5717,7 +5883,10 @@ class DeleteChatPhoto(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5760,7 +5929,10 @@ class SetChatTitle(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.title = title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5803,7 +5975,10 @@ class SetChatDescription(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.description = description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5860,7 +6035,10 @@ class PinChatMessage(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.message_id = message_id
         self.disable_notification = disable_notification
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5916,7 +6094,10 @@ class UnpinChatMessage(TelegramMethod["bool"]):
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5960,7 +6141,10 @@ class UnpinAllChatMessages(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -5996,7 +6180,10 @@ class LeaveChat(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6033,7 +6220,10 @@ class GetChat(TelegramMethod["ChatFullInfo"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6075,7 +6265,10 @@ class GetChatAdministrators(TelegramMethod["list[ChatMember]"]):
     ) -> None:
         self.chat_id = chat_id
         self.return_bots = return_bots
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6113,7 +6306,10 @@ class GetChatMemberCount(TelegramMethod["int"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6156,7 +6352,10 @@ class GetChatMember(TelegramMethod["ChatMember"]):
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6198,7 +6397,10 @@ class GetUserPersonalChatMessages(TelegramMethod["list[Message]"]):
     ) -> None:
         self.user_id = user_id
         self.limit = limit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6242,7 +6444,10 @@ class SetChatStickerSet(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.sticker_set_name = sticker_set_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6281,7 +6486,10 @@ class DeleteChatStickerSet(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6310,7 +6518,10 @@ class GetForumTopicIconStickers(TelegramMethod["list[Sticker]"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6364,7 +6575,10 @@ class CreateForumTopic(TelegramMethod["ForumTopic"]):
         self.name = name
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6422,7 +6636,10 @@ class EditForumTopic(TelegramMethod["bool"]):
         self.message_thread_id = message_thread_id
         self.name = name
         self.icon_custom_emoji_id = icon_custom_emoji_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6469,7 +6686,10 @@ class CloseForumTopic(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6512,7 +6732,10 @@ class ReopenForumTopic(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6556,7 +6779,10 @@ class DeleteForumTopic(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6600,7 +6826,10 @@ class UnpinAllForumTopicMessages(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.message_thread_id = message_thread_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6643,7 +6872,10 @@ class EditGeneralForumTopic(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6681,7 +6913,10 @@ class CloseGeneralForumTopic(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6719,7 +6954,10 @@ class ReopenGeneralForumTopic(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6757,7 +6995,10 @@ class HideGeneralForumTopic(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6795,7 +7036,10 @@ class UnhideGeneralForumTopic(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6833,7 +7077,10 @@ class UnpinAllGeneralForumTopicMessages(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6891,7 +7138,10 @@ class AnswerCallbackQuery(TelegramMethod["bool"]):
         self.show_alert = show_alert
         self.url = url
         self.cache_time = cache_time
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6941,7 +7191,10 @@ class AnswerGuestQuery(TelegramMethod["SentGuestMessage"]):
     ) -> None:
         self.guest_query_id = guest_query_id
         self.result = result
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -6983,7 +7236,10 @@ class GetUserChatBoosts(TelegramMethod["UserChatBoosts"]):
     ) -> None:
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7020,7 +7276,10 @@ class GetBusinessConnection(TelegramMethod["BusinessConnection"]):
         **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7056,7 +7315,10 @@ class GetManagedBotToken(TelegramMethod["str"]):
         **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7093,7 +7355,10 @@ class ReplaceManagedBotToken(TelegramMethod["str"]):
         **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7130,7 +7395,10 @@ class GetManagedBotAccessSettings(TelegramMethod["BotAccessSettings"]):
         **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7176,7 +7444,10 @@ class SetManagedBotAccessSettings(TelegramMethod["bool"]):
         self.user_id = user_id
         self.is_access_restricted = is_access_restricted
         self.added_user_ids = added_user_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7225,7 +7496,10 @@ class SetMyCommands(TelegramMethod["bool"]):
         self.commands = commands
         self.scope = scope
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7271,7 +7545,10 @@ class DeleteMyCommands(TelegramMethod["bool"]):
     ) -> None:
         self.scope = scope
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7318,7 +7595,10 @@ class GetMyCommands(TelegramMethod["list[BotCommand]"]):
     ) -> None:
         self.scope = scope
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7363,7 +7643,10 @@ class SetMyName(TelegramMethod["bool"]):
     ) -> None:
         self.name = name
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7404,7 +7687,10 @@ class GetMyName(TelegramMethod["BotName"]):
         **extra: Any,
     ) -> None:
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7448,7 +7734,10 @@ class SetMyDescription(TelegramMethod["bool"]):
     ) -> None:
         self.description = description
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7489,7 +7778,10 @@ class GetMyDescription(TelegramMethod["BotDescription"]):
         **extra: Any,
     ) -> None:
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7533,7 +7825,10 @@ class SetMyShortDescription(TelegramMethod["bool"]):
     ) -> None:
         self.short_description = short_description
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7574,7 +7869,10 @@ class GetMyShortDescription(TelegramMethod["BotShortDescription"]):
         **extra: Any,
     ) -> None:
         self.language_code = language_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7612,7 +7910,10 @@ class SetMyProfilePhoto(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7640,7 +7941,10 @@ class RemoveMyProfilePhoto(TelegramMethod["bool"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7682,7 +7986,10 @@ class SetChatMenuButton(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.menu_button = menu_button
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7723,7 +8030,10 @@ class GetChatMenuButton(TelegramMethod["MenuButton"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7768,7 +8078,10 @@ class SetMyDefaultAdministratorRights(TelegramMethod["bool"]):
     ) -> None:
         self.rights = rights
         self.for_channels = for_channels
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7809,7 +8122,10 @@ class GetMyDefaultAdministratorRights(TelegramMethod["ChatAdministratorRights"])
         **extra: Any,
     ) -> None:
         self.for_channels = for_channels
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7840,7 +8156,10 @@ class GetAvailableGifts(TelegramMethod["Gifts"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7908,7 +8227,10 @@ class SendGift(TelegramMethod["bool"]):
         self.text = text
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -7985,7 +8307,10 @@ class GiftPremiumSubscription(TelegramMethod["bool"]):
         self.text = text
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8036,7 +8361,10 @@ class VerifyUser(TelegramMethod["bool"]):
     ) -> None:
         self.user_id = user_id
         self.custom_description = custom_description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8080,7 +8408,10 @@ class VerifyChat(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.custom_description = custom_description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8119,7 +8450,10 @@ class RemoveUserVerification(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8156,7 +8490,10 @@ class RemoveChatVerification(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8203,7 +8540,10 @@ class ReadBusinessMessage(TelegramMethod["bool"]):
         self.business_connection_id = business_connection_id
         self.chat_id = chat_id
         self.message_id = message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8246,7 +8586,10 @@ class DeleteBusinessMessages(TelegramMethod["bool"]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self.message_ids = message_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8293,7 +8636,10 @@ class SetBusinessAccountName(TelegramMethod["bool"]):
         self.business_connection_id = business_connection_id
         self.first_name = first_name
         self.last_name = last_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8337,7 +8683,10 @@ class SetBusinessAccountUsername(TelegramMethod["bool"]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self.username = username
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8381,7 +8730,10 @@ class SetBusinessAccountBio(TelegramMethod["bool"]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self.bio = bio
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8430,7 +8782,10 @@ class SetBusinessAccountProfilePhoto(TelegramMethod["bool"]):
         self.business_connection_id = business_connection_id
         self.photo = photo
         self.is_public = is_public
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8474,7 +8829,10 @@ class RemoveBusinessAccountProfilePhoto(TelegramMethod["bool"]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self.is_public = is_public
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8523,7 +8881,10 @@ class SetBusinessAccountGiftSettings(TelegramMethod["bool"]):
         self.business_connection_id = business_connection_id
         self.show_gift_button = show_gift_button
         self.accepted_gift_types = accepted_gift_types
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8560,7 +8921,10 @@ class GetBusinessAccountStarBalance(TelegramMethod["StarAmount"]):
         **extra: Any,
     ) -> None:
         self.business_connection_id = business_connection_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8602,7 +8966,10 @@ class TransferBusinessAccountStars(TelegramMethod["bool"]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self.star_count = star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8694,7 +9061,10 @@ class GetBusinessAccountGifts(TelegramMethod["OwnedGifts"]):
         self.offset = offset
         self.limit = limit
         self.exclude_limited = exclude_limited
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8792,7 +9162,10 @@ class GetUserGifts(TelegramMethod["OwnedGifts"]):
         self.sort_by_price = sort_by_price
         self.offset = offset
         self.limit = limit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8894,7 +9267,10 @@ class GetChatGifts(TelegramMethod["OwnedGifts"]):
         self.sort_by_price = sort_by_price
         self.offset = offset
         self.limit = limit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -8956,7 +9332,10 @@ class ConvertGiftToStars(TelegramMethod["bool"]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self.owned_gift_id = owned_gift_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9009,7 +9388,10 @@ class UpgradeGift(TelegramMethod["bool"]):
         self.owned_gift_id = owned_gift_id
         self.keep_original_details = keep_original_details
         self.star_count = star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9066,7 +9448,10 @@ class TransferGift(TelegramMethod["bool"]):
         self.owned_gift_id = owned_gift_id
         self.new_owner_chat_id = new_owner_chat_id
         self.star_count = star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9146,7 +9531,10 @@ class PostStory(TelegramMethod["Story"]):
         self.areas = areas
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9229,7 +9617,10 @@ class RepostStory(TelegramMethod["Story"]):
         self.active_period = active_period
         self.post_to_chat_page = post_to_chat_page
         self.protect_content = protect_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9304,7 +9695,10 @@ class EditStory(TelegramMethod["Story"]):
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.areas = areas
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9357,7 +9751,10 @@ class DeleteStory(TelegramMethod["bool"]):
     ) -> None:
         self.business_connection_id = business_connection_id
         self.story_id = story_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9400,7 +9797,10 @@ class AnswerWebAppQuery(TelegramMethod["SentWebAppMessage"]):
     ) -> None:
         self.web_app_query_id = web_app_query_id
         self.result = result
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9462,7 +9862,10 @@ class SavePreparedInlineMessage(TelegramMethod["PreparedInlineMessage"]):
         self.allow_bot_chats = allow_bot_chats
         self.allow_group_chats = allow_group_chats
         self.allow_channel_chats = allow_channel_chats
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9512,7 +9915,10 @@ class SavePreparedKeyboardButton(TelegramMethod["PreparedKeyboardButton"]):
     ) -> None:
         self.user_id = user_id
         self.button = button
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9602,7 +10008,10 @@ class EditMessageText(TelegramMethod["Message | bool"]):
         self.rich_message = rich_message
         self.reply_markup = reply_markup
         self.disable_web_page_preview = disable_web_page_preview
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9710,7 +10119,10 @@ class EditMessageCaption(TelegramMethod["Message | bool"]):
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9802,7 +10214,10 @@ class EditMessageMedia(TelegramMethod["Message | bool"]):
         self.inline_message_id = inline_message_id
         self.media = media
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9901,7 +10316,10 @@ class EditMessageLiveLocation(TelegramMethod["Message | bool"]):
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -9977,7 +10395,10 @@ class StopMessageLiveLocation(TelegramMethod["Message | bool"]):
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10044,7 +10465,10 @@ class EditMessageChecklist(TelegramMethod["Message"]):
         self.message_id = message_id
         self.checklist = checklist
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10105,7 +10529,10 @@ class EditMessageReplyMarkup(TelegramMethod["Message | bool"]):
         self.message_id = message_id
         self.inline_message_id = inline_message_id
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10167,7 +10594,10 @@ class StopPoll(TelegramMethod["Poll"]):
         self.chat_id = chat_id
         self.message_id = message_id
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10250,7 +10680,10 @@ class EditEphemeralMessageText(TelegramMethod["bool"]):
         self.rich_message = rich_message
         self.link_preview_options = link_preview_options
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10326,7 +10759,10 @@ class EditEphemeralMessageMedia(TelegramMethod["bool"]):
         self.ephemeral_message_id = ephemeral_message_id
         self.media = media
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10402,7 +10838,10 @@ class EditEphemeralMessageCaption(TelegramMethod["bool"]):
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10471,7 +10910,10 @@ class EditEphemeralMessageReplyMarkup(TelegramMethod["bool"]):
         self.receiver_user_id = receiver_user_id
         self.ephemeral_message_id = ephemeral_message_id
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10521,7 +10963,10 @@ class ApproveSuggestedPost(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.message_id = message_id
         self.send_date = send_date
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10571,7 +11016,10 @@ class DeclineSuggestedPost(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.message_id = message_id
         self.comment = comment
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10637,7 +11085,10 @@ class DeleteMessage(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.message_id = message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10679,7 +11130,10 @@ class DeleteMessages(TelegramMethod["bool"]):
     ) -> None:
         self.chat_id = chat_id
         self.message_ids = message_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10727,7 +11181,10 @@ class DeleteEphemeralMessage(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.receiver_user_id = receiver_user_id
         self.ephemeral_message_id = ephemeral_message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10779,7 +11236,10 @@ class DeleteMessageReaction(TelegramMethod["bool"]):
         self.message_id = message_id
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10831,7 +11291,10 @@ class DeleteAllMessageReactions(TelegramMethod["bool"]):
         self.chat_id = chat_id
         self.user_id = user_id
         self.actor_chat_id = actor_chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -10958,7 +11421,10 @@ class SendSticker(TelegramMethod["Message"]):
         self.allow_sending_without_reply = allow_sending_without_reply
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11035,7 +11501,10 @@ class GetStickerSet(TelegramMethod["StickerSet"]):
         **extra: Any,
     ) -> None:
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11072,7 +11541,10 @@ class GetCustomEmojiStickers(TelegramMethod["list[Sticker]"]):
         **extra: Any,
     ) -> None:
         self.custom_emoji_ids = custom_emoji_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11120,7 +11592,10 @@ class UploadStickerFile(TelegramMethod["File"]):
         self.user_id = user_id
         self.sticker = sticker
         self.sticker_format = sticker_format
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11187,7 +11662,10 @@ class CreateNewStickerSet(TelegramMethod["bool"]):
         self.sticker_type = sticker_type
         self.needs_repainting = needs_repainting
         self.sticker_format = sticker_format
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11240,7 +11718,10 @@ class AddStickerToSet(TelegramMethod["bool"]):
         self.user_id = user_id
         self.name = name
         self.sticker = sticker
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11282,7 +11763,10 @@ class SetStickerPositionInSet(TelegramMethod["bool"]):
     ) -> None:
         self.sticker = sticker
         self.position = position
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11318,7 +11802,10 @@ class DeleteStickerFromSet(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.sticker = sticker
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11371,7 +11858,10 @@ class ReplaceStickerInSet(TelegramMethod["bool"]):
         self.name = name
         self.old_sticker = old_sticker
         self.sticker = sticker
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11413,7 +11903,10 @@ class SetStickerEmojiList(TelegramMethod["bool"]):
     ) -> None:
         self.sticker = sticker
         self.emoji_list = emoji_list
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11455,7 +11948,10 @@ class SetStickerKeywords(TelegramMethod["bool"]):
     ) -> None:
         self.sticker = sticker
         self.keywords = keywords
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11499,7 +11995,10 @@ class SetStickerMaskPosition(TelegramMethod["bool"]):
     ) -> None:
         self.sticker = sticker
         self.mask_position = mask_position
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11542,7 +12041,10 @@ class SetStickerSetTitle(TelegramMethod["bool"]):
     ) -> None:
         self.name = name
         self.title = title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11594,7 +12096,10 @@ class SetStickerSetThumbnail(TelegramMethod["bool"]):
         self.user_id = user_id
         self.thumbnail = thumbnail
         self.format = format
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11637,7 +12142,10 @@ class SetCustomEmojiStickerSetThumbnail(TelegramMethod["bool"]):
     ) -> None:
         self.name = name
         self.custom_emoji_id = custom_emoji_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11675,7 +12183,10 @@ class DeleteStickerSet(TelegramMethod["bool"]):
         **extra: Any,
     ) -> None:
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11774,7 +12285,10 @@ class SendRichMessage(TelegramMethod["Message"]):
         self.suggested_post_parameters = suggested_post_parameters
         self.reply_parameters = reply_parameters
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11869,7 +12383,10 @@ class SendRichMessageDraft(TelegramMethod["bool"]):
         self.rich_message = rich_message
         self.can_stop = can_stop
         self.keep_on_stop = keep_on_stop
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -11948,7 +12465,10 @@ class AnswerInlineQuery(TelegramMethod["bool"]):
         self.button = button
         self.switch_pm_text = switch_pm_text
         self.switch_pm_parameter = switch_pm_parameter
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12157,7 +12677,10 @@ class SendInvoice(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12362,7 +12885,10 @@ class CreateInvoiceLink(TelegramMethod["str"]):
         self.send_phone_number_to_provider = send_phone_number_to_provider
         self.send_email_to_provider = send_email_to_provider
         self.is_flexible = is_flexible
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12449,7 +12975,10 @@ class AnswerShippingQuery(TelegramMethod["bool"]):
         self.ok = ok
         self.shipping_options = shipping_options
         self.error_message = error_message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12502,7 +13031,10 @@ class AnswerPreCheckoutQuery(TelegramMethod["bool"]):
         self.pre_checkout_query_id = pre_checkout_query_id
         self.ok = ok
         self.error_message = error_message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12533,7 +13065,10 @@ class GetMyStarBalance(TelegramMethod["StarAmount"]):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12575,7 +13110,10 @@ class GetStarTransactions(TelegramMethod["StarTransactions"]):
     ) -> None:
         self.offset = offset
         self.limit = limit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12620,7 +13158,10 @@ class RefundStarPayment(TelegramMethod["bool"]):
     ) -> None:
         self.user_id = user_id
         self.telegram_payment_charge_id = telegram_payment_charge_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12667,7 +13208,10 @@ class EditUserStarSubscription(TelegramMethod["bool"]):
         self.user_id = user_id
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.is_canceled = is_canceled
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12715,7 +13259,10 @@ class SetPassportDataErrors(TelegramMethod["bool"]):
     ) -> None:
         self.user_id = user_id
         self.errors = errors
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12807,7 +13354,10 @@ class SendGame(TelegramMethod["Message"]):
         self.reply_markup = reply_markup
         self.reply_to_message_id = reply_to_message_id
         self.allow_sending_without_reply = allow_sending_without_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12905,7 +13455,10 @@ class SetGameScore(TelegramMethod["Message | bool"]):
         self.chat_id = chat_id
         self.message_id = message_id
         self.inline_message_id = inline_message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
@@ -12967,7 +13520,10 @@ class GetGameHighScores(TelegramMethod["list[GameHighScore]"]):
         self.chat_id = chat_id
         self.message_id = message_id
         self.inline_message_id = inline_message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
     def build(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:

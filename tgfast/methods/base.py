@@ -10,7 +10,7 @@ import orjson
 
 from ..defaults import Default, DefaultBotProperties
 from ..errors import TgfastError
-from ..types.base import TelegramObject, json_value, split_alternatives
+from ..types.base import TelegramObject, json_value, keep_extra, split_alternatives
 from ..types.binding import current_bot
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
         if not kwargs.keys() >= self.__tg_required__:
             missing = [a for _k, a, _t, req in self.__tg_fields__ if req and a not in kwargs]
             raise TypeError(f"{type(self).__name__}() missing the parameters {missing}")
-        self._extra = extra
+        keep_extra(self, extra)
         self._bot = None
 
     def _take_keywords(self, kwargs: dict[str, Any], filled: tuple[str, ...], name: str) -> None:
@@ -164,7 +164,7 @@ class TelegramMethod(TelegramObject, Generic[T]):
         aiogram's ``**kwargs`` do: a parameter the shortcut does not offer is set, an
         unknown keyword kept and sent; one the shortcut fills itself is refused, with
         Python's words for a keyword given twice."""
-        self._extra = _set_keywords(self, kwargs, self._extra, filled, name)
+        keep_extra(self, _set_keywords(self, kwargs, self._extra, filled, name))
 
     def _send_extra(self, params: dict[str, Any]) -> None:
         """Add the keywords this method does not know to ``params`` (its own win)."""

@@ -21,7 +21,15 @@ from ._shortcuts import (
     StickerShortcuts,
     UserShortcuts,
 )
-from .base import TelegramObject, UnionRule, as_datetime, from_dicts, holds_dicts
+from .base import (
+    RAW_ITEMS,
+    TelegramObject,
+    UnionRule,
+    as_datetime,
+    from_dicts,
+    holds_dicts,
+    keep_extra,
+)
 from .helpers import (
     ChatHelpers,
     ContactHelpers,
@@ -1098,7 +1106,10 @@ class Update(TelegramObject, UpdateHelpers):
         self.managed_bot = managed_bot
         self.subscription = subscription
         self.stopped_message_generation = stopped_message_generation
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WebhookInfo(TelegramObject):
@@ -1190,7 +1201,10 @@ class WebhookInfo(TelegramObject):
         self.last_synchronization_error_date = as_datetime(last_synchronization_error_date)
         self.max_connections = max_connections
         self.allowed_updates = allowed_updates
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class User(TelegramObject, UserHelpers, UserShortcuts):
@@ -1352,7 +1366,10 @@ class User(TelegramObject, UserHelpers, UserShortcuts):
         self.allows_users_to_create_topics = allows_users_to_create_topics
         self.can_manage_bots = can_manage_bots
         self.supports_join_request_queries = supports_join_request_queries
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -1433,7 +1450,10 @@ class Chat(TelegramObject, ChatHelpers, ChatShortcuts):
         self.last_name = last_name
         self.is_forum = is_forum
         self.is_direct_messages = is_direct_messages
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -1826,6 +1846,7 @@ class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
         community: Community | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if photo.__class__ is dict:
             photo = from_dicts('ChatPhoto', photo)
         if birthdate.__class__ is dict:
@@ -1840,8 +1861,12 @@ class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
             personal_chat = from_dicts('Chat', personal_chat)
         if parent_chat.__class__ is dict:
             parent_chat = from_dicts('Chat', parent_chat)
-        if available_reactions.__class__ is list and holds_dicts(available_reactions):
-            available_reactions = from_dicts('[ReactionType]', available_reactions)
+        if available_reactions.__class__ is list:
+            for _item in available_reactions:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(available_reactions):
+                        available_reactions = from_dicts('[ReactionType]', available_reactions)
+                    break
         if pinned_message.__class__ is dict:
             pinned_message = from_dicts('Message', pinned_message)
         if permissions.__class__ is dict:
@@ -1913,7 +1938,10 @@ class ChatFullInfo(TelegramObject, ChatHelpers, ChatFullInfoShortcuts):
         self.paid_message_star_count = paid_message_star_count
         self.guard_bot = guard_bot
         self.community = community
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -2771,6 +2799,7 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
     ) -> None:
         if from_user is None and 'from' in extra:
             from_user = extra.pop('from')
+        _item: Any  # the loops below (an annotation only: no code)
         if direct_messages_topic.__class__ is dict:
             direct_messages_topic = from_dicts('DirectMessagesTopic', direct_messages_topic)
         if from_user.__class__ is dict:
@@ -2799,8 +2828,12 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             guest_bot_caller_user = from_dicts('User', guest_bot_caller_user)
         if guest_bot_caller_chat.__class__ is dict:
             guest_bot_caller_chat = from_dicts('Chat', guest_bot_caller_chat)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         if link_preview_options.__class__ is dict:
             link_preview_options = from_dicts('LinkPreviewOptions', link_preview_options)
         if suggested_post_info.__class__ is dict:
@@ -2817,8 +2850,12 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             live_photo = from_dicts('LivePhoto', live_photo)
         if paid_media.__class__ is dict:
             paid_media = from_dicts('PaidMediaInfo', paid_media)
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if sticker.__class__ is dict:
             sticker = from_dicts('Sticker', sticker)
         if story.__class__ is dict:
@@ -2829,8 +2866,12 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             video_note = from_dicts('VideoNote', video_note)
         if voice.__class__ is dict:
             voice = from_dicts('Voice', voice)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if checklist.__class__ is dict:
             checklist = from_dicts('Checklist', checklist)
         if contact.__class__ is dict:
@@ -2845,16 +2886,24 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
             venue = from_dicts('Venue', venue)
         if location.__class__ is dict:
             location = from_dicts('Location', location)
-        if new_chat_members.__class__ is list and holds_dicts(new_chat_members):
-            new_chat_members = from_dicts('[User]', new_chat_members)
+        if new_chat_members.__class__ is list:
+            for _item in new_chat_members:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(new_chat_members):
+                        new_chat_members = from_dicts('[User]', new_chat_members)
+                    break
         if left_chat_member.__class__ is dict:
             left_chat_member = from_dicts('User', left_chat_member)
         if chat_owner_left.__class__ is dict:
             chat_owner_left = from_dicts('ChatOwnerLeft', chat_owner_left)
         if chat_owner_changed.__class__ is dict:
             chat_owner_changed = from_dicts('ChatOwnerChanged', chat_owner_changed)
-        if new_chat_photo.__class__ is list and holds_dicts(new_chat_photo):
-            new_chat_photo = from_dicts('[PhotoSize]', new_chat_photo)
+        if new_chat_photo.__class__ is list:
+            for _item in new_chat_photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(new_chat_photo):
+                        new_chat_photo = from_dicts('[PhotoSize]', new_chat_photo)
+                    break
         if message_auto_delete_timer_changed.__class__ is dict:
             message_auto_delete_timer_changed = from_dicts('MessageAutoDeleteTimerChanged', message_auto_delete_timer_changed)
         if pinned_message.__class__ is dict:
@@ -3070,7 +3119,10 @@ class Message(MaybeInaccessibleMessage, MessageHelpers, MessageShortcuts):
         self.video_chat_participants_invited = video_chat_participants_invited
         self.web_app_data = web_app_data
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -3101,7 +3153,10 @@ class MessageId(TelegramObject):
         **extra: Any,
     ) -> None:
         self.message_id = message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageHelpers, InaccessibleMessageShortcuts):
@@ -3144,7 +3199,10 @@ class InaccessibleMessage(MaybeInaccessibleMessage, InaccessibleMessageHelpers, 
         self.chat = chat
         self.message_id = message_id
         self.date = date
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -3243,7 +3301,10 @@ class MessageEntity(TelegramObject, MessageEntityHelpers):
         self.custom_emoji_id = custom_emoji_id
         self.unix_time = unix_time
         self.date_time_format = date_time_format
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TextQuote(TelegramObject):
@@ -3293,13 +3354,21 @@ class TextQuote(TelegramObject):
         is_manual: bool | None = None,
         **extra: Any,
     ) -> None:
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.text = text
         self.entities = entities
         self.position = position
         self.is_manual = is_manual
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ExternalReplyInfo(TelegramObject):
@@ -3485,6 +3554,7 @@ class ExternalReplyInfo(TelegramObject):
         venue: Venue | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if origin.__class__ is dict:
             origin = from_dicts('MessageOrigin', origin)
         if chat.__class__ is dict:
@@ -3501,8 +3571,12 @@ class ExternalReplyInfo(TelegramObject):
             live_photo = from_dicts('LivePhoto', live_photo)
         if paid_media.__class__ is dict:
             paid_media = from_dicts('PaidMediaInfo', paid_media)
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if sticker.__class__ is dict:
             sticker = from_dicts('Sticker', sticker)
         if story.__class__ is dict:
@@ -3559,7 +3633,10 @@ class ExternalReplyInfo(TelegramObject):
         self.location = location
         self.poll = poll
         self.venue = venue
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReplyParameters(TelegramObject):
@@ -3659,8 +3736,13 @@ class ReplyParameters(TelegramObject):
         poll_option_id: str | None = None,
         **extra: Any,
     ) -> None:
-        if quote_entities.__class__ is list and holds_dicts(quote_entities):
-            quote_entities = from_dicts('[MessageEntity]', quote_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if quote_entities.__class__ is list:
+            for _item in quote_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(quote_entities):
+                        quote_entities = from_dicts('[MessageEntity]', quote_entities)
+                    break
         self.message_id = message_id
         self.chat_id = chat_id
         self.ephemeral_message_id = ephemeral_message_id
@@ -3671,7 +3753,10 @@ class ReplyParameters(TelegramObject):
         self.quote_position = quote_position
         self.checklist_task_id = checklist_task_id
         self.poll_option_id = poll_option_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class EphemeralMessageParameters(TelegramObject):
@@ -3713,7 +3798,10 @@ class EphemeralMessageParameters(TelegramObject):
         self.receiver_user_id = receiver_user_id
         self.callback_query_id = callback_query_id
         self.replace_callback_query_message = replace_callback_query_message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginUser(MessageOrigin):
@@ -3755,7 +3843,10 @@ class MessageOriginUser(MessageOrigin):
         self.type = type
         self.date = as_datetime(date)
         self.sender_user = sender_user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginHiddenUser(MessageOrigin):
@@ -3795,7 +3886,10 @@ class MessageOriginHiddenUser(MessageOrigin):
         self.type = type
         self.date = as_datetime(date)
         self.sender_user_name = sender_user_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginChat(MessageOrigin):
@@ -3846,7 +3940,10 @@ class MessageOriginChat(MessageOrigin):
         self.date = as_datetime(date)
         self.sender_chat = sender_chat
         self.author_signature = author_signature
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageOriginChannel(MessageOrigin):
@@ -3902,7 +3999,10 @@ class MessageOriginChannel(MessageOrigin):
         self.chat = chat
         self.message_id = message_id
         self.author_signature = author_signature
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PhotoSize(TelegramObject):
@@ -3958,7 +4058,10 @@ class PhotoSize(TelegramObject):
         self.width = width
         self.height = height
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Animation(TelegramObject):
@@ -4047,7 +4150,10 @@ class Animation(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Audio(TelegramObject):
@@ -4136,7 +4242,10 @@ class Audio(TelegramObject):
         self.mime_type = mime_type
         self.file_size = file_size
         self.thumbnail = thumbnail
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Document(TelegramObject):
@@ -4204,7 +4313,10 @@ class Document(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LivePhoto(TelegramObject):
@@ -4276,8 +4388,13 @@ class LivePhoto(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        _item: Any  # the loops below (an annotation only: no code)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.photo = photo
         self.file_id = file_id
         self.file_unique_id = file_unique_id
@@ -4286,7 +4403,10 @@ class LivePhoto(TelegramObject):
         self.duration = duration
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Story(TelegramObject):
@@ -4321,7 +4441,10 @@ class Story(TelegramObject):
             chat = from_dicts('Chat', chat)
         self.chat = chat
         self.id = id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoQuality(TelegramObject):
@@ -4387,7 +4510,10 @@ class VideoQuality(TelegramObject):
         self.height = height
         self.codec = codec
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Video(TelegramObject):
@@ -4483,12 +4609,21 @@ class Video(TelegramObject):
         file_size: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('PhotoSize', thumbnail)
-        if cover.__class__ is list and holds_dicts(cover):
-            cover = from_dicts('[PhotoSize]', cover)
-        if qualities.__class__ is list and holds_dicts(qualities):
-            qualities = from_dicts('[VideoQuality]', qualities)
+        if cover.__class__ is list:
+            for _item in cover:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(cover):
+                        cover = from_dicts('[PhotoSize]', cover)
+                    break
+        if qualities.__class__ is list:
+            for _item in qualities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(qualities):
+                        qualities = from_dicts('[VideoQuality]', qualities)
+                    break
         self.file_id = file_id
         self.file_unique_id = file_unique_id
         self.width = width
@@ -4501,7 +4636,10 @@ class Video(TelegramObject):
         self.file_name = file_name
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoNote(TelegramObject):
@@ -4566,7 +4704,10 @@ class VideoNote(TelegramObject):
         self.duration = duration
         self.thumbnail = thumbnail
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Voice(TelegramObject):
@@ -4625,7 +4766,10 @@ class Voice(TelegramObject):
         self.duration = duration
         self.mime_type = mime_type
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaInfo(TelegramObject):
@@ -4656,11 +4800,19 @@ class PaidMediaInfo(TelegramObject):
         paid_media: list[PaidMedia],
         **extra: Any,
     ) -> None:
-        if paid_media.__class__ is list and holds_dicts(paid_media):
-            paid_media = from_dicts('[PaidMedia]', paid_media)
+        _item: Any  # the loops below (an annotation only: no code)
+        if paid_media.__class__ is list:
+            for _item in paid_media:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(paid_media):
+                        paid_media = from_dicts('[PaidMedia]', paid_media)
+                    break
         self.star_count = star_count
         self.paid_media = paid_media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaLivePhoto(PaidMedia):
@@ -4695,7 +4847,10 @@ class PaidMediaLivePhoto(PaidMedia):
             live_photo = from_dicts('LivePhoto', live_photo)
         self.type = type
         self.live_photo = live_photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaPhoto(PaidMedia):
@@ -4726,11 +4881,19 @@ class PaidMediaPhoto(PaidMedia):
         photo: list[PhotoSize],
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        _item: Any  # the loops below (an annotation only: no code)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.type = type
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaPreview(PaidMedia):
@@ -4777,7 +4940,10 @@ class PaidMediaPreview(PaidMedia):
         self.width = width
         self.height = height
         self.duration = duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMediaVideo(PaidMedia):
@@ -4812,7 +4978,10 @@ class PaidMediaVideo(PaidMedia):
             video = from_dicts('Video', video)
         self.type = type
         self.video = video
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Contact(TelegramObject, ContactHelpers):
@@ -4870,7 +5039,10 @@ class Contact(TelegramObject, ContactHelpers):
         self.last_name = last_name
         self.user_id = user_id
         self.vcard = vcard
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Dice(TelegramObject):
@@ -4905,7 +5077,10 @@ class Dice(TelegramObject):
     ) -> None:
         self.emoji = emoji
         self.value = value
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Link(TelegramObject):
@@ -4931,7 +5106,10 @@ class Link(TelegramObject):
         **extra: Any,
     ) -> None:
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollMedia(TelegramObject):
@@ -5015,6 +5193,7 @@ class PollMedia(TelegramObject):
         video: Video | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if animation.__class__ is dict:
             animation = from_dicts('Animation', animation)
         if audio.__class__ is dict:
@@ -5027,8 +5206,12 @@ class PollMedia(TelegramObject):
             live_photo = from_dicts('LivePhoto', live_photo)
         if location.__class__ is dict:
             location = from_dicts('Location', location)
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if sticker.__class__ is dict:
             sticker = from_dicts('Sticker', sticker)
         if venue.__class__ is dict:
@@ -5045,7 +5228,10 @@ class PollMedia(TelegramObject):
         self.sticker = sticker
         self.venue = venue
         self.video = video
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollOption(TelegramObject):
@@ -5120,8 +5306,13 @@ class PollOption(TelegramObject):
         addition_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if media.__class__ is dict:
             media = from_dicts('PollMedia', media)
         if added_by_user.__class__ is dict:
@@ -5136,7 +5327,10 @@ class PollOption(TelegramObject):
         self.added_by_user = added_by_user
         self.added_by_chat = added_by_chat
         self.addition_date = as_datetime(addition_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPollOption(TelegramObject):
@@ -5184,15 +5378,23 @@ class InputPollOption(TelegramObject):
         media: InputPollOptionMedia | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if media.__class__ is dict:
             media = from_dicts('InputPollOptionMedia', media)
         self.text = text
         self.text_parse_mode = text_parse_mode
         self.text_entities = text_entities
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollAnswer(TelegramObject):
@@ -5251,7 +5453,10 @@ class PollAnswer(TelegramObject):
         self.user = user
         self.option_ids = option_ids
         self.option_persistent_ids = option_persistent_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Poll(TelegramObject):
@@ -5412,16 +5617,33 @@ class Poll(TelegramObject):
         media: PollMedia | None = None,
         **extra: Any,
     ) -> None:
-        if question_entities.__class__ is list and holds_dicts(question_entities):
-            question_entities = from_dicts('[MessageEntity]', question_entities)
-        if options.__class__ is list and holds_dicts(options):
-            options = from_dicts('[PollOption]', options)
-        if explanation_entities.__class__ is list and holds_dicts(explanation_entities):
-            explanation_entities = from_dicts('[MessageEntity]', explanation_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if question_entities.__class__ is list:
+            for _item in question_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(question_entities):
+                        question_entities = from_dicts('[MessageEntity]', question_entities)
+                    break
+        if options.__class__ is list:
+            for _item in options:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(options):
+                        options = from_dicts('[PollOption]', options)
+                    break
+        if explanation_entities.__class__ is list:
+            for _item in explanation_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(explanation_entities):
+                        explanation_entities = from_dicts('[MessageEntity]', explanation_entities)
+                    break
         if explanation_media.__class__ is dict:
             explanation_media = from_dicts('PollMedia', explanation_media)
-        if description_entities.__class__ is list and holds_dicts(description_entities):
-            description_entities = from_dicts('[MessageEntity]', description_entities)
+        if description_entities.__class__ is list:
+            for _item in description_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(description_entities):
+                        description_entities = from_dicts('[MessageEntity]', description_entities)
+                    break
         if media.__class__ is dict:
             media = from_dicts('PollMedia', media)
         self.id = id
@@ -5445,7 +5667,10 @@ class Poll(TelegramObject):
         self.description = description
         self.description_entities = description_entities
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChecklistTask(TelegramObject):
@@ -5502,8 +5727,13 @@ class ChecklistTask(TelegramObject):
         completion_date: int | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if completed_by_user.__class__ is dict:
             completed_by_user = from_dicts('User', completed_by_user)
         if completed_by_chat.__class__ is dict:
@@ -5514,7 +5744,10 @@ class ChecklistTask(TelegramObject):
         self.completed_by_user = completed_by_user
         self.completed_by_chat = completed_by_chat
         self.completion_date = completion_date
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Checklist(TelegramObject):
@@ -5564,16 +5797,28 @@ class Checklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
-        if title_entities.__class__ is list and holds_dicts(title_entities):
-            title_entities = from_dicts('[MessageEntity]', title_entities)
-        if tasks.__class__ is list and holds_dicts(tasks):
-            tasks = from_dicts('[ChecklistTask]', tasks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if title_entities.__class__ is list:
+            for _item in title_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(title_entities):
+                        title_entities = from_dicts('[MessageEntity]', title_entities)
+                    break
+        if tasks.__class__ is list:
+            for _item in tasks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(tasks):
+                        tasks = from_dicts('[ChecklistTask]', tasks)
+                    break
         self.title = title
         self.title_entities = title_entities
         self.tasks = tasks
         self.others_can_add_tasks = others_can_add_tasks
         self.others_can_mark_tasks_as_done = others_can_mark_tasks_as_done
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputChecklistTask(TelegramObject):
@@ -5622,13 +5867,21 @@ class InputChecklistTask(TelegramObject):
         text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         self.id = id
         self.text = text
         self.parse_mode = parse_mode
         self.text_entities = text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputChecklist(TelegramObject):
@@ -5688,17 +5941,29 @@ class InputChecklist(TelegramObject):
         others_can_mark_tasks_as_done: bool | None = None,
         **extra: Any,
     ) -> None:
-        if title_entities.__class__ is list and holds_dicts(title_entities):
-            title_entities = from_dicts('[MessageEntity]', title_entities)
-        if tasks.__class__ is list and holds_dicts(tasks):
-            tasks = from_dicts('[InputChecklistTask]', tasks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if title_entities.__class__ is list:
+            for _item in title_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(title_entities):
+                        title_entities = from_dicts('[MessageEntity]', title_entities)
+                    break
+        if tasks.__class__ is list:
+            for _item in tasks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(tasks):
+                        tasks = from_dicts('[InputChecklistTask]', tasks)
+                    break
         self.title = title
         self.parse_mode = parse_mode
         self.title_entities = title_entities
         self.tasks = tasks
         self.others_can_add_tasks = others_can_add_tasks
         self.others_can_mark_tasks_as_done = others_can_mark_tasks_as_done
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Location(TelegramObject):
@@ -5765,7 +6030,10 @@ class Location(TelegramObject):
         self.live_period = live_period
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Venue(TelegramObject):
@@ -5837,7 +6105,10 @@ class Venue(TelegramObject):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WebAppData(TelegramObject):
@@ -5872,7 +6143,10 @@ class WebAppData(TelegramObject):
     ) -> None:
         self.data = data
         self.button_text = button_text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ProximityAlertTriggered(TelegramObject):
@@ -5917,7 +6191,10 @@ class ProximityAlertTriggered(TelegramObject):
         self.traveler = traveler
         self.watcher = watcher
         self.distance = distance
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageAutoDeleteTimerChanged(TelegramObject):
@@ -5943,7 +6220,10 @@ class MessageAutoDeleteTimerChanged(TelegramObject):
         **extra: Any,
     ) -> None:
         self.message_auto_delete_time = message_auto_delete_time
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ManagedBotCreated(TelegramObject):
@@ -5977,7 +6257,10 @@ class ManagedBotCreated(TelegramObject):
         if bot_user.__class__ is dict:
             bot_user = from_dicts('User', bot_user)
         self.bot_user = bot_user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ManagedBotUpdated(TelegramObject):
@@ -6020,7 +6303,10 @@ class ManagedBotUpdated(TelegramObject):
             bot_user = from_dicts('User', bot_user)
         self.user = user
         self.bot_user = bot_user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotSubscriptionUpdated(TelegramObject):
@@ -6066,7 +6352,10 @@ class BotSubscriptionUpdated(TelegramObject):
         self.user = user
         self.invoice_payload = invoice_payload
         self.state = state
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageGenerationStopped(TelegramObject):
@@ -6108,7 +6397,10 @@ class MessageGenerationStopped(TelegramObject):
         self.chat = chat
         self.message_thread_id = message_thread_id
         self.draft_id = draft_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollOptionAdded(TelegramObject):
@@ -6154,15 +6446,23 @@ class PollOptionAdded(TelegramObject):
         option_text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if poll_message.__class__ is dict:
             poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
-        if option_text_entities.__class__ is list and holds_dicts(option_text_entities):
-            option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+        if option_text_entities.__class__ is list:
+            for _item in option_text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(option_text_entities):
+                        option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+                    break
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
         self.option_text_entities = option_text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PollOptionDeleted(TelegramObject):
@@ -6208,15 +6508,23 @@ class PollOptionDeleted(TelegramObject):
         option_text_entities: list[MessageEntity] | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if poll_message.__class__ is dict:
             poll_message = from_dicts('MaybeInaccessibleMessage', poll_message)
-        if option_text_entities.__class__ is list and holds_dicts(option_text_entities):
-            option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+        if option_text_entities.__class__ is list:
+            for _item in option_text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(option_text_entities):
+                        option_text_entities = from_dicts('[MessageEntity]', option_text_entities)
+                    break
         self.poll_message = poll_message
         self.option_persistent_id = option_persistent_id
         self.option_text = option_text
         self.option_text_entities = option_text_entities
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostAdded(TelegramObject):
@@ -6242,7 +6550,10 @@ class ChatBoostAdded(TelegramObject):
         **extra: Any,
     ) -> None:
         self.boost_count = boost_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundFillSolid(BackgroundFill):
@@ -6275,7 +6586,10 @@ class BackgroundFillSolid(BackgroundFill):
     ) -> None:
         self.type = type
         self.color = color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundFillGradient(BackgroundFill):
@@ -6322,7 +6636,10 @@ class BackgroundFillGradient(BackgroundFill):
         self.top_color = top_color
         self.bottom_color = bottom_color
         self.rotation_angle = rotation_angle
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundFillFreeformGradient(BackgroundFill):
@@ -6357,7 +6674,10 @@ class BackgroundFillFreeformGradient(BackgroundFill):
     ) -> None:
         self.type = type
         self.colors = colors
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypeFill(BackgroundType):
@@ -6399,7 +6719,10 @@ class BackgroundTypeFill(BackgroundType):
         self.type = type
         self.fill = fill
         self.dark_theme_dimming = dark_theme_dimming
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypeWallpaper(BackgroundType):
@@ -6457,7 +6780,10 @@ class BackgroundTypeWallpaper(BackgroundType):
         self.dark_theme_dimming = dark_theme_dimming
         self.is_blurred = is_blurred
         self.is_moving = is_moving
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypePattern(BackgroundType):
@@ -6526,7 +6852,10 @@ class BackgroundTypePattern(BackgroundType):
         self.intensity = intensity
         self.is_inverted = is_inverted
         self.is_moving = is_moving
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BackgroundTypeChatTheme(BackgroundType):
@@ -6559,7 +6888,10 @@ class BackgroundTypeChatTheme(BackgroundType):
     ) -> None:
         self.type = type
         self.theme_name = theme_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBackground(TelegramObject):
@@ -6587,7 +6919,10 @@ class ChatBackground(TelegramObject):
         if type.__class__ is dict:
             type = from_dicts('BackgroundType', type)
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChecklistTasksDone(TelegramObject):
@@ -6632,7 +6967,10 @@ class ChecklistTasksDone(TelegramObject):
         self.checklist_message = checklist_message
         self.marked_as_done_task_ids = marked_as_done_task_ids
         self.marked_as_not_done_task_ids = marked_as_not_done_task_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChecklistTasksAdded(TelegramObject):
@@ -6665,13 +7003,21 @@ class ChecklistTasksAdded(TelegramObject):
         tasks: list[ChecklistTask],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if checklist_message.__class__ is dict:
             checklist_message = from_dicts('Message', checklist_message)
-        if tasks.__class__ is list and holds_dicts(tasks):
-            tasks = from_dicts('[ChecklistTask]', tasks)
+        if tasks.__class__ is list:
+            for _item in tasks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(tasks):
+                        tasks = from_dicts('[ChecklistTask]', tasks)
+                    break
         self.checklist_message = checklist_message
         self.tasks = tasks
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CommunityChatAdded(TelegramObject):
@@ -6699,7 +7045,10 @@ class CommunityChatAdded(TelegramObject):
         if community.__class__ is dict:
             community = from_dicts('Community', community)
         self.community = community
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CommunityChatJoined(TelegramObject):
@@ -6727,7 +7076,10 @@ class CommunityChatJoined(TelegramObject):
         if community.__class__ is dict:
             community = from_dicts('Community', community)
         self.community = community
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CommunityChatRemoved(TelegramObject):
@@ -6744,7 +7096,10 @@ class CommunityChatRemoved(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicCreated(TelegramObject):
@@ -6793,7 +7148,10 @@ class ForumTopicCreated(TelegramObject):
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.is_name_implicit = is_name_implicit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicClosed(TelegramObject):
@@ -6810,7 +7168,10 @@ class ForumTopicClosed(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicEdited(TelegramObject):
@@ -6845,7 +7206,10 @@ class ForumTopicEdited(TelegramObject):
     ) -> None:
         self.name = name
         self.icon_custom_emoji_id = icon_custom_emoji_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopicReopened(TelegramObject):
@@ -6862,7 +7226,10 @@ class ForumTopicReopened(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GeneralForumTopicHidden(TelegramObject):
@@ -6879,7 +7246,10 @@ class GeneralForumTopicHidden(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GeneralForumTopicUnhidden(TelegramObject):
@@ -6896,7 +7266,10 @@ class GeneralForumTopicUnhidden(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SharedUser(TelegramObject):
@@ -6951,14 +7324,22 @@ class SharedUser(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        _item: Any  # the loops below (an annotation only: no code)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.user_id = user_id
         self.first_name = first_name
         self.last_name = last_name
         self.username = username
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UsersShared(TelegramObject):
@@ -6990,11 +7371,19 @@ class UsersShared(TelegramObject):
         users: list[SharedUser],
         **extra: Any,
     ) -> None:
-        if users.__class__ is list and holds_dicts(users):
-            users = from_dicts('[SharedUser]', users)
+        _item: Any  # the loops below (an annotation only: no code)
+        if users.__class__ is list:
+            for _item in users:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(users):
+                        users = from_dicts('[SharedUser]', users)
+                    break
         self.request_id = request_id
         self.users = users
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatShared(TelegramObject):
@@ -7049,14 +7438,22 @@ class ChatShared(TelegramObject):
         photo: list[PhotoSize] | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        _item: Any  # the loops below (an annotation only: no code)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         self.request_id = request_id
         self.chat_id = chat_id
         self.title = title
         self.username = username
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WriteAccessAllowed(TelegramObject):
@@ -7103,7 +7500,10 @@ class WriteAccessAllowed(TelegramObject):
         self.from_request = from_request
         self.web_app_name = web_app_name
         self.from_attachment_menu = from_attachment_menu
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatScheduled(TelegramObject):
@@ -7131,7 +7531,10 @@ class VideoChatScheduled(TelegramObject):
         **extra: Any,
     ) -> None:
         self.start_date = as_datetime(start_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatStarted(TelegramObject):
@@ -7148,7 +7551,10 @@ class VideoChatStarted(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatEnded(TelegramObject):
@@ -7174,7 +7580,10 @@ class VideoChatEnded(TelegramObject):
         **extra: Any,
     ) -> None:
         self.duration = duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class VideoChatParticipantsInvited(TelegramObject):
@@ -7199,10 +7608,18 @@ class VideoChatParticipantsInvited(TelegramObject):
         users: list[User],
         **extra: Any,
     ) -> None:
-        if users.__class__ is list and holds_dicts(users):
-            users = from_dicts('[User]', users)
+        _item: Any  # the loops below (an annotation only: no code)
+        if users.__class__ is list:
+            for _item in users:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(users):
+                        users = from_dicts('[User]', users)
+                    break
         self.users = users
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PaidMessagePriceChanged(TelegramObject):
@@ -7230,7 +7647,10 @@ class PaidMessagePriceChanged(TelegramObject):
         **extra: Any,
     ) -> None:
         self.paid_message_star_count = paid_message_star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class DirectMessagePriceChanged(TelegramObject):
@@ -7267,7 +7687,10 @@ class DirectMessagePriceChanged(TelegramObject):
     ) -> None:
         self.are_direct_messages_enabled = are_direct_messages_enabled
         self.direct_message_star_count = direct_message_star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostApproved(TelegramObject):
@@ -7313,7 +7736,10 @@ class SuggestedPostApproved(TelegramObject):
         self.suggested_post_message = suggested_post_message
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostApprovalFailed(TelegramObject):
@@ -7354,7 +7780,10 @@ class SuggestedPostApprovalFailed(TelegramObject):
             price = from_dicts('SuggestedPostPrice', price)
         self.suggested_post_message = suggested_post_message
         self.price = price
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostDeclined(TelegramObject):
@@ -7391,7 +7820,10 @@ class SuggestedPostDeclined(TelegramObject):
             suggested_post_message = from_dicts('Message', suggested_post_message)
         self.suggested_post_message = suggested_post_message
         self.comment = comment
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostPaid(TelegramObject):
@@ -7450,7 +7882,10 @@ class SuggestedPostPaid(TelegramObject):
         self.currency = currency
         self.amount = amount
         self.star_amount = star_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostRefunded(TelegramObject):
@@ -7490,7 +7925,10 @@ class SuggestedPostRefunded(TelegramObject):
             suggested_post_message = from_dicts('Message', suggested_post_message)
         self.suggested_post_message = suggested_post_message
         self.reason = reason
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiveawayCreated(TelegramObject):
@@ -7518,7 +7956,10 @@ class GiveawayCreated(TelegramObject):
         **extra: Any,
     ) -> None:
         self.prize_star_count = prize_star_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Giveaway(TelegramObject):
@@ -7601,8 +8042,13 @@ class Giveaway(TelegramObject):
         premium_subscription_month_count: int | None = None,
         **extra: Any,
     ) -> None:
-        if chats.__class__ is list and holds_dicts(chats):
-            chats = from_dicts('[Chat]', chats)
+        _item: Any  # the loops below (an annotation only: no code)
+        if chats.__class__ is list:
+            for _item in chats:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(chats):
+                        chats = from_dicts('[Chat]', chats)
+                    break
         self.chats = chats
         self.winners_selection_date = as_datetime(winners_selection_date)
         self.winner_count = winner_count
@@ -7612,7 +8058,10 @@ class Giveaway(TelegramObject):
         self.country_codes = country_codes
         self.prize_star_count = prize_star_count
         self.premium_subscription_month_count = premium_subscription_month_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiveawayWinners(TelegramObject):
@@ -7711,10 +8160,15 @@ class GiveawayWinners(TelegramObject):
         prize_description: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
-        if winners.__class__ is list and holds_dicts(winners):
-            winners = from_dicts('[User]', winners)
+        if winners.__class__ is list:
+            for _item in winners:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(winners):
+                        winners = from_dicts('[User]', winners)
+                    break
         self.chat = chat
         self.giveaway_message_id = giveaway_message_id
         self.winners_selection_date = as_datetime(winners_selection_date)
@@ -7727,7 +8181,10 @@ class GiveawayWinners(TelegramObject):
         self.only_new_members = only_new_members
         self.was_refunded = was_refunded
         self.prize_description = prize_description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiveawayCompleted(TelegramObject):
@@ -7779,7 +8236,10 @@ class GiveawayCompleted(TelegramObject):
         self.unclaimed_prize_count = unclaimed_prize_count
         self.giveaway_message = giveaway_message
         self.is_star_giveaway = is_star_giveaway
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LinkPreviewOptions(TelegramObject):
@@ -7842,7 +8302,10 @@ class LinkPreviewOptions(TelegramObject):
         self.prefer_small_media = prefer_small_media
         self.prefer_large_media = prefer_large_media
         self.show_above_text = show_above_text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostPrice(TelegramObject):
@@ -7880,7 +8343,10 @@ class SuggestedPostPrice(TelegramObject):
     ) -> None:
         self.currency = currency
         self.amount = amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostInfo(TelegramObject):
@@ -7926,7 +8392,10 @@ class SuggestedPostInfo(TelegramObject):
         self.state = state
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuggestedPostParameters(TelegramObject):
@@ -7964,7 +8433,10 @@ class SuggestedPostParameters(TelegramObject):
             price = from_dicts('SuggestedPostPrice', price)
         self.price = price
         self.send_date = as_datetime(send_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class DirectMessagesTopic(TelegramObject):
@@ -8004,7 +8476,10 @@ class DirectMessagesTopic(TelegramObject):
             user = from_dicts('User', user)
         self.topic_id = topic_id
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserProfilePhotos(TelegramObject):
@@ -8035,11 +8510,25 @@ class UserProfilePhotos(TelegramObject):
         photos: list[list[PhotoSize]],
         **extra: Any,
     ) -> None:
-        if photos.__class__ is list and holds_dicts(photos):
-            photos = from_dicts('[[PhotoSize]]', photos)
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
+        if photos.__class__ is list:
+            for _row in photos:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(photos):
+                    photos = from_dicts('[[PhotoSize]]', photos)
+                break
         self.total_count = total_count
         self.photos = photos
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserProfileAudios(TelegramObject):
@@ -8070,11 +8559,19 @@ class UserProfileAudios(TelegramObject):
         audios: list[Audio],
         **extra: Any,
     ) -> None:
-        if audios.__class__ is list and holds_dicts(audios):
-            audios = from_dicts('[Audio]', audios)
+        _item: Any  # the loops below (an annotation only: no code)
+        if audios.__class__ is list:
+            for _item in audios:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(audios):
+                        audios = from_dicts('[Audio]', audios)
+                    break
         self.total_count = total_count
         self.audios = audios
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class File(TelegramObject):
@@ -8130,7 +8627,10 @@ class File(TelegramObject):
         self.file_unique_id = file_unique_id
         self.file_size = file_size
         self.file_path = file_path
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class WebAppInfo(TelegramObject):
@@ -8158,7 +8658,10 @@ class WebAppInfo(TelegramObject):
         **extra: Any,
     ) -> None:
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReplyKeyboardMarkup(TelegramObject):
@@ -8240,8 +8743,19 @@ class ReplyKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
-        if keyboard.__class__ is list and holds_dicts(keyboard):
-            keyboard = from_dicts('[[KeyboardButton]]', keyboard)
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
+        if keyboard.__class__ is list:
+            for _row in keyboard:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(keyboard):
+                    keyboard = from_dicts('[[KeyboardButton]]', keyboard)
+                break
         self.keyboard = keyboard
         self.is_persistent = is_persistent
         self.resize_keyboard = resize_keyboard
@@ -8249,7 +8763,10 @@ class ReplyKeyboardMarkup(TelegramObject):
         self.input_field_placeholder = input_field_placeholder
         self.selective = selective
         self.force_reply = force_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButton(TelegramObject):
@@ -8384,7 +8901,10 @@ class KeyboardButton(TelegramObject):
         self.request_location = request_location
         self.request_poll = request_poll
         self.web_app = web_app
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestUsers(TelegramObject):
@@ -8460,7 +8980,10 @@ class KeyboardButtonRequestUsers(TelegramObject):
         self.request_name = request_name
         self.request_username = request_username
         self.request_photo = request_photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestChat(TelegramObject):
@@ -8579,7 +9102,10 @@ class KeyboardButtonRequestChat(TelegramObject):
         self.request_title = request_title
         self.request_username = request_username
         self.request_photo = request_photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestManagedBot(TelegramObject):
@@ -8621,7 +9147,10 @@ class KeyboardButtonRequestManagedBot(TelegramObject):
         self.request_id = request_id
         self.suggested_name = suggested_name
         self.suggested_username = suggested_username
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonPollType(TelegramObject):
@@ -8651,7 +9180,10 @@ class KeyboardButtonPollType(TelegramObject):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReplyKeyboardRemove(TelegramObject):
@@ -8697,7 +9229,10 @@ class ReplyKeyboardRemove(TelegramObject):
     ) -> None:
         self.remove_keyboard = remove_keyboard
         self.selective = selective
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineKeyboardMarkup(TelegramObject):
@@ -8731,11 +9266,25 @@ class InlineKeyboardMarkup(TelegramObject):
         force_reply: bool | None = None,
         **extra: Any,
     ) -> None:
-        if inline_keyboard.__class__ is list and holds_dicts(inline_keyboard):
-            inline_keyboard = from_dicts('[[InlineKeyboardButton]]', inline_keyboard)
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
+        if inline_keyboard.__class__ is list:
+            for _row in inline_keyboard:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(inline_keyboard):
+                    inline_keyboard = from_dicts('[[InlineKeyboardButton]]', inline_keyboard)
+                break
         self.inline_keyboard = inline_keyboard
         self.force_reply = force_reply
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineKeyboardButton(TelegramObject):
@@ -8899,7 +9448,10 @@ class InlineKeyboardButton(TelegramObject):
         self.callback_game = callback_game
         self.pay = pay
         self.disabled = disabled
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LoginUrl(TelegramObject):
@@ -8958,7 +9510,10 @@ class LoginUrl(TelegramObject):
         self.forward_text = forward_text
         self.bot_username = bot_username
         self.request_write_access = request_write_access
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SwitchInlineQueryChosenChat(TelegramObject):
@@ -9015,7 +9570,10 @@ class SwitchInlineQueryChosenChat(TelegramObject):
         self.allow_bot_chats = allow_bot_chats
         self.allow_group_chats = allow_group_chats
         self.allow_channel_chats = allow_channel_chats
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CopyTextButton(TelegramObject):
@@ -9041,7 +9599,10 @@ class CopyTextButton(TelegramObject):
         **extra: Any,
     ) -> None:
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class DisabledButton(TelegramObject):
@@ -9057,7 +9618,10 @@ class DisabledButton(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
@@ -9144,7 +9708,10 @@ class CallbackQuery(TelegramObject, CallbackQueryShortcuts):
         self.chat_instance = chat_instance
         self.data = data
         self.game_short_name = game_short_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -9196,7 +9763,10 @@ class ForceReply(TelegramObject):
         self.force_reply = force_reply
         self.input_field_placeholder = input_field_placeholder
         self.selective = selective
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Community(TelegramObject):
@@ -9233,7 +9803,10 @@ class Community(TelegramObject):
     ) -> None:
         self.id = id
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatPhoto(TelegramObject):
@@ -9288,7 +9861,10 @@ class ChatPhoto(TelegramObject):
         self.small_file_unique_id = small_file_unique_id
         self.big_file_id = big_file_id
         self.big_file_unique_id = big_file_unique_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatInviteLink(TelegramObject):
@@ -9393,7 +9969,10 @@ class ChatInviteLink(TelegramObject):
         self.pending_join_request_count = pending_join_request_count
         self.subscription_period = subscription_period
         self.subscription_price = subscription_price
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatAdministratorRights(TelegramObject):
@@ -9560,7 +10139,10 @@ class ChatAdministratorRights(TelegramObject):
         self.can_manage_direct_messages = can_manage_direct_messages
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
@@ -9654,7 +10236,10 @@ class ChatMemberUpdated(TelegramObject, ChatMemberUpdatedShortcuts):
         self.invite_link = invite_link
         self.via_join_request = via_join_request
         self.via_chat_folder_invite_link = via_chat_folder_invite_link
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -9704,7 +10289,10 @@ class ChatMemberOwner(ChatMember):
         self.user = user
         self.is_anonymous = is_anonymous
         self.custom_title = custom_title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberAdministrator(ChatMember):
@@ -9901,7 +10489,10 @@ class ChatMemberAdministrator(ChatMember):
         self.can_manage_tags = can_manage_tags
         self.can_send_welcome_messages = can_send_welcome_messages
         self.custom_title = custom_title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberMember(ChatMember):
@@ -9950,7 +10541,10 @@ class ChatMemberMember(ChatMember):
         self.tag = tag
         self.user = user
         self.until_date = as_datetime(until_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberRestricted(ChatMember):
@@ -10122,7 +10716,10 @@ class ChatMemberRestricted(ChatMember):
         self.can_pin_messages = can_pin_messages
         self.can_manage_topics = can_manage_topics
         self.until_date = as_datetime(until_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberLeft(ChatMember):
@@ -10157,7 +10754,10 @@ class ChatMemberLeft(ChatMember):
             user = from_dicts('User', user)
         self.status = status
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatMemberBanned(ChatMember):
@@ -10202,7 +10802,10 @@ class ChatMemberBanned(ChatMember):
         self.status = status
         self.user = user
         self.until_date = as_datetime(until_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
@@ -10290,7 +10893,10 @@ class ChatJoinRequest(TelegramObject, ChatJoinRequestShortcuts):
         self.bio = bio
         self.invite_link = invite_link
         self.query_id = query_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -10433,7 +11039,10 @@ class ChatPermissions(TelegramObject):
         self.can_invite_users = can_invite_users
         self.can_pin_messages = can_pin_messages
         self.can_manage_topics = can_manage_topics
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Birthdate(TelegramObject):
@@ -10473,7 +11082,10 @@ class Birthdate(TelegramObject):
         self.day = day
         self.month = month
         self.year = year
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessIntro(TelegramObject):
@@ -10515,7 +11127,10 @@ class BusinessIntro(TelegramObject):
         self.title = title
         self.message = message
         self.sticker = sticker
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessLocation(TelegramObject):
@@ -10550,7 +11165,10 @@ class BusinessLocation(TelegramObject):
             location = from_dicts('Location', location)
         self.address = address
         self.location = location
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessOpeningHoursInterval(TelegramObject):
@@ -10587,7 +11205,10 @@ class BusinessOpeningHoursInterval(TelegramObject):
     ) -> None:
         self.opening_minute = opening_minute
         self.closing_minute = closing_minute
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessOpeningHours(TelegramObject):
@@ -10618,11 +11239,19 @@ class BusinessOpeningHours(TelegramObject):
         opening_hours: list[BusinessOpeningHoursInterval],
         **extra: Any,
     ) -> None:
-        if opening_hours.__class__ is list and holds_dicts(opening_hours):
-            opening_hours = from_dicts('[BusinessOpeningHoursInterval]', opening_hours)
+        _item: Any  # the loops below (an annotation only: no code)
+        if opening_hours.__class__ is list:
+            for _item in opening_hours:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(opening_hours):
+                        opening_hours = from_dicts('[BusinessOpeningHoursInterval]', opening_hours)
+                    break
         self.time_zone_name = time_zone_name
         self.opening_hours = opening_hours
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserRating(TelegramObject):
@@ -10674,7 +11303,10 @@ class UserRating(TelegramObject):
         self.rating = rating
         self.current_level_rating = current_level_rating
         self.next_level_rating = next_level_rating
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaPosition(TelegramObject):
@@ -10735,7 +11367,10 @@ class StoryAreaPosition(TelegramObject):
         self.height_percentage = height_percentage
         self.rotation_angle = rotation_angle
         self.corner_radius_percentage = corner_radius_percentage
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LocationAddress(TelegramObject):
@@ -10783,7 +11418,10 @@ class LocationAddress(TelegramObject):
         self.state = state
         self.city = city
         self.street = street
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeLocation(StoryAreaType):
@@ -10833,7 +11471,10 @@ class StoryAreaTypeLocation(StoryAreaType):
         self.latitude = latitude
         self.longitude = longitude
         self.address = address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeSuggestedReaction(StoryAreaType):
@@ -10883,7 +11524,10 @@ class StoryAreaTypeSuggestedReaction(StoryAreaType):
         self.reaction_type = reaction_type
         self.is_dark = is_dark
         self.is_flipped = is_flipped
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeLink(StoryAreaType):
@@ -10917,7 +11561,10 @@ class StoryAreaTypeLink(StoryAreaType):
     ) -> None:
         self.type = type
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeWeather(StoryAreaType):
@@ -10965,7 +11612,10 @@ class StoryAreaTypeWeather(StoryAreaType):
         self.temperature = temperature
         self.emoji = emoji
         self.background_color = background_color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryAreaTypeUniqueGift(StoryAreaType):
@@ -10999,7 +11649,10 @@ class StoryAreaTypeUniqueGift(StoryAreaType):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StoryArea(TelegramObject):
@@ -11036,7 +11689,10 @@ class StoryArea(TelegramObject):
             type = from_dicts('StoryAreaType', type)
         self.position = position
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatLocation(TelegramObject):
@@ -11071,7 +11727,10 @@ class ChatLocation(TelegramObject):
             location = from_dicts('Location', location)
         self.location = location
         self.address = address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionTypeEmoji(ReactionType):
@@ -11109,7 +11768,10 @@ class ReactionTypeEmoji(ReactionType):
     ) -> None:
         self.type = type
         self.emoji = emoji
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionTypeCustomEmoji(ReactionType):
@@ -11142,7 +11804,10 @@ class ReactionTypeCustomEmoji(ReactionType):
     ) -> None:
         self.type = type
         self.custom_emoji_id = custom_emoji_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionTypePaid(ReactionType):
@@ -11168,7 +11833,10 @@ class ReactionTypePaid(ReactionType):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ReactionCount(TelegramObject):
@@ -11203,7 +11871,10 @@ class ReactionCount(TelegramObject):
             type = from_dicts('ReactionType', type)
         self.type = type
         self.total_count = total_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageReactionUpdated(TelegramObject):
@@ -11264,16 +11935,25 @@ class MessageReactionUpdated(TelegramObject):
         new_reaction: list[ReactionType],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
         if user.__class__ is dict:
             user = from_dicts('User', user)
         if actor_chat.__class__ is dict:
             actor_chat = from_dicts('Chat', actor_chat)
-        if old_reaction.__class__ is list and holds_dicts(old_reaction):
-            old_reaction = from_dicts('[ReactionType]', old_reaction)
-        if new_reaction.__class__ is list and holds_dicts(new_reaction):
-            new_reaction = from_dicts('[ReactionType]', new_reaction)
+        if old_reaction.__class__ is list:
+            for _item in old_reaction:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(old_reaction):
+                        old_reaction = from_dicts('[ReactionType]', old_reaction)
+                    break
+        if new_reaction.__class__ is list:
+            for _item in new_reaction:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(new_reaction):
+                        new_reaction = from_dicts('[ReactionType]', new_reaction)
+                    break
         self.chat = chat
         self.message_id = message_id
         self.user = user
@@ -11281,7 +11961,10 @@ class MessageReactionUpdated(TelegramObject):
         self.date = as_datetime(date)
         self.old_reaction = old_reaction
         self.new_reaction = new_reaction
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MessageReactionCountUpdated(TelegramObject):
@@ -11324,15 +12007,23 @@ class MessageReactionCountUpdated(TelegramObject):
         reactions: list[ReactionCount],
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if chat.__class__ is dict:
             chat = from_dicts('Chat', chat)
-        if reactions.__class__ is list and holds_dicts(reactions):
-            reactions = from_dicts('[ReactionCount]', reactions)
+        if reactions.__class__ is list:
+            for _item in reactions:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(reactions):
+                        reactions = from_dicts('[ReactionCount]', reactions)
+                    break
         self.chat = chat
         self.message_id = message_id
         self.date = as_datetime(date)
         self.reactions = reactions
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ForumTopic(TelegramObject):
@@ -11388,7 +12079,10 @@ class ForumTopic(TelegramObject):
         self.icon_color = icon_color
         self.icon_custom_emoji_id = icon_custom_emoji_id
         self.is_name_implicit = is_name_implicit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiftBackground(TelegramObject):
@@ -11428,7 +12122,10 @@ class GiftBackground(TelegramObject):
         self.center_color = center_color
         self.edge_color = edge_color
         self.text_color = text_color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Gift(TelegramObject):
@@ -11555,7 +12252,10 @@ class Gift(TelegramObject):
         self.background = background
         self.unique_gift_variant_count = unique_gift_variant_count
         self.publisher_chat = publisher_chat
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Gifts(TelegramObject):
@@ -11580,10 +12280,18 @@ class Gifts(TelegramObject):
         gifts: list[Gift],
         **extra: Any,
     ) -> None:
-        if gifts.__class__ is list and holds_dicts(gifts):
-            gifts = from_dicts('[Gift]', gifts)
+        _item: Any  # the loops below (an annotation only: no code)
+        if gifts.__class__ is list:
+            for _item in gifts:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(gifts):
+                        gifts = from_dicts('[Gift]', gifts)
+                    break
         self.gifts = gifts
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftModel(TelegramObject):
@@ -11636,7 +12344,10 @@ class UniqueGiftModel(TelegramObject):
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
         self.rarity = rarity
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftSymbol(TelegramObject):
@@ -11678,7 +12389,10 @@ class UniqueGiftSymbol(TelegramObject):
         self.name = name
         self.sticker = sticker
         self.rarity_per_mille = rarity_per_mille
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftBackdropColors(TelegramObject):
@@ -11725,7 +12439,10 @@ class UniqueGiftBackdropColors(TelegramObject):
         self.edge_color = edge_color
         self.symbol_color = symbol_color
         self.text_color = text_color
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftBackdrop(TelegramObject):
@@ -11767,7 +12484,10 @@ class UniqueGiftBackdrop(TelegramObject):
         self.name = name
         self.colors = colors
         self.rarity_per_mille = rarity_per_mille
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftColors(TelegramObject):
@@ -11829,7 +12549,10 @@ class UniqueGiftColors(TelegramObject):
         self.light_theme_other_colors = light_theme_other_colors
         self.dark_theme_main_color = dark_theme_main_color
         self.dark_theme_other_colors = dark_theme_other_colors
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGift(TelegramObject):
@@ -11950,7 +12673,10 @@ class UniqueGift(TelegramObject):
         self.is_from_blockchain = is_from_blockchain
         self.colors = colors
         self.publisher_chat = publisher_chat
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GiftInfo(TelegramObject):
@@ -12037,10 +12763,15 @@ class GiftInfo(TelegramObject):
         unique_gift_number: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gift.__class__ is dict:
             gift = from_dicts('Gift', gift)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.gift = gift
         self.owned_gift_id = owned_gift_id
         self.convert_star_count = convert_star_count
@@ -12051,7 +12782,10 @@ class GiftInfo(TelegramObject):
         self.entities = entities
         self.is_private = is_private
         self.unique_gift_number = unique_gift_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UniqueGiftInfo(TelegramObject):
@@ -12146,10 +12880,15 @@ class UniqueGiftInfo(TelegramObject):
         next_transfer_date: datetime | int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gift.__class__ is dict:
             gift = from_dicts('UniqueGift', gift)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.gift = gift
         self.origin = origin
         self.text = text
@@ -12160,7 +12899,10 @@ class UniqueGiftInfo(TelegramObject):
         self.owned_gift_id = owned_gift_id
         self.transfer_star_count = transfer_star_count
         self.next_transfer_date = as_datetime(next_transfer_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OwnedGiftRegular(OwnedGift):
@@ -12284,12 +13026,17 @@ class OwnedGiftRegular(OwnedGift):
         unique_gift_number: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if gift.__class__ is dict:
             gift = from_dicts('Gift', gift)
         if sender_user.__class__ is dict:
             sender_user = from_dicts('User', sender_user)
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         self.type = type
         self.gift = gift
         self.owned_gift_id = owned_gift_id
@@ -12305,7 +13052,10 @@ class OwnedGiftRegular(OwnedGift):
         self.prepaid_upgrade_star_count = prepaid_upgrade_star_count
         self.is_upgrade_separate = is_upgrade_separate
         self.unique_gift_number = unique_gift_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OwnedGiftUnique(OwnedGift):
@@ -12401,7 +13151,10 @@ class OwnedGiftUnique(OwnedGift):
         self.can_be_transferred = can_be_transferred
         self.transfer_star_count = transfer_star_count
         self.next_transfer_date = as_datetime(next_transfer_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OwnedGifts(TelegramObject):
@@ -12438,12 +13191,20 @@ class OwnedGifts(TelegramObject):
         next_offset: str | None = None,
         **extra: Any,
     ) -> None:
-        if gifts.__class__ is list and holds_dicts(gifts):
-            gifts = from_dicts('[OwnedGift]', gifts)
+        _item: Any  # the loops below (an annotation only: no code)
+        if gifts.__class__ is list:
+            for _item in gifts:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(gifts):
+                        gifts = from_dicts('[OwnedGift]', gifts)
+                    break
         self.total_count = total_count
         self.gifts = gifts
         self.next_offset = next_offset
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotAccessSettings(TelegramObject):
@@ -12474,11 +13235,19 @@ class BotAccessSettings(TelegramObject):
         added_users: list[User] | None = None,
         **extra: Any,
     ) -> None:
-        if added_users.__class__ is list and holds_dicts(added_users):
-            added_users = from_dicts('[User]', added_users)
+        _item: Any  # the loops below (an annotation only: no code)
+        if added_users.__class__ is list:
+            for _item in added_users:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(added_users):
+                        added_users = from_dicts('[User]', added_users)
+                    break
         self.is_access_restricted = is_access_restricted
         self.added_users = added_users
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class AcceptedGiftTypes(TelegramObject):
@@ -12532,7 +13301,10 @@ class AcceptedGiftTypes(TelegramObject):
         self.unique_gifts = unique_gifts
         self.premium_subscription = premium_subscription
         self.gifts_from_channels = gifts_from_channels
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StarAmount(TelegramObject):
@@ -12567,7 +13339,10 @@ class StarAmount(TelegramObject):
     ) -> None:
         self.amount = amount
         self.nanostar_amount = nanostar_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommand(TelegramObject):
@@ -12611,7 +13386,10 @@ class BotCommand(TelegramObject):
         self.command = command
         self.description = description
         self.is_ephemeral = is_ephemeral
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeDefault(BotCommandScope):
@@ -12638,7 +13416,10 @@ class BotCommandScopeDefault(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeAllPrivateChats(BotCommandScope):
@@ -12664,7 +13445,10 @@ class BotCommandScopeAllPrivateChats(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeAllGroupChats(BotCommandScope):
@@ -12690,7 +13474,10 @@ class BotCommandScopeAllGroupChats(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeAllChatAdministrators(BotCommandScope):
@@ -12716,7 +13503,10 @@ class BotCommandScopeAllChatAdministrators(BotCommandScope):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeChat(BotCommandScope):
@@ -12751,7 +13541,10 @@ class BotCommandScopeChat(BotCommandScope):
     ) -> None:
         self.type = type
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeChatAdministrators(BotCommandScope):
@@ -12787,7 +13580,10 @@ class BotCommandScopeChatAdministrators(BotCommandScope):
     ) -> None:
         self.type = type
         self.chat_id = chat_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotCommandScopeChatMember(BotCommandScope):
@@ -12829,7 +13625,10 @@ class BotCommandScopeChatMember(BotCommandScope):
         self.type = type
         self.chat_id = chat_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotName(TelegramObject):
@@ -12855,7 +13654,10 @@ class BotName(TelegramObject):
         **extra: Any,
     ) -> None:
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotDescription(TelegramObject):
@@ -12881,7 +13683,10 @@ class BotDescription(TelegramObject):
         **extra: Any,
     ) -> None:
         self.description = description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BotShortDescription(TelegramObject):
@@ -12907,7 +13712,10 @@ class BotShortDescription(TelegramObject):
         **extra: Any,
     ) -> None:
         self.short_description = short_description
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MenuButtonCommands(MenuButton):
@@ -12933,7 +13741,10 @@ class MenuButtonCommands(MenuButton):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MenuButtonWebApp(MenuButton):
@@ -12980,7 +13791,10 @@ class MenuButtonWebApp(MenuButton):
         self.type = type
         self.text = text
         self.web_app = web_app
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MenuButtonDefault(MenuButton):
@@ -13006,7 +13820,10 @@ class MenuButtonDefault(MenuButton):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostSourcePremium(ChatBoostSource):
@@ -13042,7 +13859,10 @@ class ChatBoostSourcePremium(ChatBoostSource):
             user = from_dicts('User', user)
         self.source = source
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostSourceGiftCode(ChatBoostSource):
@@ -13079,7 +13899,10 @@ class ChatBoostSourceGiftCode(ChatBoostSource):
             user = from_dicts('User', user)
         self.source = source
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostSourceGiveaway(ChatBoostSource):
@@ -13143,7 +13966,10 @@ class ChatBoostSourceGiveaway(ChatBoostSource):
         self.user = user
         self.prize_star_count = prize_star_count
         self.is_unclaimed = is_unclaimed
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoost(TelegramObject):
@@ -13194,7 +14020,10 @@ class ChatBoost(TelegramObject):
         self.add_date = as_datetime(add_date)
         self.expiration_date = as_datetime(expiration_date)
         self.source = source
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostUpdated(TelegramObject):
@@ -13231,7 +14060,10 @@ class ChatBoostUpdated(TelegramObject):
             boost = from_dicts('ChatBoost', boost)
         self.chat = chat
         self.boost = boost
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatBoostRemoved(TelegramObject):
@@ -13282,7 +14114,10 @@ class ChatBoostRemoved(TelegramObject):
         self.boost_id = boost_id
         self.remove_date = as_datetime(remove_date)
         self.source = source
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatOwnerLeft(TelegramObject):
@@ -13312,7 +14147,10 @@ class ChatOwnerLeft(TelegramObject):
         if new_owner.__class__ is dict:
             new_owner = from_dicts('User', new_owner)
         self.new_owner = new_owner
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChatOwnerChanged(TelegramObject):
@@ -13340,7 +14178,10 @@ class ChatOwnerChanged(TelegramObject):
         if new_owner.__class__ is dict:
             new_owner = from_dicts('User', new_owner)
         self.new_owner = new_owner
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserChatBoosts(TelegramObject):
@@ -13365,10 +14206,18 @@ class UserChatBoosts(TelegramObject):
         boosts: list[ChatBoost],
         **extra: Any,
     ) -> None:
-        if boosts.__class__ is list and holds_dicts(boosts):
-            boosts = from_dicts('[ChatBoost]', boosts)
+        _item: Any  # the loops below (an annotation only: no code)
+        if boosts.__class__ is list:
+            for _item in boosts:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(boosts):
+                        boosts = from_dicts('[ChatBoost]', boosts)
+                    break
         self.boosts = boosts
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessBotRights(TelegramObject):
@@ -13496,7 +14345,10 @@ class BusinessBotRights(TelegramObject):
         self.can_transfer_and_upgrade_gifts = can_transfer_and_upgrade_gifts
         self.can_transfer_stars = can_transfer_stars
         self.can_manage_stories = can_manage_stories
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessConnection(TelegramObject):
@@ -13565,7 +14417,10 @@ class BusinessConnection(TelegramObject):
         self.date = as_datetime(date)
         self.rights = rights
         self.is_enabled = is_enabled
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class BusinessMessagesDeleted(TelegramObject):
@@ -13609,7 +14464,10 @@ class BusinessMessagesDeleted(TelegramObject):
         self.business_connection_id = business_connection_id
         self.chat = chat
         self.message_ids = message_ids
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SentWebAppMessage(TelegramObject):
@@ -13637,7 +14495,10 @@ class SentWebAppMessage(TelegramObject):
         **extra: Any,
     ) -> None:
         self.inline_message_id = inline_message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SentGuestMessage(TelegramObject):
@@ -13663,7 +14524,10 @@ class SentGuestMessage(TelegramObject):
         **extra: Any,
     ) -> None:
         self.inline_message_id = inline_message_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PreparedInlineMessage(TelegramObject):
@@ -13698,7 +14562,10 @@ class PreparedInlineMessage(TelegramObject):
     ) -> None:
         self.id = id
         self.expiration_date = as_datetime(expiration_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PreparedKeyboardButton(TelegramObject):
@@ -13724,7 +14591,10 @@ class PreparedKeyboardButton(TelegramObject):
         **extra: Any,
     ) -> None:
         self.id = id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ResponseParameters(TelegramObject):
@@ -13763,7 +14633,10 @@ class ResponseParameters(TelegramObject):
     ) -> None:
         self.migrate_to_chat_id = migrate_to_chat_id
         self.retry_after = retry_after
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13865,12 +14738,17 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('InputFile', thumbnail)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -13882,7 +14760,10 @@ class InputMediaAnimation(InputPollMedia, InputPollOptionMedia, InputMedia, Inpu
         self.height = height
         self.duration = duration
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
@@ -13972,12 +14853,17 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         title: str | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('InputFile', thumbnail)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -13987,7 +14873,10 @@ class InputMediaAudio(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
         self.duration = duration
         self.performer = performer
         self.title = title
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion):
@@ -14067,12 +14956,17 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         disable_content_type_detection: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('InputFile', thumbnail)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -14080,7 +14974,10 @@ class InputMediaDocument(InputPollMedia, InputMedia, InputRichMessageMediaUnion)
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.disable_content_type_detection = disable_content_type_detection
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaLink(InputPollOptionMedia):
@@ -14113,7 +15010,10 @@ class InputMediaLink(InputPollOptionMedia):
     ) -> None:
         self.type = type
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
@@ -14195,12 +15095,17 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if photo.__class__ is dict:
             photo = from_dicts('InputFile', photo)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.photo = photo
@@ -14209,7 +15114,10 @@ class InputMediaLivePhoto(InputPollMedia, InputPollOptionMedia, InputMedia):
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaLocation(InputPollMedia, InputPollOptionMedia):
@@ -14256,7 +15164,10 @@ class InputMediaLocation(InputPollMedia, InputPollOptionMedia):
         self.latitude = latitude
         self.longitude = longitude
         self.horizontal_accuracy = horizontal_accuracy
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -14327,10 +15238,15 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.caption = caption
@@ -14338,7 +15254,10 @@ class InputMediaPhoto(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         self.caption_entities = caption_entities
         self.show_caption_above_media = show_caption_above_media
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaSticker(InputPollOptionMedia):
@@ -14385,7 +15304,10 @@ class InputMediaSticker(InputPollOptionMedia):
         self.type = type
         self.media = media
         self.emoji = emoji
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
@@ -14469,7 +15391,10 @@ class InputMediaVenue(InputPollMedia, InputPollOptionMedia):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRichMessageMediaUnion):
@@ -14594,14 +15519,19 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         has_spoiler: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('InputFile', thumbnail)
         if cover.__class__ is dict:
             cover = from_dicts('InputFile', cover)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.thumbnail = thumbnail
@@ -14616,7 +15546,10 @@ class InputMediaVideo(InputPollMedia, InputPollOptionMedia, InputMedia, InputRic
         self.duration = duration
         self.supports_streaming = supports_streaming
         self.has_spoiler = has_spoiler
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputMediaVoiceNote(InputRichMessageMediaUnion):
@@ -14682,17 +15615,25 @@ class InputMediaVoiceNote(InputRichMessageMediaUnion):
         duration: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if media.__class__ is dict:
             media = from_dicts('InputFile', media)
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         self.type = type
         self.media = media
         self.caption = caption
         self.parse_mode = parse_mode
         self.caption_entities = caption_entities
         self.duration = duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputFile(TelegramObject):
@@ -14709,7 +15650,10 @@ class InputFile(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPaidMediaLivePhoto(InputPaidMedia):
@@ -14763,7 +15707,10 @@ class InputPaidMediaLivePhoto(InputPaidMedia):
         self.type = type
         self.media = media
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPaidMediaPhoto(InputPaidMedia):
@@ -14803,7 +15750,10 @@ class InputPaidMediaPhoto(InputPaidMedia):
             media = from_dicts('InputFile', media)
         self.type = type
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputPaidMediaVideo(InputPaidMedia):
@@ -14908,7 +15858,10 @@ class InputPaidMediaVideo(InputPaidMedia):
         self.height = height
         self.duration = duration
         self.supports_streaming = supports_streaming
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputProfilePhotoStatic(InputProfilePhoto):
@@ -14947,7 +15900,10 @@ class InputProfilePhotoStatic(InputProfilePhoto):
             photo = from_dicts('InputFile', photo)
         self.type = type
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputProfilePhotoAnimated(InputProfilePhoto):
@@ -14995,7 +15951,10 @@ class InputProfilePhotoAnimated(InputProfilePhoto):
         self.type = type
         self.animation = animation
         self.main_frame_timestamp = main_frame_timestamp
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputStoryContentPhoto(InputStoryContent):
@@ -15035,7 +15994,10 @@ class InputStoryContentPhoto(InputStoryContent):
             photo = from_dicts('InputFile', photo)
         self.type = type
         self.photo = photo
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputStoryContentVideo(InputStoryContent):
@@ -15099,7 +16061,10 @@ class InputStoryContentVideo(InputStoryContent):
         self.duration = duration
         self.cover_frame_timestamp = cover_frame_timestamp
         self.is_animation = is_animation
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Sticker(TelegramObject, StickerShortcuts):
@@ -15238,7 +16203,10 @@ class Sticker(TelegramObject, StickerShortcuts):
         self.custom_emoji_id = custom_emoji_id
         self.needs_repainting = needs_repainting
         self.file_size = file_size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -15288,8 +16256,13 @@ class StickerSet(TelegramObject):
         thumbnail: PhotoSize | None = None,
         **extra: Any,
     ) -> None:
-        if stickers.__class__ is list and holds_dicts(stickers):
-            stickers = from_dicts('[Sticker]', stickers)
+        _item: Any  # the loops below (an annotation only: no code)
+        if stickers.__class__ is list:
+            for _item in stickers:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(stickers):
+                        stickers = from_dicts('[Sticker]', stickers)
+                    break
         if thumbnail.__class__ is dict:
             thumbnail = from_dicts('PhotoSize', thumbnail)
         self.name = name
@@ -15297,7 +16270,10 @@ class StickerSet(TelegramObject):
         self.sticker_type = sticker_type
         self.stickers = stickers
         self.thumbnail = thumbnail
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class MaskPosition(TelegramObject):
@@ -15350,7 +16326,10 @@ class MaskPosition(TelegramObject):
         self.x_shift = x_shift
         self.y_shift = y_shift
         self.scale = scale
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputSticker(TelegramObject):
@@ -15417,7 +16396,10 @@ class InputSticker(TelegramObject):
         self.emoji_list = emoji_list
         self.mask_position = mask_position
         self.keywords = keywords
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichMessage(TelegramObject):
@@ -15448,11 +16430,19 @@ class RichMessage(TelegramObject):
         is_rtl: bool | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         self.blocks = blocks
         self.is_rtl = is_rtl
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichMessage(TelegramObject):
@@ -15517,17 +16507,29 @@ class InputRichMessage(TelegramObject):
         skip_entity_detection: bool | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
-        if media.__class__ is list and holds_dicts(media):
-            media = from_dicts('[InputRichMessageMedia]', media)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
+        if media.__class__ is list:
+            for _item in media:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(media):
+                        media = from_dicts('[InputRichMessageMedia]', media)
+                    break
         self.blocks = blocks
         self.html = html
         self.markdown = markdown
         self.media = media
         self.is_rtl = is_rtl
         self.skip_entity_detection = skip_entity_detection
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichMessageMedia(TelegramObject):
@@ -15564,7 +16566,10 @@ class InputRichMessageMedia(TelegramObject):
             media = from_dicts('InputRichMessageMediaUnion', media)
         self.id = id
         self.media = media
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichMessageButton(TelegramObject):
@@ -15700,7 +16705,10 @@ class RichMessageButton(TelegramObject):
         self.switch_inline_query_chosen_chat = switch_inline_query_chosen_chat
         self.copy_text = copy_text
         self.disabled = disabled
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextBold(RichText):
@@ -15735,7 +16743,10 @@ class RichTextBold(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextItalic(RichText):
@@ -15770,7 +16781,10 @@ class RichTextItalic(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextUnderline(RichText):
@@ -15805,7 +16819,10 @@ class RichTextUnderline(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextStrikethrough(RichText):
@@ -15840,7 +16857,10 @@ class RichTextStrikethrough(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextSpoiler(RichText):
@@ -15875,7 +16895,10 @@ class RichTextSpoiler(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextDateTime(RichText):
@@ -15926,7 +16949,10 @@ class RichTextDateTime(RichText):
         self.text = text
         self.unix_time = unix_time
         self.date_time_format = date_time_format
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextTextMention(RichText):
@@ -15970,7 +16996,10 @@ class RichTextTextMention(RichText):
         self.type = type
         self.text = text
         self.user = user
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextSubscript(RichText):
@@ -16005,7 +17034,10 @@ class RichTextSubscript(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextSuperscript(RichText):
@@ -16040,7 +17072,10 @@ class RichTextSuperscript(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextMarked(RichText):
@@ -16075,7 +17110,10 @@ class RichTextMarked(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextCode(RichText):
@@ -16110,7 +17148,10 @@ class RichTextCode(RichText):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextCustomEmoji(RichText):
@@ -16152,7 +17193,10 @@ class RichTextCustomEmoji(RichText):
         self.type = type
         self.custom_emoji_id = custom_emoji_id
         self.alternative_text = alternative_text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextMathematicalExpression(RichText):
@@ -16185,7 +17229,10 @@ class RichTextMathematicalExpression(RichText):
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextUrl(RichText):
@@ -16227,7 +17274,10 @@ class RichTextUrl(RichText):
         self.type = type
         self.text = text
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextEmailAddress(RichText):
@@ -16269,7 +17319,10 @@ class RichTextEmailAddress(RichText):
         self.type = type
         self.text = text
         self.email_address = email_address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextPhoneNumber(RichText):
@@ -16311,7 +17364,10 @@ class RichTextPhoneNumber(RichText):
         self.type = type
         self.text = text
         self.phone_number = phone_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextBankCardNumber(RichText):
@@ -16353,7 +17409,10 @@ class RichTextBankCardNumber(RichText):
         self.type = type
         self.text = text
         self.bank_card_number = bank_card_number
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextMention(RichText):
@@ -16395,7 +17454,10 @@ class RichTextMention(RichText):
         self.type = type
         self.text = text
         self.username = username
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextHashtag(RichText):
@@ -16437,7 +17499,10 @@ class RichTextHashtag(RichText):
         self.type = type
         self.text = text
         self.hashtag = hashtag
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextCashtag(RichText):
@@ -16479,7 +17544,10 @@ class RichTextCashtag(RichText):
         self.type = type
         self.text = text
         self.cashtag = cashtag
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextBotCommand(RichText):
@@ -16521,7 +17589,10 @@ class RichTextBotCommand(RichText):
         self.type = type
         self.text = text
         self.bot_command = bot_command
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextButton(RichText):
@@ -16556,7 +17627,10 @@ class RichTextButton(RichText):
             button = from_dicts('RichMessageButton', button)
         self.type = type
         self.button = button
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextAnchor(RichText):
@@ -16589,7 +17663,10 @@ class RichTextAnchor(RichText):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextAnchorLink(RichText):
@@ -16633,7 +17710,10 @@ class RichTextAnchorLink(RichText):
         self.type = type
         self.text = text
         self.anchor_name = anchor_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextReference(RichText):
@@ -16675,7 +17755,10 @@ class RichTextReference(RichText):
         self.type = type
         self.text = text
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichTextReferenceLink(RichText):
@@ -16717,7 +17800,10 @@ class RichTextReferenceLink(RichText):
         self.type = type
         self.text = text
         self.reference_name = reference_name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockCaption(TelegramObject):
@@ -16754,7 +17840,10 @@ class RichBlockCaption(TelegramObject):
             credit = from_dicts('RichText', credit)
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockTableCell(TelegramObject):
@@ -16818,7 +17907,10 @@ class RichBlockTableCell(TelegramObject):
         self.rowspan = rowspan
         self.align = align
         self.valign = valign
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockListItem(TelegramObject):
@@ -16876,15 +17968,23 @@ class RichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         self.label = label
         self.blocks = blocks
         self.has_checkbox = has_checkbox
         self.is_checked = is_checked
         self.value = value
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockParagraph(RichBlock):
@@ -16919,7 +18019,10 @@ class RichBlockParagraph(RichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockSectionHeading(RichBlock):
@@ -16961,7 +18064,10 @@ class RichBlockSectionHeading(RichBlock):
         self.type = type
         self.text = text
         self.size = size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockPreformatted(RichBlock):
@@ -17003,7 +18109,10 @@ class RichBlockPreformatted(RichBlock):
         self.type = type
         self.text = text
         self.language = language
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockFooter(RichBlock):
@@ -17038,7 +18147,10 @@ class RichBlockFooter(RichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockDivider(RichBlock):
@@ -17064,7 +18176,10 @@ class RichBlockDivider(RichBlock):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockMathematicalExpression(RichBlock):
@@ -17098,7 +18213,10 @@ class RichBlockMathematicalExpression(RichBlock):
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockAnchor(RichBlock):
@@ -17131,7 +18249,10 @@ class RichBlockAnchor(RichBlock):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockList(RichBlock):
@@ -17162,11 +18283,19 @@ class RichBlockList(RichBlock):
         items: list[RichBlockListItem],
         **extra: Any,
     ) -> None:
-        if items.__class__ is list and holds_dicts(items):
-            items = from_dicts('[RichBlockListItem]', items)
+        _item: Any  # the loops below (an annotation only: no code)
+        if items.__class__ is list:
+            for _item in items:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(items):
+                        items = from_dicts('[RichBlockListItem]', items)
+                    break
         self.type = type
         self.items = items
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockBlockQuotation(RichBlock):
@@ -17203,14 +18332,22 @@ class RichBlockBlockQuotation(RichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         if credit.__class__ is dict:
             credit = from_dicts('RichText', credit)
         self.type = type
         self.blocks = blocks
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockExpandableBlockQuotation(RichBlock):
@@ -17255,7 +18392,10 @@ class RichBlockExpandableBlockQuotation(RichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockPullQuotation(RichBlock):
@@ -17299,7 +18439,10 @@ class RichBlockPullQuotation(RichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockCollage(RichBlock):
@@ -17336,14 +18479,22 @@ class RichBlockCollage(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockSlideshow(RichBlock):
@@ -17380,14 +18531,22 @@ class RichBlockSlideshow(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockTable(RichBlock):
@@ -17442,8 +18601,19 @@ class RichBlockTable(RichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if cells.__class__ is list and holds_dicts(cells):
-            cells = from_dicts('[[RichBlockTableCell]]', cells)
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
+        if cells.__class__ is list:
+            for _row in cells:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(cells):
+                    cells = from_dicts('[[RichBlockTableCell]]', cells)
+                break
         if caption.__class__ is dict:
             caption = from_dicts('RichText', caption)
         self.type = type
@@ -17452,7 +18622,10 @@ class RichBlockTable(RichBlock):
         self.is_striped = is_striped
         self.is_compact = is_compact
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockDetails(RichBlock):
@@ -17495,15 +18668,23 @@ class RichBlockDetails(RichBlock):
         is_open: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if summary.__class__ is dict:
             summary = from_dicts('RichText', summary)
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[RichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[RichBlock]', blocks)
+                    break
         self.type = type
         self.summary = summary
         self.blocks = blocks
         self.is_open = is_open
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockMap(RichBlock):
@@ -17568,7 +18749,10 @@ class RichBlockMap(RichBlock):
         self.width = width
         self.height = height
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockButtons(RichBlock):
@@ -17608,12 +18792,20 @@ class RichBlockButtons(RichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
-        if buttons.__class__ is list and holds_dicts(buttons):
-            buttons = from_dicts('[RichMessageButton]', buttons)
+        _item: Any  # the loops below (an annotation only: no code)
+        if buttons.__class__ is list:
+            for _item in buttons:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(buttons):
+                        buttons = from_dicts('[RichMessageButton]', buttons)
+                    break
         self.type = type
         self.buttons = buttons
         self.align = align
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockAnimation(RichBlock):
@@ -17664,7 +18856,10 @@ class RichBlockAnimation(RichBlock):
         self.animation = animation
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockAudio(RichBlock):
@@ -17708,7 +18903,10 @@ class RichBlockAudio(RichBlock):
         self.type = type
         self.audio = audio
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockDocument(RichBlock):
@@ -17752,7 +18950,10 @@ class RichBlockDocument(RichBlock):
         self.type = type
         self.document = document
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockPhoto(RichBlock):
@@ -17795,15 +18996,23 @@ class RichBlockPhoto(RichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
+        _item: Any  # the loops below (an annotation only: no code)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.photo = photo
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockVideo(RichBlock):
@@ -17854,7 +19063,10 @@ class RichBlockVideo(RichBlock):
         self.video = video
         self.has_spoiler = has_spoiler
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockVoiceNote(RichBlock):
@@ -17898,7 +19110,10 @@ class RichBlockVoiceNote(RichBlock):
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RichBlockThinking(RichBlock):
@@ -17938,7 +19153,10 @@ class RichBlockThinking(RichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockListItem(TelegramObject):
@@ -17990,14 +19208,22 @@ class InputRichBlockListItem(TelegramObject):
         type: str | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         self.blocks = blocks
         self.has_checkbox = has_checkbox
         self.is_checked = is_checked
         self.value = value
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockParagraph(InputRichBlock):
@@ -18032,7 +19258,10 @@ class InputRichBlockParagraph(InputRichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockSectionHeading(InputRichBlock):
@@ -18074,7 +19303,10 @@ class InputRichBlockSectionHeading(InputRichBlock):
         self.type = type
         self.text = text
         self.size = size
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockPreformatted(InputRichBlock):
@@ -18116,7 +19348,10 @@ class InputRichBlockPreformatted(InputRichBlock):
         self.type = type
         self.text = text
         self.language = language
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockFooter(InputRichBlock):
@@ -18151,7 +19386,10 @@ class InputRichBlockFooter(InputRichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockDivider(InputRichBlock):
@@ -18177,7 +19415,10 @@ class InputRichBlockDivider(InputRichBlock):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockMathematicalExpression(InputRichBlock):
@@ -18211,7 +19452,10 @@ class InputRichBlockMathematicalExpression(InputRichBlock):
     ) -> None:
         self.type = type
         self.expression = expression
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockAnchor(InputRichBlock):
@@ -18244,7 +19488,10 @@ class InputRichBlockAnchor(InputRichBlock):
     ) -> None:
         self.type = type
         self.name = name
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockList(InputRichBlock):
@@ -18275,11 +19522,19 @@ class InputRichBlockList(InputRichBlock):
         items: list[InputRichBlockListItem],
         **extra: Any,
     ) -> None:
-        if items.__class__ is list and holds_dicts(items):
-            items = from_dicts('[InputRichBlockListItem]', items)
+        _item: Any  # the loops below (an annotation only: no code)
+        if items.__class__ is list:
+            for _item in items:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(items):
+                        items = from_dicts('[InputRichBlockListItem]', items)
+                    break
         self.type = type
         self.items = items
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockBlockQuotation(InputRichBlock):
@@ -18316,14 +19571,22 @@ class InputRichBlockBlockQuotation(InputRichBlock):
         credit: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         if credit.__class__ is dict:
             credit = from_dicts('RichText', credit)
         self.type = type
         self.blocks = blocks
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockExpandableBlockQuotation(InputRichBlock):
@@ -18368,7 +19631,10 @@ class InputRichBlockExpandableBlockQuotation(InputRichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockPullQuotation(InputRichBlock):
@@ -18412,7 +19678,10 @@ class InputRichBlockPullQuotation(InputRichBlock):
         self.type = type
         self.text = text
         self.credit = credit
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockCollage(InputRichBlock):
@@ -18449,14 +19718,22 @@ class InputRichBlockCollage(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockSlideshow(InputRichBlock):
@@ -18493,14 +19770,22 @@ class InputRichBlockSlideshow(InputRichBlock):
         caption: RichBlockCaption | None = None,
         **extra: Any,
     ) -> None:
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        _item: Any  # the loops below (an annotation only: no code)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         if caption.__class__ is dict:
             caption = from_dicts('RichBlockCaption', caption)
         self.type = type
         self.blocks = blocks
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockTable(InputRichBlock):
@@ -18555,8 +19840,19 @@ class InputRichBlockTable(InputRichBlock):
         caption: str | list[Any] | RichText | None = None,
         **extra: Any,
     ) -> None:
-        if cells.__class__ is list and holds_dicts(cells):
-            cells = from_dicts('[[RichBlockTableCell]]', cells)
+        _item: Any  # the loops below (an annotation only: no code)
+        _row: Any
+        if cells.__class__ is list:
+            for _row in cells:
+                if _row.__class__ is list:
+                    for _item in _row:
+                        if _item.__class__ in RAW_ITEMS:
+                            break
+                    else:
+                        continue  # a row of objects
+                if holds_dicts(cells):
+                    cells = from_dicts('[[RichBlockTableCell]]', cells)
+                break
         if caption.__class__ is dict:
             caption = from_dicts('RichText', caption)
         self.type = type
@@ -18565,7 +19861,10 @@ class InputRichBlockTable(InputRichBlock):
         self.is_striped = is_striped
         self.is_compact = is_compact
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockDetails(InputRichBlock):
@@ -18608,15 +19907,23 @@ class InputRichBlockDetails(InputRichBlock):
         is_open: bool | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if summary.__class__ is dict:
             summary = from_dicts('RichText', summary)
-        if blocks.__class__ is list and holds_dicts(blocks):
-            blocks = from_dicts('[InputRichBlock]', blocks)
+        if blocks.__class__ is list:
+            for _item in blocks:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(blocks):
+                        blocks = from_dicts('[InputRichBlock]', blocks)
+                    break
         self.type = type
         self.summary = summary
         self.blocks = blocks
         self.is_open = is_open
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockMap(InputRichBlock):
@@ -18682,7 +19989,10 @@ class InputRichBlockMap(InputRichBlock):
         self.width = width
         self.height = height
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockButtons(InputRichBlock):
@@ -18722,12 +20032,20 @@ class InputRichBlockButtons(InputRichBlock):
         align: str | None = None,
         **extra: Any,
     ) -> None:
-        if buttons.__class__ is list and holds_dicts(buttons):
-            buttons = from_dicts('[RichMessageButton]', buttons)
+        _item: Any  # the loops below (an annotation only: no code)
+        if buttons.__class__ is list:
+            for _item in buttons:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(buttons):
+                        buttons = from_dicts('[RichMessageButton]', buttons)
+                    break
         self.type = type
         self.buttons = buttons
         self.align = align
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockAnimation(InputRichBlock):
@@ -18771,7 +20089,10 @@ class InputRichBlockAnimation(InputRichBlock):
         self.type = type
         self.animation = animation
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockAudio(InputRichBlock):
@@ -18815,7 +20136,10 @@ class InputRichBlockAudio(InputRichBlock):
         self.type = type
         self.audio = audio
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockDocument(InputRichBlock):
@@ -18859,7 +20183,10 @@ class InputRichBlockDocument(InputRichBlock):
         self.type = type
         self.document = document
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockPhoto(InputRichBlock):
@@ -18903,7 +20230,10 @@ class InputRichBlockPhoto(InputRichBlock):
         self.type = type
         self.photo = photo
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockVideo(InputRichBlock):
@@ -18947,7 +20277,10 @@ class InputRichBlockVideo(InputRichBlock):
         self.type = type
         self.video = video
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockVoiceNote(InputRichBlock):
@@ -18991,7 +20324,10 @@ class InputRichBlockVoiceNote(InputRichBlock):
         self.type = type
         self.voice_note = voice_note
         self.caption = caption
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichBlockThinking(InputRichBlock):
@@ -19031,7 +20367,10 @@ class InputRichBlockThinking(InputRichBlock):
             text = from_dicts('RichText', text)
         self.type = type
         self.text = text
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQuery(TelegramObject, InlineQueryShortcuts):
@@ -19106,7 +20445,10 @@ class InlineQuery(TelegramObject, InlineQueryShortcuts):
         self.offset = offset
         self.chat_type = chat_type
         self.location = location
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -19161,7 +20503,10 @@ class InlineQueryResultsButton(TelegramObject):
         self.text = text
         self.web_app = web_app
         self.start_parameter = start_parameter
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultArticle(InlineQueryResult):
@@ -19254,7 +20599,10 @@ class InlineQueryResultArticle(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultPhoto(InlineQueryResult):
@@ -19364,8 +20712,13 @@ class InlineQueryResultPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -19384,7 +20737,10 @@ class InlineQueryResultPhoto(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultGif(InlineQueryResult):
@@ -19501,8 +20857,13 @@ class InlineQueryResultGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -19522,7 +20883,10 @@ class InlineQueryResultGif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultMpeg4Gif(InlineQueryResult):
@@ -19639,8 +21003,13 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -19660,7 +21029,10 @@ class InlineQueryResultMpeg4Gif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultVideo(InlineQueryResult):
@@ -19784,8 +21156,13 @@ class InlineQueryResultVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -19806,7 +21183,10 @@ class InlineQueryResultVideo(InlineQueryResult):
         self.description = description
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultAudio(InlineQueryResult):
@@ -19898,8 +21278,13 @@ class InlineQueryResultAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -19915,7 +21300,10 @@ class InlineQueryResultAudio(InlineQueryResult):
         self.audio_duration = audio_duration
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultVoice(InlineQueryResult):
@@ -20001,8 +21389,13 @@ class InlineQueryResultVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20017,7 +21410,10 @@ class InlineQueryResultVoice(InlineQueryResult):
         self.voice_duration = voice_duration
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultDocument(InlineQueryResult):
@@ -20127,8 +21523,13 @@ class InlineQueryResultDocument(InlineQueryResult):
         thumbnail_height: int | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20147,7 +21548,10 @@ class InlineQueryResultDocument(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultLocation(InlineQueryResult):
@@ -20276,7 +21680,10 @@ class InlineQueryResultLocation(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultVenue(InlineQueryResult):
@@ -20407,7 +21814,10 @@ class InlineQueryResultVenue(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultContact(InlineQueryResult):
@@ -20509,7 +21919,10 @@ class InlineQueryResultContact(InlineQueryResult):
         self.thumbnail_url = thumbnail_url
         self.thumbnail_width = thumbnail_width
         self.thumbnail_height = thumbnail_height
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultGame(InlineQueryResult):
@@ -20558,7 +21971,10 @@ class InlineQueryResultGame(InlineQueryResult):
         self.id = id
         self.game_short_name = game_short_name
         self.reply_markup = reply_markup
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedPhoto(InlineQueryResult):
@@ -20650,8 +22066,13 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20667,7 +22088,10 @@ class InlineQueryResultCachedPhoto(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedGif(InlineQueryResult):
@@ -20752,8 +22176,13 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20768,7 +22197,10 @@ class InlineQueryResultCachedGif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
@@ -20854,8 +22286,13 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -20870,7 +22307,10 @@ class InlineQueryResultCachedMpeg4Gif(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedSticker(InlineQueryResult):
@@ -20930,7 +22370,10 @@ class InlineQueryResultCachedSticker(InlineQueryResult):
         self.sticker_file_id = sticker_file_id
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedDocument(InlineQueryResult):
@@ -21016,8 +22459,13 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21032,7 +22480,10 @@ class InlineQueryResultCachedDocument(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedVideo(InlineQueryResult):
@@ -21124,8 +22575,13 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21141,7 +22597,10 @@ class InlineQueryResultCachedVideo(InlineQueryResult):
         self.show_caption_above_media = show_caption_above_media
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedVoice(InlineQueryResult):
@@ -21221,8 +22680,13 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21236,7 +22700,10 @@ class InlineQueryResultCachedVoice(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InlineQueryResultCachedAudio(InlineQueryResult):
@@ -21310,8 +22777,13 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         input_message_content: InputMessageContent | None = None,
         **extra: Any,
     ) -> None:
-        if caption_entities.__class__ is list and holds_dicts(caption_entities):
-            caption_entities = from_dicts('[MessageEntity]', caption_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if caption_entities.__class__ is list:
+            for _item in caption_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(caption_entities):
+                        caption_entities = from_dicts('[MessageEntity]', caption_entities)
+                    break
         if reply_markup.__class__ is dict:
             reply_markup = from_dicts('InlineKeyboardMarkup', reply_markup)
         if input_message_content.__class__ is dict:
@@ -21324,7 +22796,10 @@ class InlineQueryResultCachedAudio(InlineQueryResult):
         self.caption_entities = caption_entities
         self.reply_markup = reply_markup
         self.input_message_content = input_message_content
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputTextMessageContent(InputMessageContent):
@@ -21372,15 +22847,23 @@ class InputTextMessageContent(InputMessageContent):
         link_preview_options: LinkPreviewOptions | Default | None = Default('link_preview'),
         **extra: Any,
     ) -> None:
-        if entities.__class__ is list and holds_dicts(entities):
-            entities = from_dicts('[MessageEntity]', entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if entities.__class__ is list:
+            for _item in entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(entities):
+                        entities = from_dicts('[MessageEntity]', entities)
+                    break
         if link_preview_options.__class__ is dict:
             link_preview_options = from_dicts('LinkPreviewOptions', link_preview_options)
         self.message_text = message_text
         self.parse_mode = parse_mode
         self.entities = entities
         self.link_preview_options = link_preview_options
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputRichMessageContent(InputMessageContent):
@@ -21408,7 +22891,10 @@ class InputRichMessageContent(InputMessageContent):
         if rich_message.__class__ is dict:
             rich_message = from_dicts('InputRichMessage', rich_message)
         self.rich_message = rich_message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputLocationMessageContent(InputMessageContent):
@@ -21475,7 +22961,10 @@ class InputLocationMessageContent(InputMessageContent):
         self.live_period = live_period
         self.heading = heading
         self.proximity_alert_radius = proximity_alert_radius
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputVenueMessageContent(InputMessageContent):
@@ -21552,7 +23041,10 @@ class InputVenueMessageContent(InputMessageContent):
         self.foursquare_type = foursquare_type
         self.google_place_id = google_place_id
         self.google_place_type = google_place_type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputContactMessageContent(InputMessageContent):
@@ -21599,7 +23091,10 @@ class InputContactMessageContent(InputMessageContent):
         self.first_name = first_name
         self.last_name = last_name
         self.vcard = vcard
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class InputInvoiceMessageContent(InputMessageContent):
@@ -21775,8 +23270,13 @@ class InputInvoiceMessageContent(InputMessageContent):
         is_flexible: bool | None = None,
         **extra: Any,
     ) -> None:
-        if prices.__class__ is list and holds_dicts(prices):
-            prices = from_dicts('[LabeledPrice]', prices)
+        _item: Any  # the loops below (an annotation only: no code)
+        if prices.__class__ is list:
+            for _item in prices:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(prices):
+                        prices = from_dicts('[LabeledPrice]', prices)
+                    break
         self.title = title
         self.description = description
         self.payload = payload
@@ -21797,7 +23297,10 @@ class InputInvoiceMessageContent(InputMessageContent):
         self.send_phone_number_to_provider = send_phone_number_to_provider
         self.send_email_to_provider = send_email_to_provider
         self.is_flexible = is_flexible
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ChosenInlineResult(TelegramObject):
@@ -21866,7 +23369,10 @@ class ChosenInlineResult(TelegramObject):
         self.location = location
         self.inline_message_id = inline_message_id
         self.query = query
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class LabeledPrice(TelegramObject):
@@ -21903,7 +23409,10 @@ class LabeledPrice(TelegramObject):
     ) -> None:
         self.label = label
         self.amount = amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Invoice(TelegramObject):
@@ -21960,7 +23469,10 @@ class Invoice(TelegramObject):
         self.start_parameter = start_parameter
         self.currency = currency
         self.total_amount = total_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ShippingAddress(TelegramObject):
@@ -22021,7 +23533,10 @@ class ShippingAddress(TelegramObject):
         self.street_line1 = street_line1
         self.street_line2 = street_line2
         self.post_code = post_code
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class OrderInfo(TelegramObject):
@@ -22070,7 +23585,10 @@ class OrderInfo(TelegramObject):
         self.phone_number = phone_number
         self.email = email
         self.shipping_address = shipping_address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ShippingOption(TelegramObject):
@@ -22107,12 +23625,20 @@ class ShippingOption(TelegramObject):
         prices: list[LabeledPrice],
         **extra: Any,
     ) -> None:
-        if prices.__class__ is list and holds_dicts(prices):
-            prices = from_dicts('[LabeledPrice]', prices)
+        _item: Any  # the loops below (an annotation only: no code)
+        if prices.__class__ is list:
+            for _item in prices:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(prices):
+                        prices = from_dicts('[LabeledPrice]', prices)
+                    break
         self.id = id
         self.title = title
         self.prices = prices
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class SuccessfulPayment(TelegramObject):
@@ -22208,7 +23734,10 @@ class SuccessfulPayment(TelegramObject):
         self.order_info = order_info
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.provider_payment_charge_id = provider_payment_charge_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RefundedPayment(TelegramObject):
@@ -22268,7 +23797,10 @@ class RefundedPayment(TelegramObject):
         self.invoice_payload = invoice_payload
         self.telegram_payment_charge_id = telegram_payment_charge_id
         self.provider_payment_charge_id = provider_payment_charge_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
@@ -22324,7 +23856,10 @@ class ShippingQuery(TelegramObject, ShippingQueryShortcuts):
         self.from_user = from_user
         self.invoice_payload = invoice_payload
         self.shipping_address = shipping_address
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -22405,7 +23940,10 @@ class PreCheckoutQuery(TelegramObject, PreCheckoutQueryShortcuts):
         self.invoice_payload = invoice_payload
         self.shipping_option_id = shipping_option_id
         self.order_info = order_info
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
         self._bot = None
 
 
@@ -22445,7 +23983,10 @@ class PaidMediaPurchased(TelegramObject):
             from_user = from_dicts('User', from_user)
         self.from_user = from_user
         self.paid_media_payload = paid_media_payload
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RevenueWithdrawalStatePending(RevenueWithdrawalState):
@@ -22471,7 +24012,10 @@ class RevenueWithdrawalStatePending(RevenueWithdrawalState):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
@@ -22511,7 +24055,10 @@ class RevenueWithdrawalStateSucceeded(RevenueWithdrawalState):
         self.type = type
         self.date = as_datetime(date)
         self.url = url
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class RevenueWithdrawalStateFailed(RevenueWithdrawalState):
@@ -22537,7 +24084,10 @@ class RevenueWithdrawalStateFailed(RevenueWithdrawalState):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class AffiliateInfo(TelegramObject):
@@ -22603,7 +24153,10 @@ class AffiliateInfo(TelegramObject):
         self.commission_per_mille = commission_per_mille
         self.amount = amount
         self.nanostar_amount = nanostar_amount
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerUser(TransactionPartner):
@@ -22698,12 +24251,17 @@ class TransactionPartnerUser(TransactionPartner):
         premium_subscription_duration: int | None = None,
         **extra: Any,
     ) -> None:
+        _item: Any  # the loops below (an annotation only: no code)
         if user.__class__ is dict:
             user = from_dicts('User', user)
         if affiliate.__class__ is dict:
             affiliate = from_dicts('AffiliateInfo', affiliate)
-        if paid_media.__class__ is list and holds_dicts(paid_media):
-            paid_media = from_dicts('[PaidMedia]', paid_media)
+        if paid_media.__class__ is list:
+            for _item in paid_media:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(paid_media):
+                        paid_media = from_dicts('[PaidMedia]', paid_media)
+                    break
         if gift.__class__ is dict:
             gift = from_dicts('Gift', gift)
         self.type = type
@@ -22716,7 +24274,10 @@ class TransactionPartnerUser(TransactionPartner):
         self.paid_media_payload = paid_media_payload
         self.gift = gift
         self.premium_subscription_duration = premium_subscription_duration
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerChat(TransactionPartner):
@@ -22760,7 +24321,10 @@ class TransactionPartnerChat(TransactionPartner):
         self.type = type
         self.chat = chat
         self.gift = gift
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerAffiliateProgram(TransactionPartner):
@@ -22805,7 +24369,10 @@ class TransactionPartnerAffiliateProgram(TransactionPartner):
         self.type = type
         self.sponsor_user = sponsor_user
         self.commission_per_mille = commission_per_mille
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerFragment(TransactionPartner):
@@ -22840,7 +24407,10 @@ class TransactionPartnerFragment(TransactionPartner):
             withdrawal_state = from_dicts('RevenueWithdrawalState', withdrawal_state)
         self.type = type
         self.withdrawal_state = withdrawal_state
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerTelegramAds(TransactionPartner):
@@ -22866,7 +24436,10 @@ class TransactionPartnerTelegramAds(TransactionPartner):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerTelegramApi(TransactionPartner):
@@ -22899,7 +24472,10 @@ class TransactionPartnerTelegramApi(TransactionPartner):
     ) -> None:
         self.type = type
         self.request_count = request_count
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class TransactionPartnerOther(TransactionPartner):
@@ -22925,7 +24501,10 @@ class TransactionPartnerOther(TransactionPartner):
         **extra: Any,
     ) -> None:
         self.type = type
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StarTransaction(TelegramObject):
@@ -23002,7 +24581,10 @@ class StarTransaction(TelegramObject):
         self.date = as_datetime(date)
         self.source = source
         self.receiver = receiver
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class StarTransactions(TelegramObject):
@@ -23027,10 +24609,18 @@ class StarTransactions(TelegramObject):
         transactions: list[StarTransaction],
         **extra: Any,
     ) -> None:
-        if transactions.__class__ is list and holds_dicts(transactions):
-            transactions = from_dicts('[StarTransaction]', transactions)
+        _item: Any  # the loops below (an annotation only: no code)
+        if transactions.__class__ is list:
+            for _item in transactions:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(transactions):
+                        transactions = from_dicts('[StarTransaction]', transactions)
+                    break
         self.transactions = transactions
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportData(TelegramObject):
@@ -23063,13 +24653,21 @@ class PassportData(TelegramObject):
         credentials: EncryptedCredentials,
         **extra: Any,
     ) -> None:
-        if data.__class__ is list and holds_dicts(data):
-            data = from_dicts('[EncryptedPassportElement]', data)
+        _item: Any  # the loops below (an annotation only: no code)
+        if data.__class__ is list:
+            for _item in data:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(data):
+                        data = from_dicts('[EncryptedPassportElement]', data)
+                    break
         if credentials.__class__ is dict:
             credentials = from_dicts('EncryptedCredentials', credentials)
         self.data = data
         self.credentials = credentials
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportFile(TelegramObject):
@@ -23119,7 +24717,10 @@ class PassportFile(TelegramObject):
         self.file_unique_id = file_unique_id
         self.file_size = file_size
         self.file_date = as_datetime(file_date)
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class EncryptedPassportElement(TelegramObject):
@@ -23224,16 +24825,25 @@ class EncryptedPassportElement(TelegramObject):
         hash: str,
         **extra: Any,
     ) -> None:
-        if files.__class__ is list and holds_dicts(files):
-            files = from_dicts('[PassportFile]', files)
+        _item: Any  # the loops below (an annotation only: no code)
+        if files.__class__ is list:
+            for _item in files:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(files):
+                        files = from_dicts('[PassportFile]', files)
+                    break
         if front_side.__class__ is dict:
             front_side = from_dicts('PassportFile', front_side)
         if reverse_side.__class__ is dict:
             reverse_side = from_dicts('PassportFile', reverse_side)
         if selfie.__class__ is dict:
             selfie = from_dicts('PassportFile', selfie)
-        if translation.__class__ is list and holds_dicts(translation):
-            translation = from_dicts('[PassportFile]', translation)
+        if translation.__class__ is list:
+            for _item in translation:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(translation):
+                        translation = from_dicts('[PassportFile]', translation)
+                    break
         self.type = type
         self.data = data
         self.phone_number = phone_number
@@ -23244,7 +24854,10 @@ class EncryptedPassportElement(TelegramObject):
         self.selfie = selfie
         self.translation = translation
         self.hash = hash
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class EncryptedCredentials(TelegramObject):
@@ -23289,7 +24902,10 @@ class EncryptedCredentials(TelegramObject):
         self.data = data
         self.hash = hash
         self.secret = secret
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorDataField(PassportElementError):
@@ -23346,7 +24962,10 @@ class PassportElementErrorDataField(PassportElementError):
         self.field_name = field_name
         self.data_hash = data_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorFrontSide(PassportElementError):
@@ -23396,7 +25015,10 @@ class PassportElementErrorFrontSide(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorReverseSide(PassportElementError):
@@ -23446,7 +25068,10 @@ class PassportElementErrorReverseSide(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorSelfie(PassportElementError):
@@ -23496,7 +25121,10 @@ class PassportElementErrorSelfie(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorFile(PassportElementError):
@@ -23546,7 +25174,10 @@ class PassportElementErrorFile(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorFiles(PassportElementError):
@@ -23596,7 +25227,10 @@ class PassportElementErrorFiles(PassportElementError):
         self.type = type
         self.file_hashes = file_hashes
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorTranslationFile(PassportElementError):
@@ -23647,7 +25281,10 @@ class PassportElementErrorTranslationFile(PassportElementError):
         self.type = type
         self.file_hash = file_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorTranslationFiles(PassportElementError):
@@ -23698,7 +25335,10 @@ class PassportElementErrorTranslationFiles(PassportElementError):
         self.type = type
         self.file_hashes = file_hashes
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class PassportElementErrorUnspecified(PassportElementError):
@@ -23746,7 +25386,10 @@ class PassportElementErrorUnspecified(PassportElementError):
         self.type = type
         self.element_hash = element_hash
         self.message = message
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class Game(TelegramObject):
@@ -23807,10 +25450,19 @@ class Game(TelegramObject):
         animation: Animation | None = None,
         **extra: Any,
     ) -> None:
-        if photo.__class__ is list and holds_dicts(photo):
-            photo = from_dicts('[PhotoSize]', photo)
-        if text_entities.__class__ is list and holds_dicts(text_entities):
-            text_entities = from_dicts('[MessageEntity]', text_entities)
+        _item: Any  # the loops below (an annotation only: no code)
+        if photo.__class__ is list:
+            for _item in photo:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(photo):
+                        photo = from_dicts('[PhotoSize]', photo)
+                    break
+        if text_entities.__class__ is list:
+            for _item in text_entities:
+                if _item.__class__ in RAW_ITEMS:
+                    if holds_dicts(text_entities):
+                        text_entities = from_dicts('[MessageEntity]', text_entities)
+                    break
         if animation.__class__ is dict:
             animation = from_dicts('Animation', animation)
         self.title = title
@@ -23819,7 +25471,10 @@ class Game(TelegramObject):
         self.text = text
         self.text_entities = text_entities
         self.animation = animation
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class CallbackGame(TelegramObject):
@@ -23835,7 +25490,10 @@ class CallbackGame(TelegramObject):
         self,
         **extra: Any,
     ) -> None:
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class GameHighScore(TelegramObject):
@@ -23877,7 +25535,10 @@ class GameHighScore(TelegramObject):
         self.position = position
         self.user = user
         self.score = score
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class KeyboardButtonRequestUser(TelegramObject):
@@ -23918,7 +25579,10 @@ class KeyboardButtonRequestUser(TelegramObject):
         self.request_id = request_id
         self.user_is_bot = user_is_bot
         self.user_is_premium = user_is_premium
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 class UserShared(TelegramObject):
@@ -23952,7 +25616,10 @@ class UserShared(TelegramObject):
     ) -> None:
         self.request_id = request_id
         self.user_id = user_id
-        self._extra = extra or None
+        if extra:
+            keep_extra(self, extra)
+        else:
+            self._extra = None
 
 
 MaybeInaccessibleMessage.__tg_union__ = UnionRule(

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..defaults import DefaultBotProperties
 
 __all__ = [
+    "RAW_ITEMS",
     "UNSET_DISABLE_WEB_PAGE_PREVIEW",
     "UNSET_PARSE_MODE",
     "UNSET_PROTECT_CONTENT",
@@ -42,7 +43,9 @@ __all__ = [
     "as_datetime",
     "from_dicts",
     "holds_dicts",
+    "enable_extra",
     "json_value",
+    "keep_extra",
     "split_alternatives",
 ]
 
@@ -145,7 +148,12 @@ class TelegramObject(_PydanticV1Names):
 
     ``_extra`` holds the fields Telegram sent that this version of tgfast does not
     know (``None`` when there were none), so that newer API versions round-trip
-    through ``to_dict`` unchanged instead of being dropped or mistyped.
+    through ``to_dict`` unchanged instead of being dropped or mistyped. They read as
+    attributes (``message.future_field``), as aiogram's do, through a ``__getattr__``
+    that ``keep_extra`` gives a class only once one of its objects holds some: a class
+    with ``__getattr__`` makes CPython route every attribute read of its objects
+    through a slower path, so the classes that never see unknown fields stay without.
+    Set ``_extra`` through ``keep_extra``.
     """
 
     __slots__ = ("_extra",)
@@ -158,19 +166,24 @@ class TelegramObject(_PydanticV1Names):
 
     def __init__(self, **extra: Any) -> None:
         # Only union bases are built this way: an unknown variant keeps its raw fields.
-        self._extra = extra or None
+        keep_extra(self, extra)
 
-    def __getattr__(self, name: str) -> Any:
-        """A field this version of tgfast does not know, read as aiogram reads it (its
-        models keep unknown fields as attributes). Only reached when no slot matched."""
-        if name[:1] != "_":
-            try:
-                extra = object.__getattribute__(self, "_extra")
-            except AttributeError:
-                extra = None
-            if extra and name in extra:
-                return extra[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    if TYPE_CHECKING:  # for type checkers only: at run time keep_extra installs it
+
+        def __getattr__(self, name: str) -> Any:
+            """An unknown field, by name (see ``keep_extra``)."""
+
+    def __setstate__(self, state: Any) -> None:
+        """Unpickling and ``copy``: the slots back (and a subclass's ``__dict__``), then
+        ``keep_extra``, so that a process that never met this class's unknown fields
+        reads them as attributes too."""
+        attributes, slots = state if type(state) is tuple else (state, None)
+        if attributes:
+            vars(self).update(attributes)
+        for name, value in (slots or {}).items():
+            if name != "_extra":
+                setattr(self, name, value)
+        keep_extra(self, (slots or {}).get("_extra"))
 
     def _sent_fields(self, defaults: DefaultBotProperties | None = None) -> dict[str, Any]:
         """The fields as sent, by Telegram's names: ``None`` left out, ``DEFAULT`` taken
@@ -293,7 +306,7 @@ class TelegramObject(_PydanticV1Names):
                 if name in fields:
                     setattr(new, name, value)
                 else:
-                    new._extra = {**(new._extra or {}), name: value}
+                    keep_extra(new, {**(new._extra or {}), name: value})
         return new
 
     @classmethod
@@ -397,10 +410,53 @@ def from_dicts(expr: str, value: Any) -> Any:
     return convert(expr, value)
 
 
+def keep_extra(obj: TelegramObject, extra: dict[str, Any] | None) -> None:
+    """Store ``extra`` as ``obj``'s unknown fields (an empty dict as ``None``); the first
+    time an object of a class holds some, the class gets ``__getattr__`` to read them
+    as attributes. On the exact class of ``obj``: its subclasses inherit it, its bases
+    stay without (every writer of a non-empty ``_extra`` goes through here)."""
+    if extra:
+        obj._extra = extra
+        enable_extra(type(obj))
+    else:
+        obj._extra = None
+
+
+def enable_extra(cls: type) -> None:
+    """Give ``cls`` the ``__getattr__`` that reads unknown fields, unless it has one
+    (inherited from a base that got it, or its own: a user's stays theirs). Setting it
+    after the class was made is honoured by CPython (3.10 to 3.13 checked): the
+    type's slot is updated, for its subclasses too."""
+    if getattr(cls, "__getattr__", None) is None:
+        type.__setattr__(cls, "__getattr__", _read_extra)
+
+
+def _read_extra(self: TelegramObject, name: str) -> Any:
+    """``__getattr__`` of the classes some of whose objects hold unknown fields: one of
+    them read by name, as aiogram's models keep them. Only reached when no slot or
+    class attribute matched; a name that is not among them fails as Python's own
+    lookup fails."""
+    if name[:1] != "_":
+        try:
+            extra = object.__getattribute__(self, "_extra")
+        except AttributeError:
+            extra = None
+        if extra and name in extra:
+            return extra[name]
+    raise AttributeError(
+        f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
+    )
+
+
+RAW_ITEMS = frozenset((dict, list))
+"""The classes of list items that make a generated constructor ask ``holds_dicts``."""
+
+
 def holds_dicts(items: list[Any]) -> bool:
     """Whether a list given to a constructor holds a dict, at any depth."""
     for item in items:
-        if item.__class__ is dict or (item.__class__ is list and holds_dicts(item)):
+        cls = item.__class__
+        if cls is dict or (cls is list and holds_dicts(item)):
             return True
     return False
 

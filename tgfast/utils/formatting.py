@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any, ClassVar, TypeVar
 
 from ..types import MessageEntity, User
+from ..types.base import keep_extra
 from ..types.enums import MessageEntityType
 from .text_decorations import _boundary, add_surrogates, html_decoration, markdown_decoration
 
@@ -145,7 +146,7 @@ class Text(Iterable[NodeType]):
         entity = MessageEntity(type=self.type, offset=offset, length=length, **known)
         extra = {key: value for key, value in self._params.items() if key not in _ENTITY_FIELDS}
         if extra:
-            entity._extra = extra
+            keep_extra(entity, extra)
         return entity
 
     def as_kwargs(

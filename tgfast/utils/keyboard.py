@@ -29,6 +29,7 @@ from ..types import (
     SwitchInlineQueryChosenChat,
     WebAppInfo,
 )
+from ..types.base import keep_extra
 
 __all__ = [
     "ButtonType",
@@ -203,7 +204,7 @@ class KeyboardBuilder(Generic[ButtonType]):
         extra = {k: kwargs.pop(k) for k in [k for k in kwargs if k not in fields]}
         button = self._button_type(**kwargs)
         if extra := {k: v for k, v in extra.items() if v is not None}:
-            button._extra = extra
+            keep_extra(button, extra)
         return self.add(button)
 
     def as_markup(self, **kwargs: Any) -> InlineKeyboardMarkup | ReplyKeyboardMarkup:

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
-from ..types.base import TelegramObject, as_datetime
+from ..types.base import TelegramObject, as_datetime, keep_extra
 
 __all__ = [
     "WebAppChat",
@@ -114,7 +114,7 @@ class WebAppUser(_WebAppObject):
         self.added_to_attachment_menu = added_to_attachment_menu
         self.allows_write_to_pm = allows_write_to_pm
         self.photo_url = photo_url
-        self._extra = extra or None
+        keep_extra(self, extra)
 
 
 class WebAppChat(_WebAppObject):
@@ -147,7 +147,7 @@ class WebAppChat(_WebAppObject):
         self.title = title
         self.username = username
         self.photo_url = photo_url
-        self._extra = extra or None
+        keep_extra(self, extra)
 
 
 class WebAppInitData(_WebAppObject):
@@ -210,7 +210,7 @@ class WebAppInitData(_WebAppObject):
         self.auth_date = as_datetime(auth_date)
         self.hash = hash
         self.signature = signature
-        self._extra = extra or None
+        keep_extra(self, extra)
 
 
 _NESTED: dict[str, type[_WebAppObject]] = {"WebAppUser": WebAppUser, "WebAppChat": WebAppChat}

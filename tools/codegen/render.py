@@ -155,18 +155,59 @@ def _init(name: str, fields: list[Field], model: Model) -> Iterator[str]:
             )
     # a dict given where a Bot API type belongs (``Update(**raw)``) becomes that type, as
     # aiogram's models validate it; an object given costs one class check
+    if any(f.tp.startswith("[") and f.tp.strip("[")[:1].isupper() for f in fields):
+        yield "        _item: Any  # the loops below (an annotation only: no code)\n"
+    if any(f.tp.startswith("[[") and f.tp.strip("[")[:1].isupper() for f in fields):
+        yield "        _row: Any\n"
     for f in fields:
         if not f.tp.strip("[")[:1].isupper():
             continue
         if f.tp.startswith("["):
-            yield f"        if {f.attr}.__class__ is list and holds_dicts({f.attr}):\n"
+            yield from _list_check(f.attr, f.tp)
         else:
             yield f"        if {f.attr}.__class__ is dict:\n"
-        yield f"            {f.attr} = from_dicts({f.tp!r}, {f.attr})\n"
+            yield f"            {f.attr} = from_dicts({f.tp!r}, {f.attr})\n"
     for f in fields:
         value = f"as_datetime({f.attr})" if f.tp == "date" else f.attr
         yield f"        self.{f.attr} = {value}\n"
-    yield "        self._extra = extra or None\n"
+    yield from _keep_extra()
+
+
+def _list_check(attr: str, tp: str) -> Iterator[str]:
+    """The dict check of a list field (``[T]``, or ``[[T]]`` for keyboard rows): a list
+    of objects costs one set lookup per item, walked here without a call; a dict or a
+    list met among the items hands the whole value to ``holds_dicts``, which decides."""
+    convert = [
+        f"{{0}}if holds_dicts({attr}):\n",
+        f"{{0}}    {attr} = from_dicts({tp!r}, {attr})\n",
+        "{0}break\n",
+    ]
+    yield f"        if {attr}.__class__ is list:\n"
+    if not tp.startswith("[["):
+        yield f"            for _item in {attr}:\n"
+        yield "                if _item.__class__ in RAW_ITEMS:\n"
+        yield "".join(line.format(" " * 20) for line in convert)
+        return
+    if tp.startswith("[[["):
+        raise ValueError(f"{attr}: lists nested deeper than [[T]] are not checked: {tp}")
+    yield f"            for _row in {attr}:\n"
+    yield "                if _row.__class__ is list:\n"
+    yield "                    for _item in _row:\n"
+    yield "                        if _item.__class__ in RAW_ITEMS:\n"
+    yield "                            break\n"
+    yield "                    else:\n"
+    yield "                        continue  # a row of objects\n"
+    yield "".join(line.format(" " * 16) for line in convert)
+
+
+def _keep_extra() -> Iterator[str]:
+    """The keywords a class does not know stored through ``keep_extra``, which gives
+    the class the ``__getattr__`` that reads them; none (the common case) cost what
+    ``self._extra = extra or None`` costs, without a call."""
+    yield "        if extra:\n"
+    yield "            keep_extra(self, extra)\n"
+    yield "        else:\n"
+    yield "            self._extra = None\n"
 
 
 def _union_base(td: TypeDef) -> Iterator[str]:
@@ -206,7 +247,15 @@ def render_types(model: Model) -> str:
         "from ._shortcuts import (\n",
         *(f"    {name},\n" for name in sorted({f"{sc.owner}Shortcuts" for sc in model.shortcuts})),
         ")\n",
-        "from .base import TelegramObject, UnionRule, as_datetime, from_dicts, holds_dicts\n",
+        "from .base import (\n",
+        "    RAW_ITEMS,\n",
+        "    TelegramObject,\n",
+        "    UnionRule,\n",
+        "    as_datetime,\n",
+        "    from_dicts,\n",
+        "    holds_dicts,\n",
+        "    keep_extra,\n",
+        ")\n",
         "from .helpers import (\n",
         *(f"    {name},\n" for name in sorted(set(model.helpers.values()))),
         ")\n",

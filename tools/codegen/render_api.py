@@ -7,7 +7,15 @@ import textwrap
 from collections.abc import Iterator, Sequence
 
 from .model import MethodDef, Model, Param, Shortcut
-from .render import HEADER, WIDTH, _docstring, _field_annotation, _tuple, annotation
+from .render import (
+    HEADER,
+    WIDTH,
+    _docstring,
+    _field_annotation,
+    _keep_extra,
+    _tuple,
+    annotation,
+)
 
 REQUEST_TIMEOUT_DOC = "seconds to wait for this call, instead of the session's timeout."
 
@@ -108,7 +116,7 @@ def _method_class(md: MethodDef, model: Model) -> Iterator[str]:
     yield "    ) -> None:\n"
     for p in md.params:
         yield f"        self.{p.attr} = {p.attr}\n"
-    yield "        self._extra = extra or None\n"
+    yield from _keep_extra()
     yield "        self._bot = None\n"
     yield from _build(md, model)
 
@@ -150,6 +158,7 @@ def render_method_classes(model: Model) -> str:
         "from __future__ import annotations\n\n",
         "from typing import TYPE_CHECKING, Any\n\n",
         "from ..defaults import Default, DefaultBotProperties\n",
+        "from ..types.base import keep_extra\n",
         "from .base import TelegramMethod\n\n",
         "if TYPE_CHECKING:  # annotations only: _types imports the shortcuts, which import this\n",
         "    from ..types._types import *  # noqa: F403\n\n",
