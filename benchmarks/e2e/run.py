@@ -94,7 +94,8 @@ QUICK_RATES = (200, 700, 1500, 3000, 5000)
 NGINX_RATES = (400, 1000, 1500, 2000, 3000, 4000, 5000)
 NGINX_QUICK_RATES = (400, 1500, 3000)
 WARMUP_RATE = 200.0
-VERSUS_GO = ("go", "minimal", "minimal-aiohttp", "floor", "tgfast", "tgfast-fast", "aiogram")
+VERSUS_GO = ("go", "minimal", "minimal-async", "minimal-aiohttp", "floor", "tgfast", "tgfast-fast",
+             "aiogram")  # fmt: skip
 VERSUS_GO_RATES = (1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000)
 OVERLOAD_DRAIN_FACTOR = 6  # the overload run's extended drain: up to this x its duration
 HARNESS_CPU: int | None = None  # the core this process is pinned to, if it is
