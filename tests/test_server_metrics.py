@@ -15,7 +15,7 @@ from server_support import make_bot, message, post, served
 from tgfast import Bot, Dispatcher, TelegramNetworkError, TelegramRetryAfter, __version__
 from tgfast.client import ApiCall, RetryPolicy
 from tgfast.methods import SendMessage
-from tgfast.server import Metrics
+from tgfast.server import Metrics, UpdateProcessor
 from tgfast.server.metrics import Histogram
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
@@ -231,3 +231,19 @@ def test_promtool_accepts_the_page() -> None:
         text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+async def test_two_processors_of_one_bot_both_count_its_calls(fake: FakeTelegram) -> None:
+    """The first processor's metrics are bumped by the bot itself; a second one's, which
+    cannot share that slot, through a hook: each sees every attempt, and 429s."""
+    async with Bot(fake.token, server=fake.url, rate_limiter=None) as bot:
+        first, second = Metrics(app_registry=None), Metrics(app_registry=None)
+        UpdateProcessor(Dispatcher(), bot, metrics=first)
+        UpdateProcessor(Dispatcher(), bot, metrics=second)
+        assert second.on_api_call in bot.api_call_hooks
+        assert first.on_api_call not in bot.api_call_hooks
+        fake.fail("sendMessage", error_code=429, retry_after=0)
+        await bot.send_message(1, "hi")
+    for metrics in (first, second):
+        assert dict(metrics.api_calls) == {("sendMessage", 429): 1, ("sendMessage", 200): 1}
+        assert metrics.flood_waits == 1
