@@ -10,6 +10,7 @@ import copy
 import pickle
 import subprocess
 import sys
+import tempfile
 import textwrap
 from types import ModuleType
 from typing import Any
@@ -28,10 +29,13 @@ UPDATE = (
 
 
 def _fresh(code: str) -> None:
-    """Run ``code`` in a new interpreter: its assertions see no other test's classes."""
+    """Run ``code`` in a new interpreter: its assertions see no other test's classes.
+    Not from the repository's root, whose ``tgfast/`` (``-c`` puts the working directory
+    first on the path) would stand for the build installed in a fresh clone's venv."""
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
-    )
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir(),
+    )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok", done.stdout
 
