@@ -12,8 +12,10 @@ import aiohttp
 import pytest
 from server_support import make_bot, message, post
 
-from tgfast import Dispatcher
-from tgfast.server import ServeConfig, serve
+from tgfast import Bot, Dispatcher
+from tgfast.cli import build_parser
+from tgfast.server import ServeConfig, WebhookServer, serve
+from tgfast.server.processing import DEFAULT_MAX_LAG
 from tgfast.testing import FakeTelegram
 from tgfast.types import Message
 
@@ -27,12 +29,29 @@ def free_port() -> int:
         return port
 
 
+def test_max_lag_goes_from_the_command_to_the_processor() -> None:
+    """``--max-lag S`` (0: off) reaches the webhook's processor through the config."""
+    dp = Dispatcher()
+    bot = Bot("1:T", rate_limiter=None)
+    for given, expected in (([], DEFAULT_MAX_LAG), (["--max-lag", "0.2"], 0.2),
+                            (["--max-lag", "0"], None)):  # fmt: skip
+        args = build_parser().parse_args(["webhook", "app:dp", "--token", "1:T", *given])
+        assert args.max_lag == expected
+        config = ServeConfig("webhook", max_lag=args.max_lag)
+        server = WebhookServer(dp, bot, **config.webhook_options())
+        assert server.processor.max_lag == expected
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["webhook", "app:dp", "--max-lag", "-1"])
+
+
 def test_a_config_names_its_mode_and_maps_to_the_parts() -> None:
     config = ServeConfig("webhook", secret_token="s", max_in_flight=7, http="aiohttp")
     options = config.webhook_options()
     assert options["secret_token"] == "s" and options["max_in_flight"] == 7
     assert options["http"] == "aiohttp"
     assert ServeConfig("polling", poll_timeout=3).polling_options()["timeout"] == 3
+    assert options["max_lag"] == DEFAULT_MAX_LAG
+    assert ServeConfig("webhook", max_lag=None).webhook_options()["max_lag"] is None
     with pytest.raises(ValueError, match="mode must be"):
         ServeConfig("carrier-pigeon")  # type: ignore[arg-type]
 

@@ -40,7 +40,7 @@ from .fsm.storage.base import StorageError
 from .logs import LogConfigError, configure, default_handler_if_none
 from .server.loader import App, AppImportError, AppLoadError, load_app, load_dispatcher
 from .server.polling import DEFAULT_POLL_TIMEOUT
-from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT
+from .server.processing import CONCURRENCY_MODES, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LAG
 from .server.runner import run, serve_polling, serve_webhook
 from .server.serve import ServeConfig, does_once_only_work, serve
 from .server.supervisor import (
@@ -164,6 +164,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     webhook.add_argument("--max-body-size", type=_positive, default=DEFAULT_MAX_BODY_SIZE,
                          help="bytes (default: %(default)s)")  # fmt: skip
+    webhook.add_argument("--max-lag", type=_lag, default=DEFAULT_MAX_LAG,
+                         help="seconds the event loop may run late (two ticks in a row) "
+                         "before new updates are refused with 503; 0: never "
+                         "(default: %(default)s)")  # fmt: skip
     webhook.add_argument("--header-timeout", type=_seconds, default=DEFAULT_HEADER_TIMEOUT,
                          help="seconds for a request head to arrive, else the connection is "
                          "closed (default: %(default)s)")  # fmt: skip
@@ -277,7 +281,7 @@ def _cmd_webhook(args: argparse.Namespace) -> int:
         header_timeout=args.header_timeout, body_timeout=args.body_timeout,
         keepalive_timeout=args.keepalive_timeout, max_connections=args.max_connections,
         read_budget=args.read_budget, http=args.http, concurrency=args.concurrency,
-        max_in_flight=args.max_in_flight,
+        max_in_flight=args.max_in_flight, max_lag=args.max_lag,
         access_log=logging.getLogger("aiohttp.access") if args.log_level == "debug" else None,
         trusted_proxies=_trusted_proxies(args),
         allowed_ips=None if args.allow_ip is None else [n for ns in args.allow_ip for n in ns],
@@ -662,6 +666,13 @@ def _seconds(text: str) -> float:
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
     return value
+
+
+def _lag(text: str) -> float | None:
+    """``--max-lag``: seconds, or 0 for no refusing on lateness."""
+    if float(text) == 0:
+        return None
+    return _seconds(text)
 
 
 def _networks(text: str, presets: bool = False) -> tuple[Any, ...]:

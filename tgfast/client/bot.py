@@ -170,7 +170,7 @@ class Bot(BotAPI):
         return self._api_counts is counts
 
     def _attempted(self, method: str, status: int) -> None:
-        """An attempt that did not succeed, or a success with hooks: tell the counters."""
+        """Count one attempt of ``method`` that ended with ``status`` (0: no answer)."""
         if self._api_counts is not None:
             self._api_counts[method, status] += 1
         if self.on_api_call is not None:
@@ -312,11 +312,7 @@ class Bot(BotAPI):
                 except orjson.JSONDecodeError:
                     answer = None
                 if type(answer) is dict and answer.get("ok") is True:
-                    counts = self._api_counts
-                    if counts is not None:
-                        counts[method, 200] += 1
-                    if self.on_api_call is not None:
-                        self.on_api_call(method, 200)
+                    self._attempted(method, 200)
                     if hooks:
                         self._report(method, status, started, None, retried + failures)
                     result: T = bind(convert(returns.expr, answer.get("result")), self)

@@ -33,7 +33,7 @@ from .intake import (
     DEFAULT_REPLY_TIMEOUT,
 )
 from .polling import DEFAULT_POLL_TIMEOUT
-from .processing import DEFAULT_MAX_IN_FLIGHT, Concurrency
+from .processing import DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LAG, Concurrency
 from .runner import Signals, serve_polling, serve_webhook
 from .supervisor import WorkerIdentity, notify_ready, this_worker, watch_supervisor
 from .webhook import HttpLayer
@@ -82,6 +82,7 @@ class ServeConfig:
     poll_timeout: float = DEFAULT_POLL_TIMEOUT
     concurrency: Concurrency = "chat"
     max_in_flight: int = DEFAULT_MAX_IN_FLIGHT
+    max_lag: float | None = DEFAULT_MAX_LAG
     redis: str | None = None
     rate_limit: bool = True
     uvloop: bool | None = None
@@ -99,7 +100,8 @@ class ServeConfig:
             "body_timeout": self.body_timeout, "keepalive_timeout": self.keepalive_timeout,
             "max_connections": self.max_connections, "read_budget": self.read_budget,
             "http": self.http, "concurrency": self.concurrency,
-            "max_in_flight": self.max_in_flight, "access_log": self.access_log,
+            "max_in_flight": self.max_in_flight, "max_lag": self.max_lag,
+            "access_log": self.access_log,
             "trusted_proxies": self.trusted_proxies, "allowed_ips": self.allowed_ips,
         }  # fmt: skip
 

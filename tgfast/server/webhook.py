@@ -53,7 +53,13 @@ from .intake import (
     valid_secret_token,
 )
 from .metrics import CONTENT_TYPE, Metrics, Rejected
-from .processing import DEFAULT_MAX_IN_FLIGHT, Admission, Concurrency, UpdateProcessor
+from .processing import (
+    DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_MAX_LAG,
+    Admission,
+    Concurrency,
+    UpdateProcessor,
+)
 from .seen import SeenUpdates
 
 if TYPE_CHECKING:
@@ -114,6 +120,7 @@ class WebhookServer(UpdateIntake):
         processor: UpdateProcessor | None = None,
         concurrency: Concurrency = "chat",
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        max_lag: float | None = DEFAULT_MAX_LAG,
         seen: SeenUpdates | None | Literal["memory"] = "memory",
         metrics: Metrics | None = None,
         health_paths: bool = True,
@@ -136,7 +143,7 @@ class WebhookServer(UpdateIntake):
             raise ValueError(f"http must be one of {HTTP_LAYERS}, got {http!r}")
         processor = processor or UpdateProcessor(
             dispatcher, bot, concurrency=concurrency, max_in_flight=max_in_flight,
-            seen=seen, metrics=metrics,
+            seen=seen, metrics=metrics, max_lag=max_lag,
         )  # fmt: skip
         super().__init__(
             processor, secret_token=secret_token, reply_mode=reply_mode,
