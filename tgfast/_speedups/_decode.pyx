@@ -9,7 +9,7 @@ without calling ``__init__`` or going through attribute lookup.
 """
 
 from cpython.object cimport PyObject, PyTypeObject
-from cpython.dict cimport PyDict_Next, PyDict_GetItem
+from cpython.dict cimport PyDict_Next, PyDict_GetItem, PyDict_GetItemWithError
 from cpython.ref cimport Py_INCREF, Py_DECREF
 from cpython.datetime cimport import_datetime, datetime_new, get_utc
 from libc.stdlib cimport calloc, free
@@ -840,7 +840,11 @@ result) builds no expression string."""
 
 
 cdef Conv _conv_of(object tp):
-    cdef PyObject* c = PyDict_GetItem(_by_type, tp)  # NULL for an unhashable tp too
+    cdef PyObject* c
+    try:
+        c = PyDict_GetItemWithError(_by_type, tp)
+    except TypeError:  # unhashable (PyDict_GetItem would report it as unraisable)
+        c = NULL
     if c is not NULL:
         return <Conv>c
     conv = _registry.get(expr_of(tp))  # a tp it cannot decode into raises here
