@@ -307,8 +307,9 @@ class UpdateProcessor:
         claim_now = self._claim_now
         if claim_now is None:
             return None
-        if self._closed or self.in_flight >= self.max_in_flight:
-            return self._refusal()
+        refused = self._refusal()
+        if refused is not None:
+            return refused
         claim = claim_now(self._bot_id, update.update_id)
         if claim is not Claim.NEW:
             if claim is Claim.DONE:
@@ -334,8 +335,7 @@ class UpdateProcessor:
         return Admission.ACCEPTED
 
     def _refusal(self) -> Admission | None:
-        """``CLOSED`` while draining, ``FULL`` at the bound (counted), else None (the
-        test is written out in ``offer``, the webhook's path: keep the two alike)."""
+        """``CLOSED`` while draining, ``FULL`` at the bound (counted), else None."""
         if self._closed:
             self.metrics.rejected[Rejected.DRAINING] += 1
             return Admission.CLOSED
