@@ -541,6 +541,47 @@ async def test_aiohttp_refusals_spread_their_retry_after_too(
         await server.drain()
 
 
+async def test_the_bound_in_force_is_the_one_refused_at(
+    intake: ModuleType, bot: Any, http: aiohttp.ClientSession
+) -> None:
+    """Below ``max_in_flight``, the bound the saturation watch holds (``in_flight_limit``)
+    is where both intakes and the aiohttp one refuse: 503, counted "overloaded"."""
+    dp = Dispatcher()
+    release = asyncio.Event()
+
+    @dp.message()
+    async def slow(message: Message) -> None:
+        await release.wait()
+
+    server = WebhookServer(dp, bot, secret_token=SECRET, http="tgfast")
+    server.processor.in_flight_limit = 1  # as the watch holds it on a saturated loop
+    state = server._intake_state(intake)
+    protocol, transport = intake.WebhookProtocol(state), Recorder()
+    protocol.connection_made(transport)
+    protocol.data_received(request(orjson.dumps(message(1, 1, "a"))))
+    protocol.data_received(request(orjson.dumps(message(2, 2, "b"))))
+    assert [status for status, _ in heads(bytes(transport.written))] == [200, 503]
+    assert server.metrics.rejected["overloaded"] == 1 and server.processor.in_flight == 1
+    assert not transport.reading  # refused from its head: parked until there is room
+    release.set()
+    await server.drain()
+    protocol.connection_lost(None)
+    state.close()
+
+    release.clear()
+    async with served(dp, bot, secret_token=SECRET, http="aiohttp") as served_by_aiohttp:
+        served_by_aiohttp.processor.in_flight_limit = 1
+        url, headers = served_by_aiohttp.url or "", {SECRET_HEADER: SECRET}
+        statuses = []
+        for n in (3, 4):
+            async with http.post(url, data=orjson.dumps(message(n, n, "x")), headers=headers) as r:
+                statuses.append(r.status)
+        assert statuses == [200, 503]
+        assert served_by_aiohttp.metrics.rejected["overloaded"] == 1
+        release.set()
+        await served_by_aiohttp.drain()
+
+
 @pytest.fixture
 def certificate(tmp_path: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 and its key (made by openssl)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import aiohttp
 import pytest
@@ -369,3 +369,68 @@ async def test_put_refuses_at_the_bound_and_wait_for_room_wakes_when_one_finishe
     gates[1].set()
     await processor.drain()
     assert processor.metrics.rejected["overloaded"] == 1
+
+
+async def test_a_saturated_loop_holds_the_in_flight_count_and_lets_it_grow_when_not(
+    bot: Bot,
+) -> None:
+    """While the loop's thread is busy (its CPU time keeps up with the wall clock) two
+    ticks in a row, updates are taken only as others finish: the bound in force comes down
+    to what is in flight (not below a floor), and follows it down. A tick with idle time
+    raises it back by half, up to ``max_in_flight``."""
+    dp = Dispatcher()
+    gate = asyncio.Event()
+
+    @dp.message()
+    async def work(message: Message) -> None:
+        await gate.wait()
+
+    loop = asyncio.get_running_loop()
+    busy = True
+    cpu = 0.0
+    last = loop.time()
+
+    def cpu_clock() -> float:  # the loop thread's CPU seconds: all of the wall time, or none
+        nonlocal cpu, last
+        now = loop.time()
+        cpu += (now - last) if busy else 0.0
+        last = now
+        return cpu
+
+    processor = UpdateProcessor(dp, bot, max_in_flight=1000)
+    processor._cpu_clock = cpu_clock  # type: ignore[method-assign]
+    for n in range(1, 201):
+        assert processor.put(convert(Update, message(n, n, "x"))).value == "accepted"
+    assert processor.in_flight_limit == 1000
+
+    async def until(condition: Callable[[], bool]) -> None:
+        for _ in range(200):
+            if condition():
+                return
+            await asyncio.sleep(0.005)
+        raise AssertionError("the watch did not get there")
+
+    await processor.start()
+    await until(lambda: processor.in_flight_limit == 200)  # held where it was
+    assert processor.room == 0 and processor.full
+    assert processor.put(convert(Update, message(201, 201, "x"))).value == "full"
+    assert processor.metrics.rejected["overloaded"] == 1
+    metrics = processor.metrics.render()
+    assert "tgfast_updates_in_flight_limit 200" in metrics
+    gate.set()  # all of them finish: the bound follows them down, to the floor
+    await until(lambda: processor.in_flight == 0)
+    await until(lambda: processor.in_flight_limit == 64)
+    busy = False  # idle time: the bound grows back by half a tick
+    await until(lambda: processor.in_flight_limit == 96)
+    await until(lambda: processor.in_flight_limit == 1000)
+    assert processor.put(convert(Update, message(202, 202, "x"))).value == "accepted"
+    await processor.drain()
+    assert processor._lag_timer is None and processor.in_flight_limit == 1000
+
+    small = UpdateProcessor(dp, bot, max_in_flight=2)  # a bound below the floor holds
+    small._cpu_clock = cpu_clock  # type: ignore[method-assign]
+    busy = True
+    await small.start()
+    await until(lambda: small._busy_ticks >= 3)
+    assert small.in_flight_limit == 2
+    await small.drain()

@@ -166,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="bytes (default: %(default)s)")  # fmt: skip
     webhook.add_argument("--max-lag", type=_lag, default=DEFAULT_MAX_LAG,
                          help="seconds the event loop may run late (two ticks in a row) "
-                         "before new updates are refused with 503; 0: never "
+                         "before new updates are refused with 503; 0: never, and no "
+                         "holding of the in-flight count while the loop is saturated "
                          "(default: %(default)s)")  # fmt: skip
     webhook.add_argument("--header-timeout", type=_seconds, default=DEFAULT_HEADER_TIMEOUT,
                          help="seconds for a request head to arrive, else the connection is "
@@ -669,7 +670,7 @@ def _seconds(text: str) -> float:
 
 
 def _lag(text: str) -> float | None:
-    """``--max-lag``: seconds, or 0 for no refusing on lateness."""
+    """``--max-lag``: seconds, or 0 for no watch on the loop (lateness, saturation)."""
     if float(text) == 0:
         return None
     return _seconds(text)

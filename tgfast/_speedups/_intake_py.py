@@ -357,7 +357,7 @@ class WebhookProtocol(asyncio.Protocol):
             refused = "draining"
         elif processor.lagging:  # the loop runs late: the CPU is not keeping up
             refused = "lagging"
-        elif processor.in_flight >= processor.max_in_flight:
+        elif processor.in_flight >= processor.in_flight_limit:
             refused = "overloaded"
         else:
             refused = None

@@ -166,7 +166,7 @@ class UpdateIntake:
             refused = Rejected.DRAINING
         elif processor.lagging:  # the loop runs late: the CPU is not keeping up
             refused = Rejected.LAGGING
-        elif processor.in_flight >= processor.max_in_flight:
+        elif processor.in_flight >= processor.in_flight_limit:
             refused = Rejected.OVERLOADED
         else:
             refused = None

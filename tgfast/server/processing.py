@@ -15,14 +15,20 @@ Bounds: ``in_flight`` counts updates taken and not finished (queued or running).
 ``Retry-After`` (Telegram delivers again), the poller stops fetching. Memory is
 therefore bounded by ``max_in_flight`` updates, whatever the load.
 
-Lateness: while the webhook server runs, the processor watches how late the event loop
-runs a timer (``max_lag``). When two ticks in a row are late by more than that, the CPU
-is not keeping up, and ``lagging`` makes the webhook refuse new updates from their head
-(503, as at the bound) until a tick is on time again: at overload the updates taken stay
-about as many as the CPU finishes in ``max_lag``, instead of piling up to
-``max_in_flight`` handlers started and waiting for their turn, whose work would hold back
-the updates taken before them (the updates handled per second would dip while they pile
-up). A single late tick (a pause of the process, a neighbour) refuses nothing.
+Saturation: while the webhook server runs, the processor looks at the event loop every
+``_LAG_TICK``. When the loop's thread ran all the time (its CPU time kept up with the
+clock) two ticks in a row, the CPU is the bottleneck, and more updates taken would only
+queue: ``in_flight_limit``, the bound in force, comes down to the updates in flight and
+follows them down (not below ``_HELD_AT_LEAST``), so that an update is taken only as
+another finishes. A tick with idle time raises it by half, up to ``max_in_flight``. At
+overload the queue stays short, instead of ``max_in_flight`` handlers started whose work
+holds back the updates taken before them (the updates handled per second would dip while
+they pile up). A loop waiting on I/O is not saturated, however many updates it holds.
+
+Lateness: when two ticks in a row run late by more than ``max_lag`` (a handler holding
+the loop, a core taken by others), ``lagging`` makes the webhook refuse new updates from
+their head (503, as at the bound) until a tick is on time again. A single late tick (a
+pause of the process, a neighbour) refuses nothing.
 
 Dedup: ``submit`` claims the update id from ``SeenUpdates`` after the bound check,
 holding a slot while the claim is out, so a claimed update is always taken: a refusal
@@ -91,8 +97,10 @@ DEFAULT_MAX_LAG = 0.05
 """Seconds the event loop may run late, two ticks in a row, before the webhook refuses
 new updates (``UpdateProcessor.lagging``). The p99 latency a clean rate allows."""
 
-_LAG_TICK = 0.025  # seconds between two looks at the loop's lateness
-_LATE_TICKS = 2  # late ticks in a row that make the processor lagging
+_LAG_TICK = 0.025  # seconds between two looks at the loop
+_LATE_TICKS = 2  # late (or busy) ticks in a row that make the processor lagging (saturated)
+_SATURATED = 0.95  # the share of a tick's time the loop's thread ran that makes it busy
+_HELD_AT_LEAST = 64  # the bound in force never comes down below this
 
 _SEQUENTIAL_KEY = "all"
 _perf = time.perf_counter
@@ -123,7 +131,8 @@ class UpdateProcessor:
     ``seen`` defaults to a ``MemorySeenUpdates``; pass a shared one (Redis) for several
     workers, or ``None`` to handle redeliveries again. ``metrics`` is where counts go.
     ``data``: keyword arguments added to every ``feed_update`` (workflow data).
-    ``max_lag``: see "Lateness" above (seconds; None: never refuse for lateness).
+    ``max_lag``: see "Lateness" above (seconds; None: no watch on the loop at all,
+    neither lateness nor saturation).
     """
 
     def __init__(
@@ -169,6 +178,10 @@ class UpdateProcessor:
         self.lagging = False
         """The event loop ran late by over ``max_lag`` at the last ticks: refuse new work."""
         self._late_ticks = 0
+        self.in_flight_limit = max_in_flight
+        """The bound in force: ``max_in_flight``, lower while the loop is saturated."""
+        self._busy_ticks = 0
+        self._tick_at = self._tick_cpu = 0.0
         self._lag_timer: asyncio.TimerHandle | None = None
         # extra workflow data for every update (aiogram's request handlers take some);
         # none: the dispatcher's own method, nothing added per update
@@ -189,7 +202,7 @@ class UpdateProcessor:
         metrics.gauge("updates_in_flight", "Updates taken and not finished (the queue depth).",
                       lambda: self.in_flight)  # fmt: skip
         metrics.gauge("updates_in_flight_limit", "The bound on in-flight updates.",
-                      lambda: self.max_in_flight)  # fmt: skip
+                      lambda: self.in_flight_limit)  # fmt: skip
         metrics.gauge("active_chats", "Chats with updates queued or running.",
                       lambda: len(self._queues))  # fmt: skip
 
@@ -202,27 +215,45 @@ class UpdateProcessor:
 
     @property
     def full(self) -> bool:
-        return self.in_flight >= self.max_in_flight
+        return self.in_flight >= self.in_flight_limit
 
     @property
     def room(self) -> int:
         """How many more updates ``submit`` would take now (none while ``lagging``)."""
         if self._closed or self.lagging:
             return 0
-        return max(0, self.max_in_flight - self.in_flight)
+        return max(0, self.in_flight_limit - self.in_flight)
+
+    _cpu_clock = staticmethod(time.thread_time)  # the loop thread's CPU seconds
 
     async def start(self) -> None:
-        """Watch the loop's lateness (``max_lag``; the webhook server calls this), and
-        take over what dead workers sharing the ``Journal`` left unfinished."""
+        """Watch the loop, its lateness and saturation (unless ``max_lag`` is None; the
+        webhook server calls this), and take over what dead workers sharing the
+        ``Journal`` left unfinished."""
         if self.max_lag is not None and self._lag_timer is None and not self._closed:
             loop = asyncio.get_running_loop()
-            due = loop.time() + _LAG_TICK
+            self._tick_at, self._tick_cpu = loop.time(), self._cpu_clock()
+            due = self._tick_at + _LAG_TICK
             self._lag_timer = loop.call_at(due, self._lag_tick, loop, due)
         if self._journal is not None:
             await self._journal.adopt(self._bot_id, self._take_over)
 
     def _lag_tick(self, loop: asyncio.AbstractEventLoop, due: float) -> None:
         now = loop.time()
+        cpu = self._cpu_clock()
+        busy = (cpu - self._tick_cpu) / max(now - self._tick_at, 1e-9)
+        self._tick_at, self._tick_cpu = now, cpu
+        limit = self.in_flight_limit
+        if busy >= _SATURATED:
+            self._busy_ticks += 1
+            if self._busy_ticks >= _LATE_TICKS:  # saturated: take only as others finish
+                floor = min(_HELD_AT_LEAST, self.max_in_flight)
+                self.in_flight_limit = max(floor, min(limit, self.in_flight))
+        else:
+            self._busy_ticks = 0
+            if limit < self.max_in_flight:
+                self.in_flight_limit = min(self.max_in_flight, limit + max(limit // 2, 16))
+                self._wake_room()
         max_lag = self.max_lag
         if max_lag is not None and now - due > max_lag:
             self._late_ticks += 1
@@ -339,7 +370,7 @@ class UpdateProcessor:
         if self._closed:
             self.metrics.rejected[Rejected.DRAINING] += 1
             return Admission.CLOSED
-        if self.in_flight >= self.max_in_flight:
+        if self.in_flight >= self.in_flight_limit:
             self.metrics.rejected[Rejected.OVERLOADED] += 1
             return Admission.FULL
         return None
@@ -369,7 +400,7 @@ class UpdateProcessor:
 
     async def wait_for_room(self) -> int:
         """Wait until ``submit`` would take an update (or the processor is closed); the room."""
-        while (self.in_flight >= self.max_in_flight or self.lagging) and not self._closed:
+        while (self.in_flight >= self.in_flight_limit or self.lagging) and not self._closed:
             if self._room is None or self._room.done():
                 self._room = asyncio.get_running_loop().create_future()
             await asyncio.shield(self._room)
@@ -461,7 +492,7 @@ class UpdateProcessor:
     def _finish(self) -> None:
         n = self.in_flight = self.in_flight - 1
         room = self._room
-        if room is not None and n < self.max_in_flight and not room.done():
+        if room is not None and n < self.in_flight_limit and not room.done():
             room.set_result(None)
         if n == 0 and self._idle is not None and not self._idle.done():
             self._idle.set_result(None)
@@ -485,6 +516,7 @@ class UpdateProcessor:
         """Take nothing more (``put`` answers ``CLOSED``); what was taken still runs."""
         self._closed = True
         self.lagging = False
+        self.in_flight_limit = self.max_in_flight
         if self._lag_timer is not None:
             self._lag_timer.cancel()
             self._lag_timer = None
