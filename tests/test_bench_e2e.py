@@ -291,6 +291,15 @@ def test_overload_verdicts() -> None:
     assert "2,000/s = 2.00: n/a" in report.overload_table(clean, calm)
 
 
+def test_overload_refuses_a_mode_it_does_not_measure() -> None:
+    done = subprocess.run(
+        [sys.executable, str(E2E / "run.py"), "--overload", "--rates", "100", "--mode", "polling"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--overload measures webhook mode only" in done.stderr
+
+
 def test_overload_seconds_table() -> None:
     """The overload run second by second: offered, refused, handled, and the bot's core
     (its CPU, the neighbours' share, CPU per update handled)."""

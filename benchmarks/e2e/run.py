@@ -920,6 +920,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, Settings]:
     quick = args.quick
     if args.overload:
         args.contender = args.contender or ["tgfast-fast"]
+        if args.mode and args.mode != ["webhook"]:
+            p.error("--overload measures webhook mode only (a poller refuses nothing)")
         args.mode = ["webhook"]
         if len(args.contender) != 1:
             p.error("--overload measures one contender")
